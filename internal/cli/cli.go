@@ -1,0 +1,163 @@
+// Package cli is ctxbench's command line: subcommands, flags, help with
+// examples, and the mapping of errors to exit statuses. Main takes its
+// streams as arguments so tests can drive the whole CLI in-process, the way
+// benchstat's main does.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/ctxbench/ctxbench/internal/partner"
+	"github.com/ctxbench/ctxbench/internal/runner"
+)
+
+// Exit statuses.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1 // a measurement failed
+	ExitUsage       = 2 // bad input: flags, names, files
+	ExitRegression  = 3 // compare --fail-on-regression found one
+	ExitInterrupted = 130
+)
+
+// Version is set at build time with -ldflags "-X .../cli.Version=...".
+var Version = "dev"
+
+// usageError is bad input: reported in one line, exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// exitError carries a chosen exit status with its message ("" prints nothing).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// Hidden entry points of re-executed children, by their first argument.
+var hidden = map[string]func(stdin io.Reader, stdout, stderr io.Writer, args []string) int{
+	runner.WorkerArg: func(in io.Reader, out, _ io.Writer, _ []string) int { return runner.WorkerMain(in, out) },
+	partner.Arg:      func(in io.Reader, out, _ io.Writer, _ []string) int { return partner.Main(in, out) },
+}
+
+// RegisterHidden adds a hidden entry point (a child process role).
+func RegisterHidden(name string, f func(stdin io.Reader, stdout, stderr io.Writer, args []string) int) {
+	hidden[name] = f
+}
+
+// Main runs the command line and returns the exit status.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		if f, ok := hidden[args[0]]; ok {
+			return f(stdin, stdout, stderr, args[1:])
+		}
+	}
+	// Partners orphaned by a killed worker are reparented to us, so they
+	// can be reaped and nothing outlives the run.
+	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRoot(ctx, stdout, stderr)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, ctx.Err())) {
+		fmt.Fprintln(stderr, "ctxbench: interrupted; every child process was stopped and nothing was written")
+		return ExitInterrupted
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(stderr, "ctxbench: "+ee.msg)
+		}
+		return ee.code
+	}
+	var ue *usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		fmt.Fprintln(stderr, "ctxbench: "+oneLine(err.Error()))
+		return ExitUsage
+	}
+	fmt.Fprintln(stderr, "ctxbench: "+oneLine(err.Error()))
+	return ExitFailure
+}
+
+// isCobraUsage recognises cobra's and pflag's own parse errors.
+func isCobraUsage(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown flag", "unknown shorthand flag", "unknown command", "invalid argument",
+		"flag needs an argument", "accepts ", "requires at least", "bad flag syntax", "if any flags in the group"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func newRoot(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+	mf := &measureFlags{}
+	root := &cobra.Command{
+		Use:   "ctxbench",
+		Short: "measure what a context switch costs on this machine, rung by rung",
+		Long: `ctxbench measures what it costs to hand the CPU from one execution context to
+another on the machine it runs on: from a register swap, through goroutines,
+OS threads and processes, to containers and virtual machines. Every figure is
+nanoseconds per one-way switch (a hop), with its placement, its statistics and
+a verified count of the context switches it really made.
+
+With no arguments it runs the default ladder (under a minute) and writes the
+results to a JSON file whose name it prints.`,
+		Example: `  ctxbench                                 # the default ladder
+  ctxbench --quick                         # a faster, less precise ladder
+  ctxbench run thread/pipe process/pipe --placement same-cpu,cross-cpu
+  ctxbench run thread --runs 100 --export-json threads.json
+  ctxbench list
+  ctxbench env`,
+		Args:          cobra.NoArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runLadder(cmd.Context(), mf, nil, stdout, stderr, true)
+		},
+	}
+	root.Version = Version
+	root.SetVersionTemplate(versionString() + "\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	mf.register(root)
+	root.AddCommand(newRun(stdout, stderr), newList(stdout), newEnv(stdout))
+	for _, f := range extraCommands {
+		root.AddCommand(f(stdout, stderr))
+	}
+	return root
+}
+
+// extraCommands are added by other files of this package (one per
+// subcommand family), so each family stays in its own file.
+var extraCommands []func(stdout, stderr io.Writer) *cobra.Command

@@ -1,0 +1,285 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
+
+	"github.com/ctxbench/ctxbench/internal/bench"
+	"github.com/ctxbench/ctxbench/internal/export"
+	"github.com/ctxbench/ctxbench/internal/kernels"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/runner"
+	"github.com/ctxbench/ctxbench/internal/sysinfo"
+)
+
+// preset is a named trade of time for precision.
+type preset struct {
+	name                string
+	runs, block, warmup int
+	minTime             time.Duration
+}
+
+var (
+	presetQuick    = preset{"quick", 12, 4, 1, time.Millisecond}
+	presetDefault  = preset{"default", 40, 8, 1, 2 * time.Millisecond}
+	presetThorough = preset{"thorough", 150, 10, 2, 5 * time.Millisecond}
+)
+
+// measureFlags are the flags of every command that measures.
+type measureFlags struct {
+	runs, warmup, block   int
+	minTime, timeout      time.Duration
+	iterations            uint64
+	placements            []string
+	cpus                  string
+	quick, thorough       bool
+	seed                  int64
+	dryRun, quiet, noPerf bool
+	exportJSON            string
+	exportCSV             string
+	exportMarkdown        string
+	exportGoBench         string
+}
+
+func (m *measureFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.IntVarP(&m.runs, "runs", "r", 0, "measured samples per benchmark and placement (default: 40; --quick 12; --thorough 150)")
+	f.IntVarP(&m.warmup, "warmup", "w", -1, "samples discarded at the start of every block (default 1)")
+	f.IntVar(&m.block, "samples-per-block", 0, "samples per worker process; cells are interleaved block by block (default 8)")
+	f.DurationVar(&m.minTime, "min-time", 0, "target duration of one sample; ops per sample are calibrated to it (default 2ms)")
+	f.Uint64Var(&m.iterations, "iterations", 0, "fixed ops per sample instead of calibrating")
+	f.StringSliceVarP(&m.placements, "placement", "p", nil, "same-cpu, cross-cpu and/or unpinned (default: each benchmark's ladder placements)")
+	f.StringVar(&m.cpus, "cpus", "", "CPUs to use, e.g. 2,3 or 0-3: same-cpu uses the last, cross-cpu the first and last (default: all allowed)")
+	f.BoolVar(&m.quick, "quick", false, "fewer, shorter samples: faster, less precise")
+	f.BoolVar(&m.thorough, "thorough", false, "more, longer samples: slower, more precise")
+	f.Int64Var(&m.seed, "seed", 0, "seed of the interleaving order (default: from the clock, recorded in the results)")
+	f.DurationVar(&m.timeout, "timeout", 0, "watchdog per block: a block that has not finished by then is killed (default: derived from --min-time)")
+	f.BoolVar(&m.dryRun, "dry-run", false, "measure nothing: synthetic, deterministic samples (for testing exports)")
+	f.BoolVarP(&m.quiet, "quiet", "q", false, "print no table, progress or warnings; only errors")
+	f.BoolVar(&m.noPerf, "no-perf-check", false, "skip the extra block per benchmark that cross-checks switch counts with perf events")
+	f.StringVar(&m.exportJSON, "export-json", "", "write the results as JSON to `FILE` (- for stdout)")
+	f.StringVar(&m.exportCSV, "export-csv", "", "write a summary CSV to `FILE` (- for stdout)")
+	f.StringVar(&m.exportMarkdown, "export-markdown", "", "write a Markdown table to `FILE` (- for stdout)")
+	f.StringVar(&m.exportGoBench, "export-gobench", "", "write the samples in Go benchmark format, for benchstat, to `FILE` (- for stdout)")
+	cmd.MarkFlagsMutuallyExclusive("quick", "thorough")
+}
+
+// settings validates the flags into runner options and the document's
+// settings record.
+func (m *measureFlags) settings() (runner.Options, result.Settings, []bench.Placement, []int, error) {
+	p := presetDefault
+	if m.quick {
+		p = presetQuick
+	}
+	if m.thorough {
+		p = presetThorough
+	}
+	set := result.Settings{Preset: p.name, Runs: p.runs, SamplesPerBlock: p.block, Warmup: p.warmup, MinTimeNS: p.minTime.Nanoseconds()}
+	custom := false
+	if m.runs != 0 {
+		if m.runs < 1 || m.runs > 100000 {
+			return runner.Options{}, set, nil, nil, usagef("--runs must be between 1 and 100000, got %d", m.runs)
+		}
+		set.Runs, custom = m.runs, true
+	}
+	if m.warmup != -1 {
+		if m.warmup < 0 || m.warmup > 1000 {
+			return runner.Options{}, set, nil, nil, usagef("--warmup must be between 0 and 1000, got %d", m.warmup)
+		}
+		set.Warmup, custom = m.warmup, true
+	}
+	if m.block != 0 {
+		if m.block < 1 || m.block > 10000 {
+			return runner.Options{}, set, nil, nil, usagef("--samples-per-block must be between 1 and 10000, got %d", m.block)
+		}
+		set.SamplesPerBlock, custom = m.block, true
+	}
+	if m.minTime != 0 {
+		if m.minTime < 10*time.Microsecond || m.minTime > 10*time.Second {
+			return runner.Options{}, set, nil, nil, usagef("--min-time must be between 10µs and 10s, got %v", m.minTime)
+		}
+		set.MinTimeNS, custom = m.minTime.Nanoseconds(), true
+	}
+	if m.timeout < 0 {
+		return runner.Options{}, set, nil, nil, usagef("--timeout must be positive, got %v", m.timeout)
+	}
+	if m.iterations > 1<<40 {
+		return runner.Options{}, set, nil, nil, usagef("--iterations %d is absurdly large", m.iterations)
+	}
+	set.Iterations = m.iterations
+	if custom || m.iterations > 0 {
+		set.Preset = "custom"
+	}
+	var placements []bench.Placement
+	for _, s := range m.placements {
+		for _, part := range strings.Split(s, ",") {
+			pl, err := bench.ParsePlacement(strings.TrimSpace(part))
+			if err != nil {
+				return runner.Options{}, set, nil, nil, &usageError{err.Error()}
+			}
+			if !slices.Contains(placements, pl) {
+				placements = append(placements, pl)
+			}
+		}
+	}
+	cpus, err := resolveCPUs(m.cpus)
+	if err != nil {
+		return runner.Options{}, set, nil, nil, err
+	}
+	seed := m.seed
+	if seed == 0 {
+		seed = time.Now().UnixNano()
+	}
+	for _, pl := range placements {
+		set.Placements = append(set.Placements, string(pl))
+	}
+	set.CPUs, set.Seed, set.DryRun = cpus, seed, m.dryRun
+	o := runner.Options{
+		Runs: set.Runs, SamplesPerBlock: set.SamplesPerBlock, Warmup: set.Warmup,
+		MinTime: time.Duration(set.MinTimeNS), Iterations: m.iterations, Seed: seed, Timeout: m.timeout,
+		PerfCheck: !m.noPerf,
+	}
+	if m.dryRun {
+		o.Executor = runner.FakeExecutor{Seed: seed}
+	}
+	return o, set, placements, cpus, nil
+}
+
+// resolveCPUs parses --cpus and checks every CPU against this process's
+// affinity: asking for a CPU we may not run on is bad input.
+func resolveCPUs(s string) ([]int, error) {
+	var allowed []int
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err == nil {
+		for i := 0; i < 1024; i++ {
+			if set.IsSet(i) {
+				allowed = append(allowed, i)
+			}
+		}
+	}
+	if strings.TrimSpace(s) == "" {
+		return allowed, nil
+	}
+	cpus := sysinfo.ParseCPUList(s)
+	if len(cpus) == 0 {
+		return nil, usagef("--cpus %q is not a CPU list (examples: 1, 0,1, 0-3)", s)
+	}
+	for _, c := range cpus {
+		if !slices.Contains(allowed, c) {
+			return nil, usagef("--cpus: CPU %d is not available to this process (allowed: %s)", c, formatCPUs(allowed))
+		}
+	}
+	slices.Sort(cpus)
+	return slices.Compact(cpus), nil
+}
+
+func formatCPUs(cpus []int) string {
+	var parts []string
+	for _, c := range cpus {
+		parts = append(parts, strconv.Itoa(c))
+	}
+	return strings.Join(parts, ",")
+}
+
+func versionString() string {
+	v := fmt.Sprintf("ctxbench %s (%s, %s/%s, cgo %v)", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, kernels.Built)
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				v += " commit " + s.Value
+			}
+		}
+	}
+	return v
+}
+
+func tool() result.Tool {
+	t := result.Tool{Name: "ctxbench", Version: Version, GoVersion: runtime.Version(), Cgo: kernels.Built}
+	if kernels.Built {
+		t.CC = ccVersion
+	}
+	return t
+}
+
+// ccVersion is filled by kernels' build (see cc.go).
+var ccVersion = kernels.CCVersion()
+
+func isTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func style(w io.Writer) export.Style {
+	_, noColor := os.LookupEnv("NO_COLOR")
+	return export.Style{Color: !noColor && isTTY(w) && os.Getenv("TERM") != "dumb"}
+}
+
+// measure runs cells with the flags' settings and returns the document.
+func measure(ctx context.Context, m *measureFlags, benches []*bench.Benchmark, explicit bool, stderr io.Writer) (*result.Document, []runner.Skip, error) {
+	o, set, placements, cpus, err := m.settings()
+	if err != nil {
+		return nil, nil, err
+	}
+	cells, skips := runner.Plan(benches, placements, cpus)
+	if len(cells) == 0 {
+		why := "no benchmark is available here"
+		if len(skips) > 0 {
+			why = skips[0].Bench + " " + skips[0].Placement + ": " + skips[0].Reason
+		}
+		return nil, skips, usagef("nothing to run: %s", why)
+	}
+	env := sysinfo.Collect(sysinfo.Options{})
+	o.Host = export.HostLine(env)
+	if env.Perf.Software == false {
+		o.PerfCheck = false
+	}
+	if !m.quiet && isTTY(stderr) {
+		o.Progress = newProgressBar(stderr)
+	}
+	doc := &result.Document{
+		SchemaVersion: result.SchemaVersion, Tool: tool(), Command: append([]string{"ctxbench"}, os.Args[1:]...),
+		StartedAt: time.Now().UTC(), Settings: set, Results: []result.Result{},
+	}
+	before := sysinfo.ReadCPUTimes("")
+	outcomes, err := runner.Run(ctx, cells, o)
+	if err != nil {
+		return nil, skips, err
+	}
+	env.Steal = sysinfo.Steal(before, sysinfo.ReadCPUTimes(""))
+	doc.FinishedAt = time.Now().UTC()
+	var tscTicks, tscNS float64
+	for _, oc := range outcomes {
+		if oc.Err != nil {
+			doc.Failures = append(doc.Failures, result.Failure{Name: oc.Cell.Bench.Name, Placement: string(oc.Cell.Placement), Error: oc.Err.Error()})
+			continue
+		}
+		doc.Results = append(doc.Results, *oc.Result)
+		if c := oc.Result.OneWayCycles; c != nil && oc.Result.OneWayNS.Median > 0 {
+			tscTicks += c.Median
+			tscNS += oc.Result.OneWayNS.Median
+		}
+	}
+	if tscNS > 0 && env.CPU.TSC.Usable {
+		env.CPU.TSC.HzMeasured = tscTicks / tscNS * 1e9
+	}
+	for _, s := range skips {
+		if explicit {
+			doc.Skipped = append(doc.Skipped, result.Failure{Name: s.Bench, Placement: s.Placement, Error: s.Reason})
+		}
+	}
+	doc.Environment = env
+	doc.Warnings = append(append([]result.Warning{}, env.Warnings...), sysinfo.RunWarnings(env.Steal)...)
+	return doc, skips, nil
+}

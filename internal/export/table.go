@@ -1,0 +1,175 @@
+package export
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+)
+
+// Style controls terminal output.
+type Style struct {
+	Color bool
+}
+
+func (s Style) paint(code, text string) string {
+	if !s.Color {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+
+// Ladder prints the results as the ladder: rung, benchmark, placement,
+// one-way median [p10–p90], CI, cycles, multiple of the goroutine baseline,
+// verified switches per hop; then flags and warnings as numbered footnotes.
+func Ladder(w io.Writer, d *result.Document, st Style) {
+	fmt.Fprintf(w, "ctxbench — %s\n", HostLine(d.Environment))
+	fmt.Fprintf(w, "one-way = per hop (one context hands the CPU to another); median [p10–p90] of the samples; ±CI = 95%% interval of the median\n")
+	if d.Settings.DryRun {
+		fmt.Fprintln(w, st.paint("33", "DRY RUN: the figures below are synthetic, nothing was measured"))
+	}
+	fmt.Fprintln(w)
+	base := Baseline(d)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUNG\tBENCHMARK\tPLACEMENT\tONE-WAY [p10–p90]\t±CI\tCYCLES\t× GOROUTINE\tSWITCHES/HOP\t")
+	var notes []string
+	note := func(s string) string {
+		notes = append(notes, s)
+		return fmt.Sprintf(" [%d]", len(notes))
+	}
+	for _, r := range d.Results {
+		s := r.OneWayNS
+		cyc := "—"
+		if r.OneWayCycles != nil {
+			cyc = plain(r.OneWayCycles.Median)
+		}
+		ci := "—"
+		if s.Median > 0 && s.Confidence > 0 {
+			ci = fmt.Sprintf("±%.0f%%", 100*max(s.CIHigh-s.Median, s.Median-s.CILow)/s.Median)
+		}
+		sw := switchesCell(r)
+		if r.SwitchesPerHop != nil {
+			if r.Verification.Verified {
+				sw = st.paint("32", sw)
+			} else {
+				sw = st.paint("31", sw)
+			}
+		}
+		marks := ""
+		for _, f := range r.Flags {
+			marks += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, f.Message))
+		}
+		for _, wn := range r.Warnings {
+			marks += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, wn))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s [%s–%s]\t%s\t%s\t%s\t%s%s\t\n",
+			r.Rung, r.Name, r.Placement, FormatNS(s.Median), plain(s.P10), plain(s.P90), ci, cyc,
+			multiple(d, r, base), sw, marks)
+	}
+	tw.Flush()
+	if base >= 0 {
+		fmt.Fprintf(w, "\n× GOROUTINE: multiple of %s (%s), the published table's baseline.\n", d.Results[base].Name, FormatNS(d.Results[base].OneWayNS.Median))
+	}
+	fmt.Fprintln(w, "SWITCHES/HOP: counted context switches of both sides per hop (✓ within 5% of one); — where no kernel switch is expected.")
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+		for i, n := range notes {
+			fmt.Fprintf(w, "[%d] %s\n", i+1, n)
+		}
+	}
+	Warnings(w, d, st)
+}
+
+// Warnings prints the document's warnings, each with its fix.
+func Warnings(w io.Writer, d *result.Document, st Style) {
+	if len(d.Warnings) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	for _, wn := range d.Warnings {
+		fmt.Fprintf(w, "%s %s\n", st.paint("33", "warning:"), wn.Message)
+		if wn.Fix != "" {
+			fmt.Fprintf(w, "         fix: %s\n", wn.Fix)
+		}
+	}
+}
+
+// Environment prints `ctxbench env`.
+func Environment(w io.Writer, e result.Environment, st Style) {
+	kv := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, v string) { fmt.Fprintf(kv, "%s\t%s\n", k, v) }
+	row("host", e.Hostname)
+	row("cpu", fmt.Sprintf("%s (%s family %d model %d stepping %d, microcode %s)", e.CPU.Model, e.CPU.Vendor, e.CPU.Family, e.CPU.ModelID, e.CPU.Stepping, e.CPU.Microcode))
+	row("cpus", fmt.Sprintf("%d logical, online %s, allowed %v, %d thread(s) per core, SMT active: %v", e.CPU.Logical, e.CPU.Online, e.CPU.Allowed, e.CPU.ThreadsPerCore, e.CPU.SMTActive))
+	if e.CPU.Hybrid {
+		for _, t := range e.CPU.CoreTypes {
+			row("core type", fmt.Sprintf("%s: %v", t.Name, t.CPUs))
+		}
+	} else {
+		row("core types", "one (not hybrid)")
+	}
+	gov := e.CPU.Governor
+	if gov == "" {
+		gov = "none (no cpufreq: the hypervisor or firmware controls frequency)"
+	}
+	row("governor", gov)
+	row("tsc", fmt.Sprintf("constant %v, nonstop %v, usable for cycles %v", e.CPU.TSC.Constant, e.CPU.TSC.Nonstop, e.CPU.TSC.Usable))
+	var caches []string
+	for _, c := range e.CPU.Caches {
+		caches = append(caches, fmt.Sprintf("L%d %s %s", c.Level, strings.ToLower(c.Type), FormatBytes(float64(c.SizeBytes))))
+	}
+	row("caches", strings.Join(caches, ", "))
+	row("virtualization", e.Virtualization.Label)
+	if e.Virtualization.Detected != "" {
+		row("", "systemd-detect-virt: "+e.Virtualization.Detected)
+	}
+	k := e.Virtualization.KVM
+	kvm := fmt.Sprintf("backend %s, /dev/kvm present %v, usable %v, halt_poll_ns %d", k.Backend, k.Device, k.Usable, k.HaltPollNS)
+	if k.Nested {
+		kvm += ", nested"
+	}
+	if k.Reason != "" {
+		kvm += " (" + k.Reason + ")"
+	}
+	row("kvm", kvm)
+	row("kernel", e.Kernel+" "+e.KernelBuild)
+	row("cmdline", e.Cmdline)
+	row("clocksource", e.Clocksource)
+	row("cgroups", fmt.Sprintf("%s; cpu controller at %s; own cpu cgroup %q (depth %d); v2 controllers %v", e.Cgroup.Version, e.Cgroup.CPUController, e.Cgroup.Own, e.Cgroup.Depth, e.Cgroup.V2Controllers))
+	row("scheduler", fmt.Sprintf("%s, autogroup %v", e.Scheduler.Policy, e.Scheduler.Autogroup))
+	row("idle", fmt.Sprintf("driver %s, governor %s, states %v", e.Idle.Driver, e.Idle.Governor, e.Idle.States))
+	perf := fmt.Sprintf("software events %v, hardware events %v, perf_event_paranoid %d", e.Perf.Software, e.Perf.Hardware, e.Perf.Paranoid)
+	if e.Perf.Reason != "" {
+		perf += " (" + e.Perf.Reason + ")"
+	}
+	row("perf", perf)
+	row("load", fmt.Sprintf("%.2f %.2f, %d runnable of %d", e.Load.Load1, e.Load.Load5, e.Load.Runnable, e.Load.Procs))
+	keys := make([]string, 0, len(e.Mitigations))
+	for k := range e.Mitigations {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	for _, k := range keys {
+		if v := e.Mitigations[k]; v != "Not affected" {
+			row("mitigation", k+": "+v)
+		}
+	}
+	kv.Flush()
+	Warnings(w, &result.Document{Warnings: e.Warnings}, st)
+}
+
+// FormatBytes renders a byte count with a binary unit.
+func FormatBytes(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return trim(b/(1<<30)) + " GiB"
+	case b >= 1<<20:
+		return trim(b/(1<<20)) + " MiB"
+	case b >= 1<<10:
+		return trim(b/(1<<10)) + " KiB"
+	default:
+		return fmt.Sprintf("%.0f B", b)
+	}
+}

@@ -1,0 +1,36 @@
+// Package hw reads two x86 instructions the Go standard library does not
+// expose: CPUID (to name the hypervisor and detect hybrid cores) and RDTSCP
+// (to give the goroutine kernels the same reference-cycle clock the C
+// kernels use). Hand-written in Go assembly because no maintained library
+// exposes RDTSCP, and golang.org/x/sys/cpu does not expose raw CPUID leaves.
+// On other architectures both report that they are unavailable.
+package hw
+
+// CPUID returns the registers of CPUID(leaf, sub); ok is false where the
+// instruction does not exist.
+func CPUID(leaf, sub uint32) (eax, ebx, ecx, edx uint32, ok bool) {
+	return cpuid(leaf, sub)
+}
+
+// TSC reads the time-stamp counter with RDTSCP (which waits for earlier
+// instructions to complete). It returns 0 where there is no TSC.
+func TSC() uint64 { return rdtscp() }
+
+// HypervisorVendor returns the vendor signature of CPUID leaf 0x40000000
+// ("KVMKVMKVM", "Microsoft Hv", "VMwareVMware", ...) when the hypervisor bit
+// (leaf 1, ECX bit 31) is set, else "".
+func HypervisorVendor() string {
+	_, _, ecx, _, ok := CPUID(1, 0)
+	if !ok || ecx&(1<<31) == 0 {
+		return ""
+	}
+	_, b, c, d, _ := CPUID(0x40000000, 0)
+	sig := make([]byte, 0, 12)
+	for _, r := range []uint32{b, c, d} {
+		sig = append(sig, byte(r), byte(r>>8), byte(r>>16), byte(r>>24))
+	}
+	for len(sig) > 0 && sig[len(sig)-1] == 0 {
+		sig = sig[:len(sig)-1]
+	}
+	return string(sig)
+}

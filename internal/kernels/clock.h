@@ -1,0 +1,59 @@
+/*
+ * clock.h: the two clocks every kernel reads at sample boundaries.
+ *
+ * CLOCK_MONOTONIC_RAW is never slewed by NTP (CLOCK_REALTIME, used by tsuna
+ * and eliben's programs, can be stepped). The TSC gives reference cycles: on
+ * x86 with constant_tsc it ticks at a fixed rate, not the core clock, which is
+ * why ctxbench calls the figure "TSC reference cycles". rdtscp waits for the
+ * earlier instructions to retire, so the sample's work is inside the interval.
+ */
+#ifndef CTXBENCH_CLOCK_H
+#define CTXBENCH_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+static inline uint64_t cb_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t cb_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int aux;
+	return __rdtscp(&aux);
+#else
+	return 0;
+#endif
+}
+
+/* Sample boundary bookkeeping shared by the kernels' loops. */
+typedef struct cb_stamp {
+	uint64_t ns, tsc;
+} cb_stamp;
+
+static inline cb_stamp cb_stamp_now(void)
+{
+	cb_stamp s;
+	s.tsc = cb_tsc();
+	s.ns = cb_now_ns();
+	return s;
+}
+
+/* Store sample s of a block if it is past the warm-up. */
+static inline void cb_store(uint64_t *ns, uint64_t *tsc, uint32_t s, uint32_t warmup,
+			    cb_stamp t0, cb_stamp t1)
+{
+	if (s < warmup)
+		return;
+	ns[s - warmup] = t1.ns - t0.ns;
+	tsc[s - warmup] = t1.tsc - t0.tsc;
+}
+
+#endif

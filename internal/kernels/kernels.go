@@ -1,0 +1,79 @@
+// Package kernels holds ctxbench's timed loops.
+//
+// It is the only package that uses cgo: every kernel-level loop is a C
+// function that owns its whole timed region (see kernels.h); the goroutine
+// kernels are Go, because Go is the runtime being measured. The harness only
+// prepares a Block, calls Run, and reads the Output.
+package kernels
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kernel names a C kernel. The registry (internal/bench) says what one op of
+// each is and how many hops it makes.
+type Kernel string
+
+// The C kernels. "A" and "B" name the timing side and the echoing side of a
+// two-process measurement, which run in different processes.
+const (
+	FloorAsm         Kernel = "floor-asm"
+	FloorSwapcontext Kernel = "floor-swapcontext"
+	ThreadPipe       Kernel = "thread-pipe"
+	ThreadFutex      Kernel = "thread-futex"
+	ThreadFutexSpin  Kernel = "thread-futex-spin"
+	ThreadYield      Kernel = "thread-yield"
+	ProcPipeA        Kernel = "proc-pipe-a"
+	ProcPipeB        Kernel = "proc-pipe-b"
+	ProcFutexA       Kernel = "proc-futex-a"
+	ProcFutexB       Kernel = "proc-futex-b"
+	RefSyscall       Kernel = "ref-syscall"
+	RefMutex         Kernel = "ref-mutex"
+	RefAtomic        Kernel = "ref-atomic"
+	RefPipeSelf      Kernel = "ref-pipe-self"
+	RefCacheline     Kernel = "ref-cacheline"
+)
+
+// Counts is what one side counted about itself over a whole block.
+type Counts struct {
+	Voluntary        int64  `json:"voluntary"`
+	Involuntary      int64  `json:"involuntary"`
+	PerfSwitches     int64  `json:"perf_switches"`     // -1: perf software event unavailable
+	PerfMigrations   int64  `json:"perf_migrations"`   // -1: unavailable
+	PerfInstructions int64  `json:"perf_instructions"` // -1: no hardware counters
+	PerfCycles       int64  `json:"perf_cycles"`       // -1: no hardware counters
+	CPUsSeen         uint64 `json:"cpus_seen"`         // bit i: ran on CPU i at a sample boundary
+	Ops              uint64 `json:"ops"`
+}
+
+// Switches is voluntary plus involuntary switches.
+func (c Counts) Switches() int64 { return c.Voluntary + c.Involuntary }
+
+// Block is one call into a kernel: Warmup discarded samples, then Samples
+// measured ones, each of Iters ops.
+type Block struct {
+	Iters   uint64
+	Samples int
+	Warmup  int
+	CPUA    int // -1: leave the affinity alone
+	CPUB    int
+	FD      [4]int
+	Arg     int64
+	Perf    bool // open perf events on each side (costly: see kernels.h)
+}
+
+// Output is what a kernel measured: per-sample elapsed nanoseconds
+// (CLOCK_MONOTONIC_RAW) and TSC ticks, and each side's counts.
+type Output struct {
+	NS  []uint64
+	TSC []uint64
+	A   Counts
+	B   Counts
+}
+
+// ErrNoCgo is returned by Run in a build without cgo.
+var ErrNoCgo = errors.New("this ctxbench was built without cgo: the C kernels are missing")
+
+func errBlock(k Kernel) error   { return fmt.Errorf("kernel %s: need samples > 0 and iterations > 0", k) }
+func errUnknown(k Kernel) error { return fmt.Errorf("unknown kernel %q", k) }

@@ -1,0 +1,12 @@
+//go:build !cgo || !linux
+
+package kernels
+
+// Built reports whether the C kernels are compiled in.
+const Built = false
+
+// Run fails: the C kernels need cgo on Linux.
+func Run(k Kernel, blk Block) (Output, error) { return Output{}, ErrNoCgo }
+
+// CCVersion names the C compiler that built the kernels: none here.
+func CCVersion() string { return "" }

@@ -1,0 +1,246 @@
+// Package partner starts and runs the other side of a two-process
+// measurement.
+//
+// A partner is this same binary re-executed with the hidden argument
+// "__partner", never a fork() of the Go process: a Go process is
+// multi-threaded, and after fork only async-signal-safe calls are allowed in
+// the child. The parent passes the request as JSON on the child's stdin and
+// the kernel's descriptors as fds 3, 4, ...; the child answers on stdout,
+// which is a control channel: a line "ready" once it is pinned and about to
+// enter its C loop, then one JSON line with what it counted.
+//
+// A partner dies with its parent (Pdeathsig) and shares its process group,
+// so killing the group of a worker kills its partners too.
+package partner
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/ctxbench/ctxbench/internal/kernels"
+)
+
+// Arg is the hidden argument that makes the binary run Main.
+const Arg = "__partner"
+
+// Request is what the parent sends on the child's stdin.
+type Request struct {
+	Kernel kernels.Kernel `json:"kernel"`
+	Block  kernels.Block  `json:"block"`
+	// Enter names a hook registered with RegisterEnter that the child runs
+	// after start-up and before the kernel (e.g. entering a container's
+	// seccomp filter); EnterArg is its argument.
+	Enter    string          `json:"enter,omitempty"`
+	EnterArg json.RawMessage `json:"enter_arg,omitempty"`
+}
+
+type reply struct {
+	Counts  kernels.Counts  `json:"counts"`
+	Entered json.RawMessage `json:"entered,omitempty"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// EnterFunc runs in the partner before its kernel; what it returns is sent
+// back to the parent (e.g. what the child verified about itself).
+type EnterFunc func(arg json.RawMessage) (json.RawMessage, error)
+
+var (
+	hooksMu sync.Mutex
+	hooks   = map[string]EnterFunc{}
+)
+
+// RegisterEnter makes an enter hook available to partners by name.
+func RegisterEnter(name string, f EnterFunc) {
+	hooksMu.Lock()
+	defer hooksMu.Unlock()
+	hooks[name] = f
+}
+
+// Spec describes a partner to start.
+type Spec struct {
+	Request
+	// Files become fds 3, 4, ... in the child, in order; Start fills
+	// Request.Block.FD with those numbers.
+	Files []*os.File
+	// SysProcAttr adds namespaces, a cgroup, credentials. Start always sets
+	// Pdeathsig, and never Setpgid (the partner stays in its parent's group).
+	SysProcAttr *syscall.SysProcAttr
+	Exe         string // the binary to re-execute; "" means this one
+	Stderr      io.Writer
+}
+
+// Process is a started partner.
+type Process struct {
+	cmd     *exec.Cmd
+	ctl     *bufio.Reader
+	exited  chan struct{}
+	waitErr error
+	Entered json.RawMessage // what the enter hook reported
+}
+
+// Start starts the partner and waits until it reports ready.
+func Start(ctx context.Context, s Spec) (*Process, error) {
+	exe := s.Exe
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	req := s.Request
+	for i := range s.Files {
+		if i < len(req.Block.FD) {
+			req.Block.FD[i] = 3 + i
+		}
+	}
+	in, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, Arg)
+	cmd.Stdin = strings.NewReader(string(in))
+	cmd.Stderr = s.Stderr
+	cmd.ExtraFiles = s.Files
+	attr := &syscall.SysProcAttr{}
+	if s.SysProcAttr != nil {
+		a := *s.SysProcAttr
+		attr = &a
+	}
+	attr.Pdeathsig = syscall.SIGKILL
+	attr.Setpgid = false
+	cmd.SysProcAttr = attr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the partner process: %w", err)
+	}
+	p := &Process{cmd: cmd, ctl: bufio.NewReader(out), exited: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	ready := make(chan error, 1)
+	go func() {
+		line, err := p.ctl.ReadString('\n')
+		switch {
+		case err != nil:
+			ready <- fmt.Errorf("the partner exited before it was ready")
+		case strings.HasPrefix(line, "error "):
+			ready <- errors.New("partner: " + strings.TrimSpace(strings.TrimPrefix(line, "error ")))
+		case strings.HasPrefix(line, "ready"):
+			p.Entered = json.RawMessage(strings.TrimSpace(strings.TrimPrefix(line, "ready")))
+			if len(p.Entered) == 0 {
+				p.Entered = nil
+			}
+			ready <- nil
+		default:
+			ready <- fmt.Errorf("partner: unexpected control line %q", strings.TrimSpace(line))
+		}
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			p.Kill()
+			return nil, err
+		}
+		return p, nil
+	case <-ctx.Done():
+		p.Kill()
+		return nil, ctx.Err()
+	}
+}
+
+// Pid is the partner's process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Exited is closed when the partner process has exited.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// ExitError describes how the partner ended, for error messages.
+func (p *Process) ExitError() error {
+	select {
+	case <-p.exited:
+		if p.waitErr != nil {
+			return fmt.Errorf("the partner process died (%v)", p.waitErr)
+		}
+		return nil
+	default:
+		return nil
+	}
+}
+
+// Result reads the partner's counts and waits for it to exit.
+func (p *Process) Result() (kernels.Counts, error) {
+	line, err := p.ctl.ReadString('\n')
+	<-p.exited
+	if err != nil && line == "" {
+		if e := p.ExitError(); e != nil {
+			return kernels.Counts{}, e
+		}
+		return kernels.Counts{}, errors.New("the partner exited without reporting its counts")
+	}
+	var r reply
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		return kernels.Counts{}, fmt.Errorf("partner: unreadable reply: %v", err)
+	}
+	if r.Error != "" {
+		return kernels.Counts{}, errors.New("partner: " + r.Error)
+	}
+	return r.Counts, nil
+}
+
+// Kill ends the partner at once and reaps it.
+func (p *Process) Kill() {
+	if p.cmd.Process != nil {
+		_ = p.cmd.Process.Kill()
+	}
+	<-p.exited
+}
+
+// Main is the partner side: it reads the request from stdin, runs the enter
+// hook, reports ready on ctl, runs the kernel and reports its counts.
+func Main(stdin io.Reader, ctl io.Writer) int {
+	var req Request
+	if err := json.NewDecoder(stdin).Decode(&req); err != nil {
+		fmt.Fprintf(ctl, "error bad request: %v\n", err)
+		return 2
+	}
+	var entered json.RawMessage
+	if req.Enter != "" {
+		hooksMu.Lock()
+		f := hooks[req.Enter]
+		hooksMu.Unlock()
+		if f == nil {
+			fmt.Fprintf(ctl, "error unknown enter hook %q\n", req.Enter)
+			return 2
+		}
+		var err error
+		if entered, err = f(req.EnterArg); err != nil {
+			fmt.Fprintf(ctl, "error %s: %v\n", req.Enter, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(ctl, "ready %s\n", entered)
+	out, err := kernels.Run(req.Kernel, req.Block)
+	r := reply{Counts: out.B}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	b, _ := json.Marshal(r)
+	fmt.Fprintf(ctl, "%s\n", b)
+	if err != nil {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,131 @@
+package result
+
+// Environment is the machine a document was measured on. internal/sysinfo
+// fills it; it lives here because it is part of the schema.
+type Environment struct {
+	Hostname       string            `json:"hostname"`
+	OS             string            `json:"os"`
+	Arch           string            `json:"arch"`
+	Kernel         string            `json:"kernel"`       // uname release
+	KernelBuild    string            `json:"kernel_build"` // uname version
+	Cmdline        string            `json:"cmdline"`
+	CPU            CPUInfo           `json:"cpu"`
+	Virtualization Virtualization    `json:"virtualization"`
+	Clocksource    string            `json:"clocksource"`
+	Mitigations    map[string]string `json:"mitigations"`
+	Cgroup         CgroupInfo        `json:"cgroup"`
+	Scheduler      SchedInfo         `json:"scheduler"`
+	Idle           IdleInfo          `json:"idle"`
+	Perf           PerfInfo          `json:"perf"`
+	Load           LoadInfo          `json:"load"`
+	Steal          StealInfo         `json:"steal"`
+	Warnings       []Warning         `json:"warnings"`
+}
+
+// CPUInfo describes the processor.
+type CPUInfo struct {
+	Model          string     `json:"model"`
+	Vendor         string     `json:"vendor"`
+	Family         int        `json:"family"`
+	ModelID        int        `json:"model_id"`
+	Stepping       int        `json:"stepping"`
+	Microcode      string     `json:"microcode,omitempty"`
+	Logical        int        `json:"logical_cpus"`
+	Online         string     `json:"online"`
+	Allowed        []int      `json:"allowed_cpus"` // this process's affinity
+	SMTActive      bool       `json:"smt_active"`
+	ThreadsPerCore int        `json:"threads_per_core"`
+	Hybrid         bool       `json:"hybrid"`
+	CoreTypes      []CoreType `json:"core_types,omitempty"`
+	Governor       string     `json:"governor"` // "" when there is no cpufreq
+	TSC            TSCInfo    `json:"tsc"`
+	Caches         []Cache    `json:"caches,omitempty"`
+}
+
+// CoreType is a class of cores on a hybrid CPU (e.g. Intel P and E cores).
+type CoreType struct {
+	Name string `json:"name"`
+	CPUs []int  `json:"cpus"`
+}
+
+// TSCInfo says whether reference cycles can be read from the TSC.
+type TSCInfo struct {
+	Constant   bool    `json:"constant"`
+	Nonstop    bool    `json:"nonstop"`
+	Usable     bool    `json:"usable"`
+	HzMeasured float64 `json:"hz_measured,omitempty"` // TSC ticks per second over the run
+}
+
+// Cache is one level of cache as seen from CPU 0.
+type Cache struct {
+	Level      int    `json:"level"`
+	Type       string `json:"type"`
+	SizeBytes  int64  `json:"size_bytes"`
+	SharedWith string `json:"shared_cpu_list"`
+}
+
+// Virtualization says whether this is a guest and what a VM figure on it means.
+type Virtualization struct {
+	Guest            bool    `json:"guest"`
+	HypervisorVendor string  `json:"hypervisor_vendor,omitempty"` // CPUID 0x40000000
+	Detected         string  `json:"detected,omitempty"`          // systemd-detect-virt
+	Platform         string  `json:"platform,omitempty"`          // e.g. firecracker, from the kernel command line
+	KVM              KVMInfo `json:"kvm"`
+	Label            string  `json:"label"`
+}
+
+// KVMInfo describes /dev/kvm on this machine.
+type KVMInfo struct {
+	Device     bool   `json:"device"`
+	Usable     bool   `json:"usable"`
+	Backend    string `json:"backend"` // vmx, svm, pvm, none
+	Nested     bool   `json:"nested"`
+	HaltPollNS int64  `json:"halt_poll_ns"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// CgroupInfo describes the cgroup hierarchy.
+type CgroupInfo struct {
+	Version       string   `json:"version"` // v1, v2, hybrid
+	CPUController string   `json:"cpu_controller"`
+	V2Controllers []string `json:"v2_controllers"`
+	Own           string   `json:"own"`   // this process's cpu cgroup path
+	Depth         int      `json:"depth"` // its depth below the root
+}
+
+// SchedInfo records scheduler settings that move switch costs.
+type SchedInfo struct {
+	Autogroup bool   `json:"autogroup"`
+	Policy    string `json:"policy"`
+}
+
+// IdleInfo records the idle-state machinery that wakes a sleeping CPU.
+type IdleInfo struct {
+	Driver   string   `json:"driver"`
+	Governor string   `json:"governor"`
+	States   []string `json:"states,omitempty"`
+}
+
+// PerfInfo says which perf events work here.
+type PerfInfo struct {
+	Paranoid int    `json:"paranoid"`
+	Software bool   `json:"software"`
+	Hardware bool   `json:"hardware"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// LoadInfo is the machine's load when the run started.
+type LoadInfo struct {
+	Load1    float64 `json:"load1"`
+	Load5    float64 `json:"load5"`
+	Runnable int     `json:"runnable"`
+	Procs    int     `json:"procs"`
+}
+
+// StealInfo is the share of CPU time the hypervisor gave to others during
+// the run (/proc/stat steal), and the machine's own busy share.
+type StealInfo struct {
+	Percent     float64 `json:"percent"`
+	BusyPercent float64 `json:"busy_percent"` // all CPUs, user+system+irq, during the run
+	Seconds     float64 `json:"seconds"`
+}

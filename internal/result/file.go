@@ -1,0 +1,153 @@
+package result
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// FormatError says why a result file cannot be read: not JSON, another
+// schema version, or missing fields. The CLI reports it with exit status 2.
+type FormatError struct {
+	Path   string
+	Reason string
+}
+
+func (e *FormatError) Error() string {
+	if e.Path == "" {
+		return "malformed result file: " + e.Reason
+	}
+	return fmt.Sprintf("%s: malformed result file: %s", e.Path, e.Reason)
+}
+
+// Load reads and validates a result file ("-" reads standard input).
+func Load(path string) (*Document, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(os.Stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	doc, err := Decode(data)
+	if err != nil {
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			fe.Path = path
+		}
+		return nil, err
+	}
+	return doc, nil
+}
+
+// Decode parses and validates a document.
+func Decode(data []byte) (*Document, error) {
+	var probe struct {
+		SchemaVersion *int `json:"schema_version"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, &FormatError{Reason: "not JSON: " + err.Error()}
+	}
+	if probe.SchemaVersion == nil {
+		return nil, &FormatError{Reason: "no schema_version (is this a ctxbench result?)"}
+	}
+	if *probe.SchemaVersion != SchemaVersion {
+		return nil, &FormatError{Reason: fmt.Sprintf("schema_version %d, this ctxbench reads version %d", *probe.SchemaVersion, SchemaVersion)}
+	}
+	var doc Document
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		return nil, &FormatError{Reason: err.Error()}
+	}
+	if err := doc.Validate(); err != nil {
+		return nil, err
+	}
+	return &doc, nil
+}
+
+// Validate checks the invariants every consumer relies on.
+func (d *Document) Validate() error {
+	if d.Results == nil {
+		return &FormatError{Reason: "no results array"}
+	}
+	for i, r := range d.Results {
+		where := fmt.Sprintf("results[%d]", i)
+		switch {
+		case r.Name == "":
+			return &FormatError{Reason: where + ": no name"}
+		case r.Rung == "":
+			return &FormatError{Reason: where + " (" + r.Name + "): no rung"}
+		case r.Placement == "":
+			return &FormatError{Reason: where + " (" + r.Name + "): no placement"}
+		case r.OneWayNS.N != len(r.Samples):
+			return &FormatError{Reason: fmt.Sprintf("%s (%s): one_way_ns.n is %d but there are %d samples", where, r.Name, r.OneWayNS.N, len(r.Samples))}
+		}
+	}
+	return nil
+}
+
+// Encode renders the document as indented JSON.
+func (d *Document) Encode() ([]byte, error) {
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// WriteFile writes data to path atomically: to a temporary file in the same
+// directory, synced, then renamed over path. A reader never sees a partial
+// file, and an existing file is replaced only by a complete one. "-" writes
+// to w instead.
+func WriteFile(path string, data []byte, w io.Writer) error {
+	if path == "-" {
+		_, err := w.Write(data)
+		return err
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(name)
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
+
+// Save encodes the document and writes it atomically (see WriteFile).
+func (d *Document) Save(path string, stdout io.Writer) error {
+	data, err := d.Encode()
+	if err != nil {
+		return err
+	}
+	return WriteFile(path, data, stdout)
+}

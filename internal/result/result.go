@@ -1,0 +1,212 @@
+// Package result is ctxbench's versioned result schema: the types of a result
+// file, and loading, validating and atomically saving it.
+//
+// A result file is one JSON Document. Every figure in it says what it is in
+// its field name (nanoseconds end in _ns; "one_way" means per hop), so a
+// display unit never leaks into the data. docs/schema.md describes each
+// field; bump SchemaVersion on any incompatible change.
+package result
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/ctxbench/ctxbench/internal/stats"
+)
+
+// SchemaVersion is the version of the document this package writes and the
+// only one it reads.
+const SchemaVersion = 1
+
+// Document is one result file.
+type Document struct {
+	SchemaVersion int         `json:"schema_version"`
+	Tool          Tool        `json:"tool"`
+	Command       []string    `json:"command"`
+	StartedAt     time.Time   `json:"started_at"`
+	FinishedAt    time.Time   `json:"finished_at"`
+	Settings      Settings    `json:"settings"`
+	Environment   Environment `json:"environment"`
+	// Results holds one entry per benchmark and placement.
+	Results []Result `json:"results"`
+	// Experiments other than the switch ladder; each is omitted when not run.
+	Spawn        []Spawn         `json:"spawn,omitempty"`
+	Memory       []Memory        `json:"memory,omitempty"`
+	Rings        []Ring          `json:"rings,omitempty"`
+	Pools        json.RawMessage `json:"pools,omitempty"`
+	Replications []Replication   `json:"replications,omitempty"`
+	// Warnings about the run as a whole (noise, environment), each with a fix.
+	Warnings []Warning `json:"warnings"`
+	// Failures are cells that ran and failed; Skipped were asked for but
+	// cannot run here. Each says why.
+	Failures []Failure `json:"failures,omitempty"`
+	Skipped  []Failure `json:"skipped,omitempty"`
+}
+
+// Failure is a benchmark and placement without a result, and why.
+type Failure struct {
+	Name      string `json:"name"`
+	Placement string `json:"placement,omitempty"`
+	Error     string `json:"error"`
+}
+
+// Tool identifies the program that wrote the document.
+type Tool struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	GoVersion string `json:"go_version"`
+	CC        string `json:"cc,omitempty"` // C compiler the kernels were built with
+	Cgo       bool   `json:"cgo"`
+}
+
+// Settings are the sampling choices of the run.
+type Settings struct {
+	Preset          string   `json:"preset"` // quick, default, thorough, custom
+	Runs            int      `json:"runs"`   // measured samples per benchmark and placement
+	SamplesPerBlock int      `json:"samples_per_block"`
+	Warmup          int      `json:"warmup"` // discarded samples at the start of every block
+	MinTimeNS       int64    `json:"min_time_ns"`
+	Iterations      uint64   `json:"iterations,omitempty"` // fixed ops per sample; 0 = calibrated
+	Placements      []string `json:"placements"`
+	CPUs            []int    `json:"cpus"`
+	Seed            int64    `json:"seed"`
+	DryRun          bool     `json:"dry_run,omitempty"`
+}
+
+// Warning is something the reader of a figure must know, with a one-line fix.
+type Warning struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+// Result is one benchmark at one placement.
+type Result struct {
+	Name        string `json:"name"`
+	Rung        string `json:"rung"`
+	Placement   string `json:"placement"`
+	Kind        string `json:"kind"` // "switch" or "reference"
+	Description string `json:"description"`
+	// Op says what one timed operation is; HopsPerOp how many hops it makes.
+	Op        string  `json:"op"`
+	HopsPerOp float64 `json:"hops_per_op"`
+	Label     string  `json:"label"`
+
+	OneWayNS     stats.Summary  `json:"one_way_ns"`
+	OneWayCycles *stats.Summary `json:"one_way_cycles"` // TSC reference cycles per hop; null without a usable TSC
+	// Samples are the raw per-sample figures, one-way ns, in the order taken.
+	Samples []float64 `json:"samples"`
+
+	// SwitchesPerHop is the counted context switches of both sides per hop,
+	// or null where no kernel switch is expected (floor, goroutines,
+	// reference rows).
+	SwitchesPerHop *float64      `json:"switches_per_hop"`
+	Verification   Verification  `json:"verification"`
+	Placed         PlacementInfo `json:"placement_info"`
+
+	IterationsPerSample uint64   `json:"iterations_per_sample"`
+	Blocks              int      `json:"blocks"`
+	Settings            []string `json:"settings,omitempty"` // e.g. GOMAXPROCS=1
+	Flags               []Flag   `json:"flags"`
+	Warnings            []string `json:"warnings,omitempty"`
+}
+
+// Verification is the evidence behind SwitchesPerHop.
+type Verification struct {
+	Method string `json:"method"`
+	// ExpectedPerHop is the switch count per hop a true blocking handoff
+	// makes (1), or null where no kernel switch is expected.
+	ExpectedPerHop *float64 `json:"expected_per_hop"`
+	Hops           float64  `json:"hops"` // hops counted over the measured blocks
+	Voluntary      int64    `json:"voluntary"`
+	Involuntary    int64    `json:"involuntary"`
+	// OSSwitchesPerHop is the same count for rows that expect none: the OS
+	// switches the runtime still made (e.g. Go threads parking).
+	OSSwitchesPerHop *float64 `json:"os_switches_per_hop,omitempty"`
+	// Perf* come from a separate block run with perf software events open
+	// (opening them during timed blocks slows every switch).
+	PerfSwitchesPerHop *float64 `json:"perf_switches_per_hop"`
+	PerfMigrations     *int64   `json:"perf_migrations"`
+	InstructionsPerHop *float64 `json:"instructions_per_hop"` // hardware counters, where present
+	CyclesPerHop       *float64 `json:"cycles_per_hop"`       //
+	Verified           bool     `json:"verified"`
+	Note               string   `json:"note,omitempty"`
+}
+
+// PlacementInfo records where the contexts asked to run and where they ran.
+type PlacementInfo struct {
+	Requested string `json:"requested"`
+	CPUA      []int  `json:"cpus_a"` // the CPU set side A was allowed; empty = any
+	CPUB      []int  `json:"cpus_b"`
+	ObservedA []int  `json:"observed_a"` // CPUs side A was seen on
+	ObservedB []int  `json:"observed_b"`
+	OK        bool   `json:"ok"`
+}
+
+// Flag marks a figure that must not be read at face value.
+type Flag struct {
+	Code    string `json:"code"` // e.g. "switch-count", "placement", "noise"
+	Message string `json:"message"`
+}
+
+// Spawn is the creation cost of one kind of context.
+type Spawn struct {
+	Name        string        `json:"name"`
+	Kind        string        `json:"kind"` // goroutine, thread, process, container, vm, runtime
+	Description string        `json:"description"`
+	Label       string        `json:"label"`
+	PerCreateNS stats.Summary `json:"per_create_ns"`
+	Samples     []float64     `json:"samples"`
+	Claim       string        `json:"claim,omitempty"` // the published/folklore figure beside it
+	Notes       []string      `json:"notes,omitempty"`
+}
+
+// Memory is what one kind of context costs to keep.
+type Memory struct {
+	Name        string   `json:"name"`
+	Kind        string   `json:"kind"`
+	Description string   `json:"description"`
+	Label       string   `json:"label"`
+	Contexts    int      `json:"contexts"`  // how many were held at once
+	Requested   int      `json:"requested"` // how many were asked for
+	RSSBytes    float64  `json:"rss_bytes_per_context"`
+	PSSBytes    float64  `json:"pss_bytes_per_context"`
+	KernelBytes float64  `json:"kernel_bytes_per_context"` // kernel stacks + page tables (+ slab where measured)
+	VirtBytes   float64  `json:"virtual_bytes_per_context"`
+	Claim       string   `json:"claim,omitempty"`
+	Limit       string   `json:"limit,omitempty"` // what stopped it short of Requested
+	Notes       []string `json:"notes,omitempty"`
+}
+
+// Ring is one point of a ring sweep (N contexts passing a token).
+type Ring struct {
+	Kind               string         `json:"kind"`
+	Placement          string         `json:"placement"`
+	Tasks              int            `json:"tasks"`
+	WorkingSetB        int64          `json:"working_set_bytes"`
+	Label              string         `json:"label"`
+	RawNS              stats.Summary  `json:"raw_ns_per_hop"`
+	OverheadNS         stats.Summary  `json:"overhead_ns_per_hop"`
+	NetNS              float64        `json:"net_ns_per_hop"` // raw median - overhead median, never clamped
+	RawCycles          *stats.Summary `json:"raw_cycles_per_hop,omitempty"`
+	Samples            []float64      `json:"samples"`
+	SwitchesPerHop     *float64       `json:"switches_per_hop"`
+	HopsCounted        float64        `json:"hops_counted"`
+	HopsExpected       float64        `json:"hops_expected"`
+	InstructionsPerHop *float64       `json:"instructions_per_hop,omitempty"`
+	CyclesPerHop       *float64       `json:"cycles_per_hop,omitempty"`
+	CoreType           string         `json:"core_type,omitempty"`
+	Flags              []Flag         `json:"flags"`
+}
+
+// Replication is one published experiment re-run as published, beside the
+// published figure and what the publication got wrong.
+type Replication struct {
+	Name      string             `json:"name"`
+	Source    string             `json:"source"`
+	Published string             `json:"published"`
+	Measured  string             `json:"measured"`
+	Values    map[string]float64 `json:"values"`
+	Mistake   string             `json:"mistake,omitempty"`
+	Notes     []string           `json:"notes,omitempty"`
+}

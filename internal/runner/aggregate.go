@@ -1,0 +1,223 @@
+package runner
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/bench"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/stats"
+)
+
+// SwitchTolerance is how far switches per hop may be from one before a
+// figure is flagged (issue: 5%).
+const SwitchTolerance = 0.05
+
+// CVWarn is the coefficient of variation above which a row gets a noise
+// warning.
+const CVWarn = 0.10
+
+// Aggregate turns the blocks of one cell into a result: per-sample one-way
+// figures, their summary, and the verification of switch counts and
+// placement.
+func Aggregate(c Cell, iters uint64, resps []bench.Response, perf *bench.Response, host string) result.Result {
+	b := c.Bench
+	r := result.Result{
+		Name: b.Name, Rung: string(b.Rung), Placement: string(c.Placement), Kind: string(b.Kind),
+		Description: b.Description, Op: b.Op, HopsPerOp: b.HopsPerOp,
+		IterationsPerSample: iters, Blocks: len(resps), Settings: settings(b, resps),
+		Flags: []result.Flag{},
+	}
+	perSample := float64(iters) * b.HopsPerOp
+	var cycles []float64
+	tscOK := true
+	var sw, vol, invol int64
+	var hops float64
+	var seenA, seenB uint64
+	for _, resp := range resps {
+		for i, ns := range resp.NS {
+			r.Samples = append(r.Samples, float64(ns)/perSample)
+			if resp.TSC[i] == 0 {
+				tscOK = false
+			}
+			cycles = append(cycles, float64(resp.TSC[i])/perSample)
+		}
+		vol += resp.A.Voluntary + resp.B.Voluntary
+		invol += resp.A.Involuntary + resp.B.Involuntary
+		sw += resp.A.Switches() + resp.B.Switches()
+		hops += b.HopsIn(resp)
+		seenA |= resp.A.CPUsSeen
+		seenB |= resp.B.CPUsSeen
+	}
+	r.OneWayNS = stats.Summarize(r.Samples)
+	if tscOK && len(cycles) > 0 {
+		s := stats.Summarize(cycles)
+		r.OneWayCycles = &s
+	}
+
+	v := &r.Verification
+	v.Method = "getrusage(RUSAGE_THREAD) voluntary + involuntary switches of both sides over every measured block"
+	if b.Rung == bench.Goroutine {
+		v.Method = "getrusage(RUSAGE_SELF) of the whole Go process (all its threads) over every measured block"
+	}
+	v.Hops, v.Voluntary, v.Involuntary = hops, vol, invol
+	if hops > 0 {
+		perHop := float64(sw) / hops
+		if b.ExpectSwitch {
+			one := 1.0
+			v.ExpectedPerHop = &one
+			r.SwitchesPerHop = &perHop
+			v.Verified = math.Abs(perHop-1) <= SwitchTolerance
+			if !v.Verified {
+				r.Flags = append(r.Flags, switchFlag(c, perHop, perf))
+			}
+		} else {
+			v.OSSwitchesPerHop = &perHop
+			v.Note = "no kernel switch is expected; the count shows what the runtime did underneath"
+		}
+	}
+	if perf != nil {
+		perfVerify(v, b, *perf)
+	}
+
+	r.Placed = result.PlacementInfo{
+		Requested: string(c.Placement), CPUA: c.CPUSetA, CPUB: c.CPUSetB,
+		ObservedA: maskCPUs(seenA), ObservedB: maskCPUs(seenB), OK: true,
+	}
+	if bad := outside(seenA, c.CPUSetA); len(bad) > 0 {
+		r.Placed.OK = false
+		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("side A was seen on CPUs %v, outside %v", bad, c.CPUSetA)})
+	}
+	if bad := outside(seenB, c.CPUSetB); len(bad) > 0 {
+		r.Placed.OK = false
+		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("side B was seen on CPUs %v, outside %v", bad, c.CPUSetB)})
+	}
+	if v.PerfMigrations != nil && *v.PerfMigrations > 0 && c.Placement != bench.Unpinned {
+		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("%d CPU migrations counted in the perf block although both sides were pinned", *v.PerfMigrations)})
+	}
+	r.Warnings = noiseWarnings(r.OneWayNS, c.Placement)
+	r.Label = Label(c, r.Settings, host)
+	return r
+}
+
+func switchFlag(c Cell, perHop float64, perf *bench.Response) result.Flag {
+	f := result.Flag{Code: "switch-count"}
+	switch {
+	case perHop < 1-SwitchTolerance && c.Placement == bench.SameCPU:
+		f.Message = fmt.Sprintf("%.2f switches per hop, fewer than one: a side found its turn already passed and did not block (a fast path); this is not a pure switch cost", perHop)
+	case perHop < 1-SwitchTolerance:
+		f.Message = fmt.Sprintf("%.2f switches per hop, fewer than one: the waiter on the other CPU saw the handoff while spinning or idle-polling and never slept; this figure is a handoff latency, not a context-switch cost", perHop)
+	default:
+		f.Message = fmt.Sprintf("%.2f switches per hop, more than one: other tasks preempted the pair, the runtime woke helper threads, or a side migrated", perHop)
+		if perf != nil && perf.A.PerfMigrations+perf.B.PerfMigrations > 0 {
+			f.Message += fmt.Sprintf(" (%d migrations in the perf block)", perf.A.PerfMigrations+perf.B.PerfMigrations)
+		}
+	}
+	return f
+}
+
+func perfVerify(v *result.Verification, b *bench.Benchmark, p bench.Response) {
+	hops := b.HopsIn(p)
+	if hops <= 0 {
+		return
+	}
+	if p.A.PerfSwitches >= 0 {
+		n := p.A.PerfSwitches + max(p.B.PerfSwitches, 0)
+		x := float64(n) / hops
+		v.PerfSwitchesPerHop = &x
+	}
+	if p.A.PerfMigrations >= 0 {
+		m := p.A.PerfMigrations + max(p.B.PerfMigrations, 0)
+		v.PerfMigrations = &m
+	}
+	if p.A.PerfInstructions >= 0 {
+		x := float64(p.A.PerfInstructions+max(p.B.PerfInstructions, 0)) / hops
+		v.InstructionsPerHop = &x
+	}
+	if p.A.PerfCycles >= 0 {
+		x := float64(p.A.PerfCycles+max(p.B.PerfCycles, 0)) / hops
+		v.CyclesPerHop = &x
+	}
+}
+
+func noiseWarnings(s stats.Summary, p bench.Placement) []string {
+	var w []string
+	if s.CV >= CVWarn {
+		w = append(w, fmt.Sprintf("high variation (CV %.0f%%): the median is robust, the mean is not; re-run with --thorough, pin with --cpus, or quiet the machine", 100*s.CV))
+	}
+	if s.P10 > 0 && s.P90/s.P10 >= 2 {
+		hint := "look at the raw samples"
+		if p == bench.Unpinned {
+			hint = "unpinned runs are often bimodal (pair together or apart); use same-cpu and cross-cpu for separate figures"
+		}
+		w = append(w, fmt.Sprintf("wide spread: p90 is %.1fx p10; %s", s.P90/s.P10, hint))
+	}
+	return w
+}
+
+func settings(b *bench.Benchmark, resps []bench.Response) []string {
+	out := slices.Clone(b.Settings)
+	for i, s := range out {
+		if strings.HasPrefix(s, "GOMAXPROCS=CPUs") && len(resps) > 0 {
+			if g := resps[0].Facts["GOMAXPROCS"]; g != "" {
+				out[i] = "GOMAXPROCS=" + g
+			}
+		}
+	}
+	return out
+}
+
+// Label is the one-line description of what a figure is.
+func Label(c Cell, settings []string, host string) string {
+	b := c.Bench
+	parts := []string{b.Switched, b.Mechanism, placementText(c)}
+	if len(settings) > 0 {
+		parts = append(parts, strings.Join(settings, ", "))
+	}
+	if host != "" {
+		parts = append(parts, "on "+host)
+	}
+	return strings.Join(parts, " — ")
+}
+
+func placementText(c Cell) string {
+	switch c.Placement {
+	case bench.SameCPU:
+		if c.CPUA == c.CPUB && c.CPUA >= 0 && c.Bench.Kind == bench.RefKind {
+			return fmt.Sprintf("pinned to CPU %d", c.CPUA)
+		}
+		return fmt.Sprintf("same CPU (pinned to CPU %d)", c.Affinity[0])
+	case bench.CrossCPU:
+		if c.CPUA >= 0 {
+			return fmt.Sprintf("cross CPU (side A on CPU %d, side B on CPU %d)", c.CPUA, c.CPUB)
+		}
+		return fmt.Sprintf("cross CPU (process allowed CPUs %v)", c.Affinity)
+	default:
+		return fmt.Sprintf("unpinned (scheduler's choice among CPUs %v)", c.Affinity)
+	}
+}
+
+func maskCPUs(m uint64) []int {
+	out := []int{}
+	for m != 0 {
+		i := bits.TrailingZeros64(m)
+		out = append(out, i)
+		m &^= 1 << uint(i)
+	}
+	return out
+}
+
+func outside(m uint64, allowed []int) []int {
+	if len(allowed) == 0 {
+		return nil
+	}
+	for _, c := range allowed {
+		if c < 64 {
+			m &^= 1 << uint(c)
+		}
+	}
+	return maskCPUs(m)
+}

@@ -1,0 +1,235 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ctxbench/ctxbench/internal/bench"
+	"github.com/ctxbench/ctxbench/internal/kernels"
+)
+
+// Executor runs one block of a cell.
+type Executor interface {
+	Block(ctx context.Context, c Cell, req bench.Request, timeout time.Duration) (bench.Response, error)
+}
+
+// ProcessExecutor runs each block in a re-executed worker process.
+type ProcessExecutor struct {
+	Exe string // "" means this binary
+}
+
+// ErrTimeout is returned when a block outlives its watchdog.
+var ErrTimeout = errors.New("watchdog")
+
+// Block starts a worker pinned to the cell's CPUs, sends it the request,
+// and waits for its answer, the watchdog, or ctx.
+func (e ProcessExecutor) Block(ctx context.Context, c Cell, req bench.Request, timeout time.Duration) (bench.Response, error) {
+	exe := e.Exe
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return bench.Response{}, err
+		}
+	}
+	in, err := json.Marshal(req)
+	if err != nil {
+		return bench.Response{}, err
+	}
+	cmd := exec.Command(exe, WorkerArg)
+	cmd.Stdin = bytes.NewReader(in)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	cmd.Env = workerEnv(c.Bench)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := startPinned(cmd, c.Affinity); err != nil {
+		return bench.Response{}, err
+	}
+	pgid := cmd.Process.Pid
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+
+	var werr error
+	timedOut, cancelled := false, false
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case werr = <-waited:
+	case <-timer.C:
+		timedOut = true
+		killGroup(pgid)
+		werr = <-waited
+	case <-ctx.Done():
+		cancelled = true
+		killGroup(pgid)
+		werr = <-waited
+	}
+	// Partners of the worker are in its process group; make sure none
+	// outlives it, whatever happened.
+	killGroup(pgid)
+	reapGroup(pgid)
+
+	if cancelled {
+		return bench.Response{}, ctx.Err()
+	}
+	if timedOut {
+		return bench.Response{}, fmt.Errorf("%w: no answer within %v (a partner died or hung); the block was killed", ErrTimeout, timeout.Round(time.Millisecond))
+	}
+	var resp bench.Response
+	if err := json.Unmarshal(stdout.Bytes(), &resp); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = fmt.Sprint(werr)
+		}
+		return bench.Response{}, fmt.Errorf("worker failed: %s", lastLine(msg))
+	}
+	if resp.Error != "" {
+		return resp, errors.New(resp.Error)
+	}
+	if werr != nil {
+		return resp, fmt.Errorf("worker: %v", werr)
+	}
+	return resp, nil
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+func workerEnv(b *bench.Benchmark) []string {
+	drop := map[string]bool{"GOGC": true}
+	for _, k := range b.Unset {
+		drop[k] = true
+	}
+	for _, kv := range b.Env {
+		k, _, _ := strings.Cut(kv, "=")
+		drop[k] = true
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			env = append(env, kv)
+		}
+	}
+	// A block is short and allocates almost nothing: no collector cycle
+	// should land inside a sample.
+	env = append(env, "GOGC=off")
+	return append(env, b.Env...)
+}
+
+// startPinned starts cmd from an OS thread whose affinity is cpus: the
+// child inherits the affinity of the thread that forks it, so every thread
+// of the worker (the Go runtime's included) starts inside the placement.
+func startPinned(cmd *exec.Cmd, cpus []int) error {
+	if len(cpus) == 0 {
+		return cmd.Start()
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var old, set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		return err
+	}
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return fmt.Errorf("cannot run on CPUs %v: %w", cpus, err)
+	}
+	err := cmd.Start()
+	if rerr := unix.SchedSetaffinity(0, &old); rerr != nil && err == nil {
+		err = rerr
+	}
+	return err
+}
+
+func killGroup(pgid int) {
+	if pgid > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
+
+// reapGroup waits for the processes of a killed worker's group. Partners
+// orphaned by the worker's death are reparented to this process (the CLI
+// makes it a child subreaper), so they can be reaped here; waiting on -pgid
+// touches no other child.
+func reapGroup(pgid int) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-pgid, &ws, unix.WNOHANG, nil)
+		if err == unix.ECHILD {
+			// None of them is our child; wait until none is alive at all.
+			if syscall.Kill(-pgid, 0) == syscall.ESRCH {
+				return
+			}
+		} else if err == nil && pid > 0 {
+			continue
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// FakeExecutor returns deterministic synthetic blocks: for tests, golden
+// files and --dry-run. Figures are made up and labelled as such by the
+// caller; counts are what a perfect run would count.
+type FakeExecutor struct{ Seed int64 }
+
+var fakeBase = map[bench.Rung]float64{
+	bench.Floor: 3, bench.Goroutine: 150, bench.Runtime: 300, bench.Thread: 2400,
+	bench.Process: 2600, bench.Container: 2900, bench.VM: 12000, bench.Reference: 60,
+}
+
+// Block synthesizes a response.
+func (f FakeExecutor) Block(ctx context.Context, c Cell, req bench.Request, _ time.Duration) (bench.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return bench.Response{}, err
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%s/%d/%d", c.Bench.Name, c.Placement, req.Iters, f.Seed)
+	rng := rand.New(rand.NewSource(int64(h.Sum64())))
+	base := fakeBase[c.Bench.Rung] * (1 + float64(h.Sum64()%100)/200)
+	if c.Placement == bench.CrossCPU {
+		base *= 6
+	}
+	perOp := base * c.Bench.HopsPerOp
+	resp := bench.Response{NS: make([]uint64, req.Samples), TSC: make([]uint64, req.Samples)}
+	for i := range resp.NS {
+		ns := perOp * float64(req.Iters) * (1 + 0.05*rng.Float64())
+		resp.NS[i] = uint64(ns)
+		resp.TSC[i] = uint64(ns * 2.6)
+	}
+	ops := uint64(req.Samples+req.Warmup) * req.Iters
+	resp.A = kernels.Counts{Ops: ops, PerfSwitches: -1, PerfMigrations: -1, PerfInstructions: -1, PerfCycles: -1}
+	resp.B = resp.A
+	if c.Bench.ExpectSwitch {
+		hops := uint64(float64(ops) * c.Bench.HopsPerOp)
+		resp.A.Voluntary, resp.B.Voluntary = int64(hops/2), int64(hops-hops/2)
+		if req.Perf {
+			resp.A.PerfSwitches, resp.B.PerfSwitches = resp.A.Voluntary, resp.B.Voluntary
+			resp.A.PerfMigrations, resp.B.PerfMigrations = 0, 0
+		}
+	}
+	for _, cpu := range c.CPUSetA {
+		resp.A.CPUsSeen |= 1 << uint(cpu)
+	}
+	for _, cpu := range c.CPUSetB {
+		resp.B.CPUsSeen |= 1 << uint(cpu)
+	}
+	return resp, nil
+}

@@ -1,0 +1,429 @@
+// Package sysinfo captures the machine a figure was measured on, and warns
+// about settings that move or blur context-switch costs, each with a
+// one-line fix. It only reads; it never changes the system.
+//
+// Everything is read through a root directory (normally "/") so tests can
+// point it at a fake /proc and /sys tree.
+package sysinfo
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ctxbench/ctxbench/internal/hw"
+	"github.com/ctxbench/ctxbench/internal/result"
+)
+
+// Options control Collect.
+type Options struct {
+	Root string // filesystem root; "" means "/"
+	// NoProbe skips what cannot be faked in tests: CPUID, uname, affinity,
+	// perf_event_open, systemd-detect-virt, /dev/kvm.
+	NoProbe bool
+}
+
+type reader struct{ root string }
+
+func (r reader) path(p string) string { return filepath.Join(r.root, p) }
+
+func (r reader) str(p string) string {
+	b, err := os.ReadFile(r.path(p))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func (r reader) exists(p string) bool {
+	_, err := os.Stat(r.path(p))
+	return err == nil
+}
+
+// Collect reads the environment. It never fails: what cannot be read is left
+// empty.
+func Collect(o Options) result.Environment {
+	r := reader{o.Root}
+	if r.root == "" {
+		r.root = "/"
+	}
+	env := result.Environment{OS: runtime.GOOS, Arch: runtime.GOARCH}
+	env.Hostname, _ = os.Hostname()
+	if !o.NoProbe {
+		var u unix.Utsname
+		if unix.Uname(&u) == nil {
+			env.Kernel = unix.ByteSliceToString(u.Release[:])
+			env.KernelBuild = unix.ByteSliceToString(u.Version[:])
+		}
+	} else {
+		env.Kernel = r.str("proc/sys/kernel/osrelease")
+		env.KernelBuild = r.str("proc/sys/kernel/version")
+	}
+	env.Cmdline = r.str("proc/cmdline")
+	env.CPU = cpuInfo(r, o)
+	env.Virtualization = virtualization(r, o, env.CPU, env.Cmdline, env.Kernel)
+	env.Clocksource = r.str("sys/devices/system/clocksource/clocksource0/current_clocksource")
+	env.Mitigations = mitigations(r)
+	env.Cgroup = cgroupInfo(r)
+	env.Scheduler = result.SchedInfo{Autogroup: r.str("proc/sys/kernel/sched_autogroup_enabled") == "1", Policy: "SCHED_OTHER"}
+	env.Idle = idleInfo(r)
+	env.Perf = perfInfo(r, o)
+	env.Load = loadInfo(r)
+	env.Warnings = Warnings(env)
+	return env
+}
+
+func cpuInfo(r reader, o Options) result.CPUInfo {
+	var c result.CPUInfo
+	flags := map[string]bool{}
+	if f, err := os.Open(r.path("proc/cpuinfo")); err == nil {
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			k, v, ok := strings.Cut(sc.Text(), ":")
+			if !ok {
+				continue
+			}
+			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+			switch k {
+			case "processor":
+				c.Logical++
+			case "model name":
+				c.Model = v
+			case "vendor_id":
+				c.Vendor = v
+			case "cpu family":
+				c.Family, _ = strconv.Atoi(v)
+			case "model":
+				c.ModelID, _ = strconv.Atoi(v)
+			case "stepping":
+				c.Stepping, _ = strconv.Atoi(v)
+			case "microcode":
+				c.Microcode = v
+			case "flags":
+				if len(flags) == 0 {
+					for _, fl := range strings.Fields(v) {
+						flags[fl] = true
+					}
+				}
+			}
+		}
+		f.Close()
+	}
+	c.Online = r.str("sys/devices/system/cpu/online")
+	c.SMTActive = r.str("sys/devices/system/cpu/smt/active") == "1"
+	c.ThreadsPerCore = 1
+	if sib := r.str("sys/devices/system/cpu/cpu0/topology/thread_siblings_list"); sib != "" {
+		c.ThreadsPerCore = len(ParseCPUList(sib))
+	}
+	// Hybrid parts expose one PMU per core type (Intel: cpu_core, cpu_atom).
+	for _, t := range []struct{ dir, name string }{{"cpu_core", "performance (P) cores"}, {"cpu_atom", "efficiency (E) cores"}} {
+		if l := r.str("sys/devices/" + t.dir + "/cpus"); l != "" {
+			c.CoreTypes = append(c.CoreTypes, result.CoreType{Name: t.name, CPUs: ParseCPUList(l)})
+		}
+	}
+	c.Hybrid = len(c.CoreTypes) > 1
+	c.Governor = r.str("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+	c.TSC = result.TSCInfo{Constant: flags["constant_tsc"], Nonstop: flags["nonstop_tsc"]}
+	c.TSC.Usable = c.TSC.Constant && c.TSC.Nonstop && flags["rdtscp"]
+	for i := 0; i < 8; i++ {
+		d := "sys/devices/system/cpu/cpu0/cache/index" + strconv.Itoa(i) + "/"
+		if !r.exists(d) {
+			break
+		}
+		lvl, _ := strconv.Atoi(r.str(d + "level"))
+		c.Caches = append(c.Caches, result.Cache{Level: lvl, Type: r.str(d + "type"), SizeBytes: ParseSize(r.str(d + "size")), SharedWith: r.str(d + "shared_cpu_list")})
+	}
+	if !o.NoProbe {
+		var set unix.CPUSet
+		if unix.SchedGetaffinity(0, &set) == nil {
+			for i := 0; i < 1024; i++ {
+				if set.IsSet(i) {
+					c.Allowed = append(c.Allowed, i)
+				}
+			}
+		}
+	}
+	return c
+}
+
+func virtualization(r reader, o Options, cpu result.CPUInfo, cmdline, kernel string) result.Virtualization {
+	var v result.Virtualization
+	cpuFlags := r.str("proc/cpuinfo")
+	v.Guest = strings.Contains(cpuFlags, " hypervisor")
+	if !o.NoProbe {
+		v.HypervisorVendor = hw.HypervisorVendor()
+		if v.HypervisorVendor != "" {
+			v.Guest = true
+		}
+		if p, err := exec.LookPath("systemd-detect-virt"); err == nil {
+			out, _ := exec.Command(p).Output()
+			if s := strings.TrimSpace(string(out)); s != "" && s != "none" {
+				v.Detected = s
+			}
+		}
+	}
+	if strings.Contains(cmdline, "firecracker") || strings.Contains(kernel, "-fc-") {
+		v.Platform = "firecracker"
+	}
+	v.KVM = kvmInfo(r, o, cpuFlags, v.Guest)
+	v.Label = VirtLabel(v)
+	return v
+}
+
+func kvmInfo(r reader, o Options, cpuFlags string, guest bool) result.KVMInfo {
+	var k result.KVMInfo
+	hasVMX := strings.Contains(cpuFlags, " vmx")
+	hasSVM := strings.Contains(cpuFlags, " svm")
+	switch {
+	case r.exists("sys/module/kvm_pvm"):
+		k.Backend = "pvm"
+	case r.exists("sys/module/kvm_intel") || (hasVMX && r.exists("sys/module/kvm")):
+		k.Backend = "vmx"
+	case r.exists("sys/module/kvm_amd") || (hasSVM && r.exists("sys/module/kvm")):
+		k.Backend = "svm"
+	default:
+		k.Backend = "none"
+	}
+	k.Nested = guest && (k.Backend == "vmx" || k.Backend == "svm")
+	if s := r.str("sys/module/kvm/parameters/halt_poll_ns"); s != "" {
+		k.HaltPollNS, _ = strconv.ParseInt(s, 10, 64)
+	}
+	dev := r.path("dev/kvm")
+	if _, err := os.Stat(dev); err != nil {
+		k.Reason = "no /dev/kvm"
+		return k
+	}
+	k.Device = true
+	if o.NoProbe {
+		return k
+	}
+	f, err := os.OpenFile(dev, os.O_RDWR, 0)
+	if err != nil {
+		k.Reason = "cannot open /dev/kvm: " + err.Error()
+		return k
+	}
+	f.Close()
+	k.Usable = true
+	return k
+}
+
+// VirtLabel is the one-line description of the virtualization a figure was
+// measured under.
+func VirtLabel(v result.Virtualization) string {
+	if !v.Guest {
+		return "bare metal (no hypervisor detected)"
+	}
+	parts := []string{"virtual machine guest"}
+	if v.HypervisorVendor != "" {
+		parts = append(parts, "hypervisor "+hypervisorName(v.HypervisorVendor))
+	} else if v.Detected != "" {
+		parts = append(parts, "hypervisor "+v.Detected)
+	}
+	if v.Platform != "" {
+		parts = append(parts, v.Platform)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// hypervisorName turns a CPUID vendor signature into the product's name.
+func hypervisorName(sig string) string {
+	switch strings.TrimSpace(sig) {
+	case "KVMKVMKVM":
+		return "KVM"
+	case "Microsoft Hv":
+		return "Hyper-V"
+	case "VMwareVMware":
+		return "VMware"
+	case "XenVMMXenVMM":
+		return "Xen"
+	case "TCGTCGTCGTCG":
+		return "QEMU TCG (emulated)"
+	case "VBoxVBoxVBox":
+		return "VirtualBox"
+	case "ACRNACRNACRN":
+		return "ACRN"
+	}
+	return sig
+}
+
+func mitigations(r reader) map[string]string {
+	m := map[string]string{}
+	ents, _ := os.ReadDir(r.path("sys/devices/system/cpu/vulnerabilities"))
+	for _, e := range ents {
+		m[e.Name()] = r.str("sys/devices/system/cpu/vulnerabilities/" + e.Name())
+	}
+	return m
+}
+
+func cgroupInfo(r reader) result.CgroupInfo {
+	var c result.CgroupInfo
+	v2 := ""
+	switch {
+	case r.exists("sys/fs/cgroup/cgroup.controllers"):
+		c.Version, v2 = "v2", "sys/fs/cgroup"
+	case r.exists("sys/fs/cgroup/unified/cgroup.controllers"):
+		c.Version, v2 = "hybrid", "sys/fs/cgroup/unified"
+	case r.exists("sys/fs/cgroup/cpu"):
+		c.Version = "v1"
+	}
+	if v2 != "" {
+		c.V2Controllers = strings.Fields(r.str(v2 + "/cgroup.controllers"))
+		for _, ctl := range c.V2Controllers {
+			if ctl == "cpu" {
+				c.CPUController = "/" + v2
+			}
+		}
+	}
+	if c.CPUController == "" && r.exists("sys/fs/cgroup/cpu/cpu.shares") {
+		c.CPUController = "/sys/fs/cgroup/cpu"
+	}
+	// Our own cgroup in the hierarchy that holds the cpu controller.
+	for _, line := range strings.Split(r.str("proc/self/cgroup"), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		isCPU := false
+		for _, ctl := range strings.Split(parts[1], ",") {
+			if ctl == "cpu" {
+				isCPU = true
+			}
+		}
+		if (isCPU && c.CPUController == "/sys/fs/cgroup/cpu") || (parts[0] == "0" && c.Version == "v2") {
+			c.Own = parts[2]
+		}
+	}
+	if c.Own != "" && c.Own != "/" {
+		c.Depth = strings.Count(strings.Trim(c.Own, "/"), "/") + 1
+	}
+	return c
+}
+
+func idleInfo(r reader) result.IdleInfo {
+	i := result.IdleInfo{
+		Driver:   r.str("sys/devices/system/cpu/cpuidle/current_driver"),
+		Governor: r.str("sys/devices/system/cpu/cpuidle/current_governor"),
+	}
+	if i.Governor == "" {
+		i.Governor = r.str("sys/devices/system/cpu/cpuidle/current_governor_ro")
+	}
+	ents, _ := os.ReadDir(r.path("sys/devices/system/cpu/cpu0/cpuidle"))
+	names := []string{}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "state") {
+			names = append(names, r.str("sys/devices/system/cpu/cpu0/cpuidle/"+e.Name()+"/name"))
+		}
+	}
+	sort.Strings(names)
+	i.States = names
+	return i
+}
+
+func loadInfo(r reader) result.LoadInfo {
+	var l result.LoadInfo
+	f := strings.Fields(r.str("proc/loadavg"))
+	if len(f) >= 4 {
+		l.Load1, _ = strconv.ParseFloat(f[0], 64)
+		l.Load5, _ = strconv.ParseFloat(f[1], 64)
+		run, total, _ := strings.Cut(f[3], "/")
+		l.Runnable, _ = strconv.Atoi(run)
+		l.Procs, _ = strconv.Atoi(total)
+	}
+	return l
+}
+
+// ParseCPUList parses a kernel CPU list such as "0-3,8,10-11".
+func ParseCPUList(s string) []int {
+	var out []int
+	for _, part := range strings.Split(strings.TrimSpace(s), ",") {
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return nil
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil
+			}
+		}
+		for i := a; i <= b; i++ {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// ParseSize parses sizes as sysfs writes them ("32K", "1024K", "32M").
+func ParseSize(s string) int64 {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1<<10, strings.TrimSuffix(s, "K")
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1<<20, strings.TrimSuffix(s, "M")
+	case strings.HasSuffix(s, "G"):
+		mult, s = 1<<30, strings.TrimSuffix(s, "G")
+	}
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n * mult
+}
+
+// CPUTimes is one reading of the aggregate "cpu" line of /proc/stat.
+type CPUTimes struct {
+	At                               time.Time
+	User, Nice, System, Idle, IOWait uint64
+	IRQ, SoftIRQ, Steal              uint64
+}
+
+// ReadCPUTimes reads /proc/stat under root.
+func ReadCPUTimes(root string) CPUTimes {
+	r := reader{root}
+	if r.root == "" {
+		r.root = "/"
+	}
+	t := CPUTimes{At: time.Now()}
+	for _, line := range strings.Split(r.str("proc/stat"), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 9 || f[0] != "cpu" {
+			continue
+		}
+		v := make([]uint64, 8)
+		for i := range v {
+			v[i], _ = strconv.ParseUint(f[i+1], 10, 64)
+		}
+		t.User, t.Nice, t.System, t.Idle, t.IOWait, t.IRQ, t.SoftIRQ, t.Steal = v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+	}
+	return t
+}
+
+// Steal computes the steal and busy shares between two readings.
+func Steal(a, b CPUTimes) result.StealInfo {
+	d := func(x, y uint64) float64 {
+		if y < x {
+			return 0
+		}
+		return float64(y - x)
+	}
+	busy := d(a.User, b.User) + d(a.Nice, b.Nice) + d(a.System, b.System) + d(a.IRQ, b.IRQ) + d(a.SoftIRQ, b.SoftIRQ)
+	steal := d(a.Steal, b.Steal)
+	total := busy + steal + d(a.Idle, b.Idle) + d(a.IOWait, b.IOWait)
+	s := result.StealInfo{Seconds: b.At.Sub(a.At).Seconds()}
+	if total > 0 {
+		s.Percent = 100 * steal / total
+		s.BusyPercent = 100 * busy / total
+	}
+	return s
+}
