@@ -87,6 +87,9 @@ type Request struct {
 	Warmup    int       `json:"warmup"`
 	Perf      bool      `json:"perf"`
 	Arg       int64     `json:"arg,omitempty"`
+	// Params carry experiment parameters beyond the ladder's (ring size,
+	// working set...), by name.
+	Params map[string]int64 `json:"params,omitempty"`
 }
 
 // Block returns the kernel block for the request.
@@ -143,6 +146,10 @@ type Benchmark struct {
 	Run func(ctx context.Context, req Request) (Response, error)
 	// Hops counts the hops a block made; nil means A's ops × HopsPerOp.
 	Hops func(r Response) float64
+	// Hidden entries belong to other experiments (rings, say): they run in
+	// workers like the rest but are not part of the ladder, `run all` or
+	// `list`.
+	Hidden bool
 }
 
 // Supports reports whether p is one of b's placements.
@@ -187,8 +194,16 @@ func Register(bs ...*Benchmark) {
 	})
 }
 
-// All returns every benchmark in ladder order.
-func All() []*Benchmark { return append([]*Benchmark(nil), registry...) }
+// All returns every ladder benchmark (not the hidden ones) in ladder order.
+func All() []*Benchmark {
+	var out []*Benchmark
+	for _, b := range registry {
+		if !b.Hidden {
+			out = append(out, b)
+		}
+	}
+	return out
+}
 
 // Lookup finds a benchmark by name.
 func Lookup(name string) *Benchmark {
@@ -217,7 +232,7 @@ func Select(names []string) ([]*Benchmark, error) {
 			continue
 		}
 		matched := false
-		for _, b := range registry {
+		for _, b := range All() {
 			if n == "all" || string(b.Rung) == n || strings.HasPrefix(b.Name, strings.TrimSuffix(n, "/")+"/") {
 				add(b)
 				matched = true
