@@ -103,6 +103,8 @@ type Response struct {
 	TSC []uint64       `json:"tsc"`
 	A   kernels.Counts `json:"a"`
 	B   kernels.Counts `json:"b"`
+	// Process is the whole worker's switches, when A and B count threads.
+	Process *kernels.Counts `json:"process,omitempty"`
 	// Notes are facts about the block worth keeping (what was verified).
 	Notes []string `json:"notes,omitempty"`
 	// Facts are key/value evidence (namespace inodes, cgroup path...).

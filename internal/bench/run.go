@@ -32,7 +32,7 @@ func needsAMD64() (bool, string) {
 }
 
 func response(out kernels.Output) Response {
-	return Response{NS: out.NS, TSC: out.TSC, A: out.A, B: out.B}
+	return Response{NS: out.NS, TSC: out.TSC, A: out.A, B: out.B, Process: out.Process}
 }
 
 // inProcess runs a C kernel whose sides both live in the worker.

@@ -35,6 +35,7 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUNG\tBENCHMARK\tPLACEMENT\tONE-WAY [p10–p90]\t±CI\tCYCLES\t× GOROUTINE\tSWITCHES/HOP\t")
 	var notes []string
+	noisy := 0
 	note := func(s string) string {
 		notes = append(notes, s)
 		return fmt.Sprintf(" [%d]", len(notes))
@@ -61,8 +62,9 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 		for _, f := range r.Flags {
 			marks += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, f.Message))
 		}
-		for _, wn := range r.Warnings {
-			marks += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, wn))
+		if len(r.Warnings) > 0 {
+			ci += "~"
+			noisy++
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s [%s–%s]\t%s\t%s\t%s\t%s%s\t\n",
 			r.Rung, r.Name, r.Placement, FormatNS(s.Median), plain(s.P10), plain(s.P90), ci, cyc,
@@ -73,6 +75,9 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 		fmt.Fprintf(w, "\n× GOROUTINE: multiple of %s (%s), the published table's baseline.\n", d.Results[base].Name, FormatNS(d.Results[base].OneWayNS.Median))
 	}
 	fmt.Fprintln(w, "SWITCHES/HOP: counted context switches of both sides per hop (✓ within 5% of one); — where no kernel switch is expected.")
+	if noisy > 0 {
+		fmt.Fprintf(w, "~: %d row(s) varied a lot (CV ≥ 10%% or p90 ≥ 2× p10; details in the JSON warnings): the median holds, the tails are noise; re-run with --thorough or quiet the machine.\n", noisy)
+	}
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
 		for i, n := range notes {

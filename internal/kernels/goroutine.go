@@ -67,17 +67,23 @@ func noteCPU(mask *uint64) {
 	}
 }
 
-func processSwitches() (int64, int64) {
+func processSwitches() (int64, int64) { return switches(unix.RUSAGE_SELF) }
+
+// switches reads getrusage for the process or (RUSAGE_THREAD) the calling
+// thread, which only means something for a goroutine locked to it.
+func switches(who int) (int64, int64) {
 	var ru unix.Rusage
-	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru)
+	_ = unix.Getrusage(who, &ru)
 	return ru.Nvcsw, ru.Nivcsw
 }
 
 // RunGo runs a goroutine kernel. Placement is the worker process's affinity
 // and GOMAXPROCS, set by whoever started it. Output.A counts the timing
-// goroutine's ops and Output.B the partner's; the OS switches of the whole
+// goroutine's ops and Output.B the partner's. The OS switches of the whole
 // process over the block go into Output.A's switch fields (no kernel switch
-// is expected at GOMAXPROCS=1, and the count shows what the runtime did).
+// is expected, and the count shows what the runtime did), except for
+// GoLockedChan: there each side is locked to its thread, so A and B carry
+// their own thread's switches and Output.Process the whole process's.
 func RunGo(k Kernel, blk Block) (Output, error) {
 	if blk.Samples <= 0 || blk.Iters == 0 || blk.Warmup < 0 {
 		return Output{}, errBlock(k)
@@ -99,11 +105,13 @@ func RunGo(k Kernel, blk Block) (Output, error) {
 		ping, pong := make(chan struct{}), make(chan struct{})
 		locked := k == GoLockedChan
 		wg.Add(1)
+		var bv, bi int64
 		go func() {
 			defer wg.Done()
 			if locked {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
+				bv, bi = switches(unix.RUSAGE_THREAD)
 			}
 			noteCPU(&out.B.CPUsSeen)
 			for i := uint64(0); i < total; i++ {
@@ -112,9 +120,15 @@ func RunGo(k Kernel, blk Block) (Output, error) {
 			}
 			out.B.Ops = total
 			noteCPU(&out.B.CPUsSeen)
+			if locked {
+				v, i := switches(unix.RUSAGE_THREAD)
+				out.B.Voluntary, out.B.Involuntary = v-bv, i-bi
+			}
 		}()
+		var av, ai int64
 		if locked {
 			runtime.LockOSThread()
+			av, ai = switches(unix.RUSAGE_THREAD)
 		}
 		for s := 0; s < blk.Warmup+blk.Samples; s++ {
 			noteCPU(&out.A.CPUsSeen)
@@ -126,7 +140,14 @@ func RunGo(k Kernel, blk Block) (Output, error) {
 			record(s, t0, now())
 		}
 		if locked {
+			v, i := switches(unix.RUSAGE_THREAD)
 			runtime.UnlockOSThread()
+			wg.Wait()
+			out.A.Voluntary, out.A.Involuntary = v-av, i-ai
+			out.A.Ops = total
+			v1, i1 := processSwitches()
+			out.Process = &Counts{Voluntary: v1 - v0, Involuntary: i1 - i0}
+			return out, nil
 		}
 	case GoOneChan:
 		c := make(chan int)

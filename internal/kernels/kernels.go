@@ -70,6 +70,8 @@ type Output struct {
 	TSC []uint64
 	A   Counts
 	B   Counts
+	// Process is the whole process's switches, where A and B are threads.
+	Process *Counts
 }
 
 // ErrNoCgo is returned by Run in a build without cgo.

@@ -31,6 +31,8 @@ import (
 	"errors"
 	"runtime"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // Built reports whether the C kernels are compiled in.
@@ -39,11 +41,13 @@ const Built = true
 // CCVersion names the C compiler that built the kernels.
 func CCVersion() string { return C.GoString(C.cb_cc_version()) }
 
-// Run calls kernel k on a fresh OS thread and returns what it measured.
+// Run calls kernel k on an OS thread of its own and returns what it
+// measured.
 //
-// Note: the kernel pins the calling thread, so Run locks a new goroutine to
-// its thread and lets that goroutine exit still locked: the Go runtime then
-// destroys the thread instead of reusing one with a changed affinity.
+// Note: the kernel pins the calling thread, so Run locks a goroutine to it
+// and restores the thread's affinity before unlocking. It must not let the
+// goroutine exit locked: the runtime would then destroy the thread, and a
+// partner process started from that thread would receive its Pdeathsig.
 func Run(k Kernel, blk Block) (Output, error) {
 	type ret struct {
 		out Output
@@ -52,7 +56,12 @@ func Run(k Kernel, blk Block) (Output, error) {
 	ch := make(chan ret, 1)
 	go func() {
 		runtime.LockOSThread()
+		var old unix.CPUSet
+		saved := unix.SchedGetaffinity(0, &old) == nil
 		out, err := run(k, blk)
+		if saved && unix.SchedSetaffinity(0, &old) == nil {
+			runtime.UnlockOSThread()
+		}
 		ch <- ret{out, err}
 	}()
 	r := <-ch

@@ -60,7 +60,16 @@ func Aggregate(c Cell, iters uint64, resps []bench.Response, perf *bench.Respons
 
 	v := &r.Verification
 	v.Method = "getrusage(RUSAGE_THREAD) voluntary + involuntary switches of both sides over every measured block"
-	if b.Rung == bench.Goroutine {
+	var proc int64
+	for _, resp := range resps {
+		if resp.Process != nil {
+			proc += resp.Process.Switches()
+		}
+	}
+	switch {
+	case b.Rung == bench.Goroutine && b.ExpectSwitch:
+		v.Method = "getrusage(RUSAGE_THREAD) of the two OS threads the goroutines are locked to, over every measured block; the whole process's count is os_switches_per_hop"
+	case b.Rung == bench.Goroutine:
 		v.Method = "getrusage(RUSAGE_SELF) of the whole Go process (all its threads) over every measured block"
 	}
 	v.Hops, v.Voluntary, v.Involuntary = hops, vol, invol
@@ -78,6 +87,10 @@ func Aggregate(c Cell, iters uint64, resps []bench.Response, perf *bench.Respons
 			v.OSSwitchesPerHop = &perHop
 			v.Note = "no kernel switch is expected; the count shows what the runtime did underneath"
 		}
+	}
+	if proc > 0 && hops > 0 {
+		x := float64(proc) / hops
+		v.OSSwitchesPerHop = &x
 	}
 	if perf != nil {
 		perfVerify(v, b, *perf)

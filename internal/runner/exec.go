@@ -135,7 +135,10 @@ func workerEnv(b *bench.Benchmark) []string {
 // startPinned starts cmd from an OS thread whose affinity is cpus: the
 // child inherits the affinity of the thread that forks it, so every thread
 // of the worker (the Go runtime's included) starts inside the placement.
-func startPinned(cmd *exec.Cmd, cpus []int) error {
+func startPinned(cmd *exec.Cmd, cpus []int) error { return StartPinned(cmd, cpus) }
+
+// StartPinned starts cmd with its CPU affinity set to cpus (see startPinned).
+func StartPinned(cmd *exec.Cmd, cpus []int) error {
 	if len(cpus) == 0 {
 		return cmd.Start()
 	}

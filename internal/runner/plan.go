@@ -89,3 +89,8 @@ func place(b *bench.Benchmark, p bench.Placement, cpus []int) (Cell, error) {
 	}
 	return c, nil
 }
+
+// CellFor places one benchmark at one placement on cpus (see Plan).
+func CellFor(b *bench.Benchmark, p bench.Placement, cpus []int) (Cell, error) {
+	return place(b, p, cpus)
+}

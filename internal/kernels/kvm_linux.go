@@ -1,0 +1,173 @@
+//go:build cgo && amd64
+
+package kernels
+
+/*
+#include <stdlib.h>
+#include "kvm_vmm.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"unsafe"
+)
+
+// KVMBuilt reports whether the vm-rung kernels are compiled in.
+const KVMBuilt = true
+
+// KVMRun runs vm-rung kernel k: Warmup + Samples samples of Iters ops (see
+// KVMKernel). Block use: Arg = KVMArg(mode, param); CPUA pins the timing
+// side, CPUB the partner side; FD[0], FD[1] are the two directions between
+// the VM-to-VM sides (pipes for KVMSwitchUA/UB, as for ProcPipeA/B; eventfds
+// for KVMSwitchKA/KB, see kvm_switch.c); the other kernels open /dev/kvm
+// themselves and ignore FD. Output.A (or Output.B on a partner side) holds
+// the side's switch counts and ops.
+//
+// Like Run, the kernel runs on a fresh OS thread that is destroyed after:
+// it was pinned, and it was a vCPU thread.
+func KVMRun(k KVMKernel, blk Block) (Output, KVMOut, error) {
+	type ret struct {
+		out Output
+		ko  KVMOut
+		err error
+	}
+	ch := make(chan ret, 1)
+	go func() {
+		runtime.LockOSThread()
+		out, ko, err := kvmRun(k, blk)
+		ch <- ret{out, ko, err}
+	}()
+	r := <-ch
+	return r.out, r.ko, r.err
+}
+
+func kvmRun(k KVMKernel, blk Block) (Output, KVMOut, error) {
+	if blk.Samples <= 0 || blk.Iters == 0 || blk.Warmup < 0 {
+		return Output{}, KVMOut{}, fmt.Errorf("kernel %s: need samples > 0 and iterations > 0", k)
+	}
+	n := C.size_t(blk.Samples)
+	ns := (*C.uint64_t)(C.calloc(n, 8))
+	tsc := (*C.uint64_t)(C.calloc(n, 8))
+	defer C.free(unsafe.Pointer(ns))
+	defer C.free(unsafe.Pointer(tsc))
+
+	var b C.cb_block
+	b.iters = C.uint64_t(blk.Iters)
+	b.samples = C.uint32_t(blk.Samples)
+	b.warmup = C.uint32_t(blk.Warmup)
+	b.cpu_a = C.int32_t(blk.CPUA)
+	b.cpu_b = C.int32_t(blk.CPUB)
+	for i, fd := range blk.FD {
+		b.fd[i] = C.int32_t(fd)
+	}
+	b.arg = C.int64_t(blk.Arg)
+	if blk.Perf {
+		b.perf = 1
+	}
+	b.ns = ns
+	b.tsc = tsc
+	b.a.perf_cs, b.a.perf_migrations, b.a.perf_instructions, b.a.perf_cycles = -1, -1, -1, -1
+	b.b.perf_cs, b.b.perf_migrations, b.b.perf_instructions, b.b.perf_cycles = -1, -1, -1, -1
+	var o C.cb_kvm_out
+	for i := range o.stat {
+		o.stat[i] = -1
+	}
+	o.halt_poll_ns = -1
+
+	var rc C.int
+	switch k {
+	case KVMExitUser:
+		rc = C.cb_kvm_exit_user(&b, &o)
+	case KVMExitKernel:
+		rc = C.cb_kvm_exit_kernel(&b, &o)
+	case KVMSelfCheck:
+		rc = C.cb_kvm_selfcheck(&b, &o)
+	case KVMSwitchUA:
+		rc = C.cb_kvm_vmswitch_u_a(&b, &o)
+	case KVMSwitchUB:
+		rc = C.cb_kvm_vmswitch_u_b(&b, &o)
+	case KVMSwitchKA:
+		rc = C.cb_kvm_vmswitch_k_a(&b, &o)
+	case KVMSwitchKB:
+		rc = C.cb_kvm_vmswitch_k_b(&b, &o)
+	case KVMCreate:
+		rc = C.cb_kvm_create(&b, &o)
+	default:
+		return Output{}, KVMOut{}, fmt.Errorf("unknown vm-rung kernel %q", k)
+	}
+	ko := KVMOut{Stats: map[string]int64{}, GuestOps: uint64(o.guest_ops), HaltPollNS: int64(o.halt_poll_ns)}
+	for i := 0; i < int(C.CB_KVM_NSTATS); i++ {
+		if v := int64(o.stat[i]); v >= 0 {
+			ko.Stats[C.GoString(C.cb_kvm_stat_name(C.int(i)))] = v
+		}
+	}
+	if rc != 0 {
+		return Output{}, ko, errors.New(C.GoString(&b.err[0]))
+	}
+	out := Output{
+		NS:  make([]uint64, blk.Samples),
+		TSC: make([]uint64, blk.Samples),
+		A:   kvmCounts(&b.a),
+		B:   kvmCounts(&b.b),
+	}
+	copy(out.NS, unsafe.Slice((*uint64)(unsafe.Pointer(ns)), blk.Samples))
+	copy(out.TSC, unsafe.Slice((*uint64)(unsafe.Pointer(tsc)), blk.Samples))
+	return out, ko, nil
+}
+
+func kvmCounts(c *C.cb_counts) Counts {
+	return Counts{
+		Voluntary:        int64(c.nvcsw),
+		Involuntary:      int64(c.nivcsw),
+		PerfSwitches:     int64(c.perf_cs),
+		PerfMigrations:   int64(c.perf_migrations),
+		PerfInstructions: int64(c.perf_instructions),
+		PerfCycles:       int64(c.perf_cycles),
+		CPUsSeen:         uint64(c.cpus_seen),
+		Ops:              uint64(c.ops),
+	}
+}
+
+// KVMMemory creates n minimal VMs in guest mode, each run to its first exit,
+// holds them all, reads /proc before and after, and releases them (see
+// kvm_create.c). cpu pins the creating thread (-1: leave it). Fewer than n
+// VMs is not an error: Created and Limit say how far it got and why.
+func KVMMemory(n int, mode KVMGuestMode, cpu int) (KVMMem, error) {
+	if n < 1 || n > 100000 {
+		return KVMMem{}, fmt.Errorf("VM count %d out of range 1..100000", n)
+	}
+	type ret struct {
+		m   KVMMem
+		err error
+	}
+	ch := make(chan ret, 1)
+	go func() {
+		runtime.LockOSThread()
+		var b C.cb_block
+		var m C.cb_kvm_mem
+		b.arg = C.int64_t(KVMArg(mode, int32(n)))
+		b.cpu_a = C.int32_t(cpu)
+		b.cpu_b = -1
+		if C.cb_kvm_memory(&b, &m) != 0 {
+			ch <- ret{err: errors.New(C.GoString(&b.err[0]))}
+			return
+		}
+		r := KVMMem{
+			Requested: int(m.requested), Created: int(m.created), FDsPerVM: int(m.fds_per_vm),
+			Before: map[string]int64{}, After: map[string]int64{},
+			Limit: C.GoString(&m.limit[0]),
+		}
+		for i := 0; i < int(C.CB_KVM_MEM_NFIELDS); i++ {
+			key := strings.TrimSuffix(C.GoString(C.cb_kvm_mem_key(C.int(i))), ":")
+			r.Before[key] = int64(m.before[i])
+			r.After[key] = int64(m.after[i])
+		}
+		ch <- ret{m: r}
+	}()
+	r := <-ch
+	return r.m, r.err
+}
