@@ -1,0 +1,285 @@
+package main
+
+// End-to-end tests of the built binary: real measurements (kept short),
+// the result contract, and the failure behaviour — a killed partner, a hung
+// partner, Ctrl-C and SIGTERM mid-run — each leaving no process behind.
+// Timing is never asserted; counts, statuses and leftovers are.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+)
+
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ctxbench-e2e-")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "ctxbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building ctxbench: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// ours lists live processes running the test binary, with their argv.
+func ours() map[int]string {
+	out := map[int]string{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if err != nil || strings.TrimSuffix(exe, " (deleted)") != bin {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if strings.Contains(string(stat), ") Z ") {
+			continue // a zombie is gone, just not reaped by an unrelated parent
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		out[pid] = strings.ReplaceAll(string(cmdline), "\x00", " ")
+	}
+	return out
+}
+
+func assertNothingLeft(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		left := ours()
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes left behind: %v", left)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitFor polls until a process whose argv contains role appears.
+func waitFor(t *testing.T, role string, timeout time.Duration) int {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		for pid, argv := range ours() {
+			if strings.Contains(argv, role) {
+				return pid
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no %s process appeared within %v", role, timeout)
+	return 0
+}
+
+func needCPUs(t *testing.T, n int) {
+	if runtime.NumCPU() < n {
+		t.Skipf("needs %d CPUs, have %d", n, runtime.NumCPU())
+	}
+}
+
+func TestRealRunContract(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	cmd := exec.Command(bin, "run", "thread/pipe", "thread/futex", "process/pipe", "process/futex", "goroutine/chan-gomaxprocs1",
+		"reference/syscall", "--placement", "same-cpu", "--quick", "--export-json", out)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	doc, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Results) != 6 {
+		t.Fatalf("%d results, want 6:\n%s", len(doc.Results), b)
+	}
+	for _, r := range doc.Results {
+		if r.Placement != "same-cpu" || !r.Placed.OK {
+			t.Errorf("%s: placement %s ok=%v observed A %v B %v", r.Name, r.Placement, r.Placed.OK, r.Placed.ObservedA, r.Placed.ObservedB)
+		}
+		switch r.Rung {
+		case "thread", "process":
+			// On one CPU a blocking ping-pong switches once per hop. The
+			// margin allows for stray preemptions on a busy machine.
+			if r.SwitchesPerHop == nil || *r.SwitchesPerHop < 0.9 || *r.SwitchesPerHop > 1.1 {
+				t.Errorf("%s: switches per hop %v, want about 1", r.Name, r.SwitchesPerHop)
+			}
+		default:
+			if r.SwitchesPerHop != nil {
+				t.Errorf("%s: switches_per_hop should be null where no kernel switch is expected", r.Name)
+			}
+		}
+		if r.OneWayNS.Median <= 0 || !(r.OneWayNS.P10 <= r.OneWayNS.Median && r.OneWayNS.Median <= r.OneWayNS.P90) {
+			t.Errorf("%s: summary out of order %+v", r.Name, r.OneWayNS)
+		}
+	}
+	if doc.Environment.CPU.Logical == 0 || doc.Environment.Kernel == "" {
+		t.Errorf("environment not captured: %+v", doc.Environment.CPU)
+	}
+	assertNothingLeft(t)
+}
+
+// A handoff that completes by spinning is not a switch, and the run says so.
+func TestSpinningHandoffIsFlagged(t *testing.T) {
+	needCPUs(t, 2)
+	b, err := exec.Command(bin, "run", "thread/futex-spin", "--placement", "cross-cpu", "--quick", "--export-json", "-", "-q").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := result.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := doc.Results[0]
+	flagged := false
+	for _, f := range r.Flags {
+		flagged = flagged || f.Code == "switch-count"
+	}
+	if !flagged || r.Verification.Verified || r.SwitchesPerHop == nil || *r.SwitchesPerHop > 0.5 {
+		t.Fatalf("spinning handoff not flagged: switches per hop %v, flags %+v", r.SwitchesPerHop, r.Flags)
+	}
+}
+
+// startLong starts a run whose single block lasts far longer than the test.
+func startLong(t *testing.T, extra ...string) (*exec.Cmd, *bytes.Buffer) {
+	args := append([]string{"run", "process/futex", "--placement", "same-cpu", "--iterations", "20000",
+		"--runs", "2000", "--samples-per-block", "2000", "--no-perf-check"}, extra...)
+	cmd := exec.Command(bin, args...)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, &buf
+}
+
+func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return cmd.ProcessState.ExitCode()
+	case <-time.After(within):
+		t.Fatalf("ctxbench did not exit within %v", within)
+		return -1
+	}
+}
+
+func TestKilledPartnerEndsTheBlock(t *testing.T) {
+	cmd, out := startLong(t)
+	pid := waitFor(t, "__partner", 20*time.Second)
+	time.Sleep(200 * time.Millisecond)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	code := waitExit(t, cmd, 15*time.Second)
+	if code != 1 || !strings.Contains(out.String(), "partner process died") {
+		t.Fatalf("exit %d, output:\n%s", code, out)
+	}
+	assertNothingLeft(t)
+}
+
+func TestHungPartnerHitsTheWatchdog(t *testing.T) {
+	cmd, out := startLong(t, "--timeout", "3s")
+	pid := waitFor(t, "__partner", 20*time.Second)
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	code := waitExit(t, cmd, 20*time.Second)
+	if code != 1 || !strings.Contains(out.String(), "watchdog") {
+		t.Fatalf("exit %d, output:\n%s", code, out)
+	}
+	assertNothingLeft(t)
+}
+
+func TestSignalsMidRunLeaveNothing(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "keep.json")
+			old := []byte(`{"schema_version": 1, "results": []}` + "\n")
+			if err := os.WriteFile(path, old, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd, out := startLong(t, "--export-json", path)
+			waitFor(t, "__partner", 20*time.Second)
+			time.Sleep(200 * time.Millisecond)
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			code := waitExit(t, cmd, 10*time.Second)
+			if code != 130 {
+				t.Fatalf("exit %d after %v, want 130; output:\n%s", code, sig, out)
+			}
+			assertNothingLeft(t)
+			now, _ := os.ReadFile(path)
+			if !bytes.Equal(now, old) {
+				t.Fatalf("the result file already written was changed")
+			}
+			ents, _ := os.ReadDir(dir)
+			if len(ents) != 1 {
+				t.Fatalf("files left in the output directory: %v", ents)
+			}
+		})
+	}
+}
+
+func TestDefaultLadderWritesItsFile(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "--quick")
+	cmd.Dir = dir
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || !strings.HasPrefix(ents[0].Name(), "ctxbench-") {
+		t.Fatalf("expected one ctxbench-*.json, got %v", ents)
+	}
+	if !strings.Contains(string(b), "results written to "+ents[0].Name()) {
+		t.Fatalf("the file name was not printed:\n%s", b)
+	}
+	doc, err := result.Load(filepath.Join(dir, ents[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rungs := map[string]bool{}
+	for _, r := range doc.Results {
+		rungs[r.Rung] = true
+	}
+	for _, want := range []string{"floor", "goroutine", "thread", "process", "reference"} {
+		if !rungs[want] {
+			t.Errorf("the ladder has no %s row", want)
+		}
+	}
+	var raw map[string]json.RawMessage
+	data, _ := os.ReadFile(filepath.Join(dir, ents[0].Name()))
+	_ = json.Unmarshal(data, &raw)
+	if _, ok := raw["environment"]; !ok {
+		t.Error("no environment block")
+	}
+	assertNothingLeft(t)
+}

@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+)
+
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// Bad input: exit status 2 and exactly one line on stderr, never a panic.
+func TestBadInputExitsTwoWithOneLine(t *testing.T) {
+	cases := [][]string{
+		{"run", "no/such-benchmark"},
+		{"run"},
+		{"run", "thread/pipe", "--runs", "-3"},
+		{"run", "thread/pipe", "--runs", "abc"},
+		{"run", "thread/pipe", "--placement", "sideways"},
+		{"run", "thread/pipe", "--min-time", "1ns"},
+		{"run", "thread/pipe", "--cpus", "9999"},
+		{"run", "thread/pipe", "--cpus", "1-x"},
+		{"run", "thread/pipe", "--quick", "--thorough"},
+		{"run", "thread/pipe", "--no-such-flag"},
+		{"run", "thread/yield", "--placement", "cross-cpu"},
+		{"no-such-command"},
+		{"list", "extra"},
+		{"replicate", "no-such-experiment"},
+	}
+	for _, args := range cases {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, _, stderr := run(t, args...)
+			if code != ExitUsage {
+				t.Fatalf("exit status %d, want %d (stderr %q)", code, ExitUsage, stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "ctxbench: ") {
+				t.Fatalf("stderr should be one 'ctxbench: ...' line, got %q", stderr)
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Fatalf("stack trace on stderr: %q", stderr)
+			}
+		})
+	}
+}
+
+// The contract of `list --json`: an array with name, rung, description,
+// available and reason in every object.
+func TestListJSONContract(t *testing.T) {
+	code, out, stderr := run(t, "list", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var entries []map[string]any
+	if err := json.Unmarshal([]byte(out), &entries); err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) < 15 {
+		t.Fatalf("only %d benchmarks listed", len(entries))
+	}
+	rungs := map[string]bool{}
+	for _, e := range entries {
+		for _, k := range []string{"name", "rung", "description", "available", "reason"} {
+			if _, ok := e[k]; !ok {
+				t.Fatalf("entry %v has no %q", e, k)
+			}
+		}
+		if _, ok := e["available"].(bool); !ok {
+			t.Fatalf("available is not a bool in %v", e)
+		}
+		if e["available"] == false && e["reason"] == "" {
+			t.Fatalf("%v is unavailable without a reason", e["name"])
+		}
+		rungs[e["rung"].(string)] = true
+	}
+	for _, r := range []string{"floor", "goroutine", "thread", "process", "reference"} {
+		if !rungs[r] {
+			t.Errorf("no benchmark in rung %s", r)
+		}
+	}
+}
+
+// A dry run exercises the whole pipeline without measuring: the JSON obeys
+// the contract and says it is synthetic.
+func TestDryRunJSONContract(t *testing.T) {
+	code, out, stderr := run(t, "run", "thread", "process/pipe", "--dry-run", "--export-json", "-", "--seed", "7")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	doc, err := result.Decode([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !doc.Settings.DryRun {
+		t.Fatal("a dry run is not marked as one")
+	}
+	if len(doc.Results) == 0 {
+		t.Fatal("no results")
+	}
+	for _, r := range doc.Results {
+		if r.SwitchesPerHop == nil && r.Rung == "thread" {
+			t.Errorf("%s: thread rows carry switches_per_hop", r.Name)
+		}
+		if len(r.Samples) != r.OneWayNS.N || r.OneWayNS.N == 0 {
+			t.Errorf("%s: %d samples, summary of %d", r.Name, len(r.Samples), r.OneWayNS.N)
+		}
+		if r.Label == "" || r.Placement == "" {
+			t.Errorf("%s: no label or placement", r.Name)
+		}
+	}
+	// The raw JSON has the contract's field names.
+	var raw map[string]any
+	_ = json.Unmarshal([]byte(out), &raw)
+	for _, k := range []string{"schema_version", "environment", "results"} {
+		if _, ok := raw[k]; !ok {
+			t.Fatalf("no %q in the document", k)
+		}
+	}
+	first := raw["results"].([]any)[0].(map[string]any)
+	for _, k := range []string{"name", "rung", "placement", "one_way_ns", "samples", "switches_per_hop", "label"} {
+		if _, ok := first[k]; !ok {
+			t.Fatalf("no %q in a result", k)
+		}
+	}
+	for _, k := range []string{"median", "p10", "p90", "ci_low", "ci_high"} {
+		if _, ok := first["one_way_ns"].(map[string]any)[k]; !ok {
+			t.Fatalf("no one_way_ns.%s", k)
+		}
+	}
+}
+
+func TestHelpHasExamples(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"list", "--help"}, {"env", "--help"}, {"replicate", "--help"}} {
+		code, out, _ := run(t, args...)
+		if code != 0 || !strings.Contains(out, "Examples:") {
+			t.Errorf("%v: exit %d, examples missing:\n%s", args, code, out)
+		}
+	}
+}
+
+func TestExportsToFiles(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := run(t, "run", "thread/pipe", "--dry-run", "-q",
+		"--export-json", dir+"/r.json", "--export-csv", dir+"/r.csv",
+		"--export-markdown", dir+"/r.md", "--export-gobench", dir+"/r.txt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := result.Load(dir + "/r.json"); err != nil {
+		t.Fatal(err)
+	}
+}
