@@ -82,6 +82,7 @@ type Spec struct {
 type Process struct {
 	cmd     *exec.Cmd
 	ctl     *bufio.Reader
+	ctlFile *os.File
 	exited  chan struct{}
 	waitErr error
 	Entered json.RawMessage // what the enter hook reported
@@ -118,14 +119,21 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	attr.Pdeathsig = syscall.SIGKILL
 	attr.Setpgid = false
 	cmd.SysProcAttr = attr
-	out, err := cmd.StdoutPipe()
+	// Our own pipe rather than cmd.StdoutPipe: Wait (which runs as soon as
+	// the child exits, to notice a death) would close StdoutPipe's read end
+	// under a reader that has not yet read the child's last line.
+	out, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		out.Close()
 		return nil, fmt.Errorf("starting the partner process: %w", err)
 	}
-	p := &Process{cmd: cmd, ctl: bufio.NewReader(out), exited: make(chan struct{})}
+	p := &Process{cmd: cmd, ctl: bufio.NewReader(out), ctlFile: out, exited: make(chan struct{})}
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
@@ -184,6 +192,7 @@ func (p *Process) ExitError() error {
 func (p *Process) Result() (kernels.Counts, error) {
 	line, err := p.ctl.ReadString('\n')
 	<-p.exited
+	p.ctlFile.Close()
 	if err != nil && line == "" {
 		if e := p.ExitError(); e != nil {
 			return kernels.Counts{}, e
@@ -206,6 +215,7 @@ func (p *Process) Kill() {
 		_ = p.cmd.Process.Kill()
 	}
 	<-p.exited
+	p.ctlFile.Close()
 }
 
 // Main is the partner side: it reads the request from stdin, runs the enter
