@@ -77,7 +77,11 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]Outcome, error) {
 		total += len(cells)
 	}
 	if o.PerfCheck {
-		total += len(cells)
+		for _, c := range cells {
+			if perfBlock(c) {
+				total++
+			}
+		}
 	}
 	o.Progress.Begin(total)
 	defer o.Progress.End()
@@ -126,7 +130,7 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]Outcome, error) {
 	}
 	if o.PerfCheck {
 		for _, r := range runs {
-			if r.err != nil {
+			if r.err != nil || !perfBlock(r.cell) {
 				continue
 			}
 			o.Progress.Block(r.cell, "verify")
@@ -149,6 +153,12 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]Outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// perfBlock says whether a cell gets a perf verification block: the C
+// kernels open perf events per thread; Go and other runtimes' loops do not.
+func perfBlock(c Cell) bool {
+	return c.Bench.Rung != bench.Goroutine && c.Bench.Rung != bench.Runtime
 }
 
 func request(c Cell, iters uint64, samples, warmup int, perf bool) bench.Request {
