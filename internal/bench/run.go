@@ -64,6 +64,8 @@ type TwoProcess struct {
 	CloseAfterStart []*os.File
 	FDsA            []int
 	Spec            partner.Spec // SysProcAttr, Enter hook; Request and Files are filled in
+	// RunA runs side A; nil means kernels.Run(A, ...).
+	RunA func(kernels.Block) (kernels.Output, error)
 }
 
 // Run starts the partner, runs side A, and collects both sides' counts. A
@@ -91,7 +93,13 @@ func (t TwoProcess) Run(ctx context.Context, req Request) (Response, error) {
 	}
 	done := make(chan ret, 1)
 	go func() {
-		out, err := kernels.Run(t.A, blk)
+		var out kernels.Output
+		var err error
+		if t.RunA != nil {
+			out, err = t.RunA(blk)
+		} else {
+			out, err = kernels.Run(t.A, blk)
+		}
 		done <- ret{out, err}
 	}()
 	var r ret

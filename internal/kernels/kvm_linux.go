@@ -14,6 +14,8 @@ import (
 	"runtime"
 	"strings"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // KVMBuilt reports whether the vm-rung kernels are compiled in.
@@ -27,8 +29,10 @@ const KVMBuilt = true
 // themselves and ignore FD. Output.A (or Output.B on a partner side) holds
 // the side's switch counts and ops.
 //
-// Like Run, the kernel runs on a fresh OS thread that is destroyed after:
-// it was pinned, and it was a vCPU thread.
+// Like Run, the kernel runs on an OS thread of its own, whose affinity is
+// restored before it is unlocked (a thread that died locked would send its
+// Pdeathsig to a partner started from it); the vCPU's descriptors are closed
+// by then.
 func KVMRun(k KVMKernel, blk Block) (Output, KVMOut, error) {
 	type ret struct {
 		out Output
@@ -38,7 +42,12 @@ func KVMRun(k KVMKernel, blk Block) (Output, KVMOut, error) {
 	ch := make(chan ret, 1)
 	go func() {
 		runtime.LockOSThread()
+		var old unix.CPUSet
+		saved := unix.SchedGetaffinity(0, &old) == nil
 		out, ko, err := kvmRun(k, blk)
+		if saved && unix.SchedSetaffinity(0, &old) == nil {
+			runtime.UnlockOSThread()
+		}
 		ch <- ret{out, ko, err}
 	}()
 	r := <-ch

@@ -228,6 +228,10 @@ static int k_vm(cb_block *b, int cpu, int initiator, int ring_fd, cb_kvm_vm *vm,
 	cb_kvm_image img;
 	const uint8_t vec[1] = {K_VEC_RING};
 	int64_t poll = CB_KVM_ARG_PARAM(b->arg);
+	if (CB_KVM_ARG_MODE(b->arg) != CB_KVM_GUEST_KERNEL) {
+		snprintf(err, (size_t)errlen, "variant K runs 64-bit CPL0 guests only (interrupt handlers and hlt)");
+		return -1;
+	}
 	if (cb_pin_self(cpu, err, errlen) != 0)
 		return -1;
 	*kvm = cb_kvm_open_dev(err, errlen);

@@ -242,7 +242,13 @@ func Main(stdin io.Reader, ctl io.Writer) int {
 		}
 	}
 	fmt.Fprintf(ctl, "ready %s\n", entered)
-	out, err := kernels.Run(req.Kernel, req.Block)
+	var out kernels.Output
+	var err error
+	if strings.HasPrefix(string(req.Kernel), "kvm-") {
+		out, _, err = kernels.KVMRun(kernels.KVMKernel(req.Kernel), req.Block)
+	} else {
+		out, err = kernels.Run(req.Kernel, req.Block)
+	}
 	r := reply{Counts: out.B}
 	if err != nil {
 		r.Error = err.Error()

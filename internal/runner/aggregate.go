@@ -85,7 +85,7 @@ func Aggregate(c Cell, iters uint64, resps []bench.Response, perf *bench.Respons
 			}
 		} else {
 			v.OSSwitchesPerHop = &perHop
-			v.Note = "no kernel switch is expected; the count shows what the runtime did underneath"
+			v.Note = "no kernel switch is expected; the count shows what the OS did underneath"
 		}
 	}
 	if proc > 0 && hops > 0 {
@@ -113,6 +113,11 @@ func Aggregate(c Cell, iters uint64, resps []bench.Response, perf *bench.Respons
 	}
 	r.Warnings = noiseWarnings(r.OneWayNS, c.Placement)
 	r.Label = Label(c, r.Settings, host)
+	if len(resps) > 0 && resps[0].Facts["label"] != "" {
+		// The benchmark described itself from what it found (e.g. how a
+		// VM's guest really ran); placement and host still come from here.
+		r.Label = resps[0].Facts["label"] + " — " + placementText(c) + " — on " + host
+	}
 	return r
 }
 
