@@ -50,6 +50,20 @@
 #define SEL_TSS 0x28
 #define TSS_LIMIT (104 + 32) /* TSS, 32-byte I/O bitmap, terminating 0xFF byte: limit is size - 1 */
 
+/*
+ * Set-up ioctls are retried on EINTR: the Go runtime signals its threads
+ * (preemption, profiling), and KVM_CREATE_VM in particular can be
+ * interrupted. KVM_RUN has its own handling (an interrupted run re-enters).
+ */
+static int xioctl(int fd, unsigned long req, unsigned long arg)
+{
+	int r;
+	do
+		r = ioctl(fd, req, arg);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
 static void seterr(char *err, int errlen, const char *what)
 {
 	snprintf(err, (size_t)errlen, "%s: %s", what, strerror(errno));
@@ -94,7 +108,7 @@ static struct kvm_cpuid2 *supported_cpuid(int kvm_fd, char *err, int errlen)
 			return NULL;
 		}
 		c->nent = (uint32_t)n;
-		if (ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, c) == 0) {
+		if (xioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, (unsigned long)(c)) == 0) {
 			/* Two threads may race here; the loser frees its copy. */
 			struct kvm_cpuid2 *expect = NULL;
 			if (__atomic_compare_exchange_n(&cached, &expect, c, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
@@ -182,12 +196,12 @@ int cb_kvm_vm_open(cb_kvm_vm *vm, int kvm_fd, int mode, int flags,
 		snprintf(err, (size_t)errlen, "guest image too large (%zu bytes)", img->len);
 		return -1;
 	}
-	vm->vm_fd = ioctl(kvm_fd, KVM_CREATE_VM, 0);
+	vm->vm_fd = xioctl(kvm_fd, KVM_CREATE_VM, (unsigned long)(0));
 	if (vm->vm_fd < 0) {
 		seterr(err, errlen, "KVM_CREATE_VM");
 		goto fail;
 	}
-	if ((flags & CB_KVM_IRQCHIP) && ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0) {
+	if ((flags & CB_KVM_IRQCHIP) && xioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, (unsigned long)(0)) < 0) {
 		seterr(err, errlen, "KVM_CREATE_IRQCHIP");
 		goto fail;
 	}
@@ -205,7 +219,7 @@ int cb_kvm_vm_open(cb_kvm_vm *vm, int kvm_fd, int mode, int flags,
 		.memory_size = vm->mem_size,
 		.userspace_addr = (uint64_t)(uintptr_t)vm->mem,
 	};
-	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
+	if (xioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, (unsigned long)(&region)) < 0) {
 		seterr(err, errlen, "KVM_SET_USER_MEMORY_REGION");
 		goto fail;
 	}
@@ -213,12 +227,12 @@ int cb_kvm_vm_open(cb_kvm_vm *vm, int kvm_fd, int mode, int flags,
 	if (mode != CB_KVM_GUEST_REAL)
 		build_long_mode_tables(vm->mem, mode == CB_KVM_GUEST_USER);
 
-	vm->vcpu_fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, 0);
+	vm->vcpu_fd = xioctl(vm->vm_fd, KVM_CREATE_VCPU, (unsigned long)(0));
 	if (vm->vcpu_fd < 0) {
 		seterr(err, errlen, "KVM_CREATE_VCPU");
 		goto fail;
 	}
-	int sz = ioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	int sz = xioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, (unsigned long)(0));
 	if (sz < (int)sizeof(struct kvm_run)) {
 		seterr(err, errlen, "KVM_GET_VCPU_MMAP_SIZE");
 		goto fail;
@@ -233,13 +247,13 @@ int cb_kvm_vm_open(cb_kvm_vm *vm, int kvm_fd, int mode, int flags,
 	struct kvm_cpuid2 *cpuid = supported_cpuid(kvm_fd, err, errlen);
 	if (!cpuid)
 		goto fail;
-	if (ioctl(vm->vcpu_fd, KVM_SET_CPUID2, cpuid) < 0) {
+	if (xioctl(vm->vcpu_fd, KVM_SET_CPUID2, (unsigned long)(cpuid)) < 0) {
 		seterr(err, errlen, "KVM_SET_CPUID2");
 		goto fail;
 	}
 
 	struct kvm_sregs sregs;
-	if (ioctl(vm->vcpu_fd, KVM_GET_SREGS, &sregs) < 0) {
+	if (xioctl(vm->vcpu_fd, KVM_GET_SREGS, (unsigned long)(&sregs)) < 0) {
 		seterr(err, errlen, "KVM_GET_SREGS");
 		goto fail;
 	}
@@ -274,18 +288,18 @@ int cb_kvm_vm_open(cb_kvm_vm *vm, int kvm_fd, int mode, int flags,
 		regs.rip = img->entry;
 		regs.rsp = 0xF000;
 	}
-	if (ioctl(vm->vcpu_fd, KVM_SET_SREGS, &sregs) < 0) {
+	if (xioctl(vm->vcpu_fd, KVM_SET_SREGS, (unsigned long)(&sregs)) < 0) {
 		seterr(err, errlen, "KVM_SET_SREGS");
 		goto fail;
 	}
-	if (ioctl(vm->vcpu_fd, KVM_SET_REGS, &regs) < 0) {
+	if (xioctl(vm->vcpu_fd, KVM_SET_REGS, (unsigned long)(&regs)) < 0) {
 		seterr(err, errlen, "KVM_SET_REGS");
 		goto fail;
 	}
 	/* Statistics are optional (Linux >= 5.14): without them the figures
 	 * stand, only the per-op exit counts are missing. */
 	if (flags & CB_KVM_STATS) {
-		vm->stats_fd = ioctl(vm->vcpu_fd, KVM_GET_STATS_FD, 0);
+		vm->stats_fd = xioctl(vm->vcpu_fd, KVM_GET_STATS_FD, (unsigned long)(0));
 		if (vm->stats_fd < 0)
 			vm->stats_fd = -1;
 		else
@@ -304,7 +318,7 @@ int cb_kvm_open_dev(char *err, int errlen)
 		seterr(err, errlen, "open /dev/kvm");
 		return -1;
 	}
-	int v = ioctl(fd, KVM_GET_API_VERSION, 0);
+	int v = xioctl(fd, KVM_GET_API_VERSION, (unsigned long)(0));
 	if (v != KVM_API_VERSION) {
 		snprintf(err, (size_t)errlen, "/dev/kvm: KVM_GET_API_VERSION is %d, want %d", v, KVM_API_VERSION);
 		close(fd);
@@ -389,7 +403,7 @@ void cb_kvm_bad_exit(cb_kvm_vm *vm, const char *want, char *err, int errlen)
 	struct kvm_run *r = vm->run;
 	struct kvm_regs regs;
 	unsigned long long rip = 0;
-	if (ioctl(vm->vcpu_fd, KVM_GET_REGS, &regs) == 0)
+	if (xioctl(vm->vcpu_fd, KVM_GET_REGS, (unsigned long)(&regs)) == 0)
 		rip = regs.rip;
 	if (r->exit_reason == KVM_EXIT_IO)
 		snprintf(err, (size_t)errlen, "guest exit: want %s, got I/O %s port 0x%x (rip 0x%llx)",
@@ -421,12 +435,12 @@ int cb_kvm_run_to_port(cb_kvm_vm *vm, uint16_t port, char *err, int errlen)
 int cb_kvm_set_reg_rsi(cb_kvm_vm *vm, uint64_t v, char *err, int errlen)
 {
 	struct kvm_regs regs;
-	if (ioctl(vm->vcpu_fd, KVM_GET_REGS, &regs) < 0) {
+	if (xioctl(vm->vcpu_fd, KVM_GET_REGS, (unsigned long)(&regs)) < 0) {
 		seterr(err, errlen, "KVM_GET_REGS");
 		return -1;
 	}
 	regs.rsi = v;
-	if (ioctl(vm->vcpu_fd, KVM_SET_REGS, &regs) < 0) {
+	if (xioctl(vm->vcpu_fd, KVM_SET_REGS, (unsigned long)(&regs)) < 0) {
 		seterr(err, errlen, "KVM_SET_REGS");
 		return -1;
 	}
@@ -441,7 +455,7 @@ int cb_kvm_ioeventfd(cb_kvm_vm *vm, uint16_t port, int efd, int assign, char *er
 		.fd = efd,
 		.flags = KVM_IOEVENTFD_FLAG_PIO | (assign ? 0 : KVM_IOEVENTFD_FLAG_DEASSIGN),
 	};
-	if (ioctl(vm->vm_fd, KVM_IOEVENTFD, &io) < 0) {
+	if (xioctl(vm->vm_fd, KVM_IOEVENTFD, (unsigned long)(&io)) < 0) {
 		seterr(err, errlen, "KVM_IOEVENTFD");
 		return -1;
 	}
@@ -468,7 +482,7 @@ static int set_msi_routes(cb_kvm_vm *vm, const uint8_t *vectors, int n, char *er
 		r->entries[i].u.msi.address_hi = 0;
 		r->entries[i].u.msi.data = vectors[i]; /* fixed delivery, edge */
 	}
-	int rc = ioctl(vm->vm_fd, KVM_SET_GSI_ROUTING, r);
+	int rc = xioctl(vm->vm_fd, KVM_SET_GSI_ROUTING, (unsigned long)(r));
 	free(r);
 	if (rc < 0) {
 		seterr(err, errlen, "KVM_SET_GSI_ROUTING");
@@ -482,7 +496,7 @@ int cb_kvm_msi_setup(cb_kvm_vm *vm, const uint8_t *vectors, int n, char *err, in
 	if (set_msi_routes(vm, vectors, n, err, errlen) < 0)
 		return -1;
 	struct kvm_lapic_state lapic;
-	if (ioctl(vm->vcpu_fd, KVM_GET_LAPIC, &lapic) < 0) {
+	if (xioctl(vm->vcpu_fd, KVM_GET_LAPIC, (unsigned long)(&lapic)) < 0) {
 		seterr(err, errlen, "KVM_GET_LAPIC");
 		return -1;
 	}
@@ -492,7 +506,7 @@ int cb_kvm_msi_setup(cb_kvm_vm *vm, const uint8_t *vectors, int n, char *err, in
 	memcpy(lapic.regs + 0xF0, &svr, 4);
 	uint32_t zero = 0;
 	memcpy(lapic.regs + 0x80, &zero, 4); /* TPR 0: accept every vector */
-	if (ioctl(vm->vcpu_fd, KVM_SET_LAPIC, &lapic) < 0) {
+	if (xioctl(vm->vcpu_fd, KVM_SET_LAPIC, (unsigned long)(&lapic)) < 0) {
 		seterr(err, errlen, "KVM_SET_LAPIC");
 		return -1;
 	}
@@ -506,7 +520,7 @@ int cb_kvm_irqfd(cb_kvm_vm *vm, uint32_t gsi, int efd, int assign, char *err, in
 		.gsi = gsi,
 		.flags = assign ? 0 : KVM_IRQFD_FLAG_DEASSIGN,
 	};
-	if (ioctl(vm->vm_fd, KVM_IRQFD, &f) < 0) {
+	if (xioctl(vm->vm_fd, KVM_IRQFD, (unsigned long)(&f)) < 0) {
 		seterr(err, errlen, "KVM_IRQFD");
 		return -1;
 	}
@@ -517,7 +531,7 @@ int cb_kvm_set_halt_poll(cb_kvm_vm *vm, int64_t ns, char *err, int errlen)
 {
 	struct kvm_enable_cap cap = {.cap = KVM_CAP_HALT_POLL};
 	cap.args[0] = (uint64_t)ns;
-	if (ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap) < 0) {
+	if (xioctl(vm->vm_fd, KVM_ENABLE_CAP, (unsigned long)(&cap)) < 0) {
 		seterr(err, errlen, "KVM_ENABLE_CAP(KVM_CAP_HALT_POLL)");
 		return -1;
 	}
