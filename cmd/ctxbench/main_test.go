@@ -283,3 +283,48 @@ func TestDefaultLadderWritesItsFile(t *testing.T) {
 	}
 	assertNothingLeft(t)
 }
+
+// ctxbenchCgroups lists cgroup directories ctxbench made, in any hierarchy.
+func ctxbenchCgroups() []string {
+	var out []string
+	for _, pattern := range []string{"/sys/fs/cgroup/*/ctxbench-*", "/sys/fs/cgroup/ctxbench-*", "/sys/fs/cgroup/unified/ctxbench-*"} {
+		m, _ := filepath.Glob(pattern)
+		out = append(out, m...)
+	}
+	return out
+}
+
+// A container block killed by the watchdog: its partners live in process
+// groups and cgroups of their own, and all of it must still go away.
+func TestContainerBlockKilledLeavesNoCgroup(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the container rung needs root")
+	}
+	if left := ctxbenchCgroups(); len(left) > 0 {
+		t.Fatalf("cgroups left before the test: %v", left)
+	}
+	cmd := exec.Command(bin, "run", "container/pipe-full", "--placement", "same-cpu", "--iterations", "20000",
+		"--runs", "2000", "--samples-per-block", "2000", "--no-perf-check", "--timeout", "3s")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	pid := waitFor(t, "__partner", 20*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	if len(ctxbenchCgroups()) == 0 {
+		t.Fatalf("the container block made no cgroup; output:\n%s", out.String())
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	code := waitExit(t, cmd, 20*time.Second)
+	if code != 1 || !strings.Contains(out.String(), "watchdog") {
+		t.Fatalf("exit %d, output:\n%s", code, out.String())
+	}
+	assertNothingLeft(t)
+	if left := ctxbenchCgroups(); len(left) > 0 {
+		t.Fatalf("cgroups left behind: %v", left)
+	}
+}

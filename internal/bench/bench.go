@@ -105,6 +105,8 @@ type Response struct {
 	B   kernels.Counts `json:"b"`
 	// Process is the whole worker's switches, when A and B count threads.
 	Process *kernels.Counts `json:"process,omitempty"`
+	// Ring is what a ring block counted beyond NS/TSC/A/B (see ring.go).
+	Ring *RingData `json:"ring,omitempty"`
 	// Notes are facts about the block worth keeping (what was verified).
 	Notes []string `json:"notes,omitempty"`
 	// Facts are key/value evidence (namespace inodes, cgroup path...).
@@ -181,6 +183,11 @@ func (b *Benchmark) HopsIn(r Response) float64 {
 }
 
 var registry []*Benchmark
+
+// ParentCleanups run in the parent (the process that starts workers) after
+// a worker was killed or failed, and before a run: they remove what a
+// worker could not, such as cgroups of a worker killed by the watchdog.
+var ParentCleanups []func()
 
 // Register adds benchmarks to the registry. Registration happens in init
 // functions, one file per family.

@@ -17,6 +17,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/memory"
 	"github.com/ctxbench/ctxbench/internal/partner"
 	"github.com/ctxbench/ctxbench/internal/runner"
 )
@@ -51,7 +53,16 @@ func (e *exitError) Error() string { return e.msg }
 // Hidden entry points of re-executed children, by their first argument.
 var hidden = map[string]func(stdin io.Reader, stdout, stderr io.Writer, args []string) int{
 	runner.WorkerArg: func(in io.Reader, out, _ io.Writer, _ []string) int { return runner.WorkerMain(in, out) },
-	partner.Arg:      func(in io.Reader, out, _ io.Writer, _ []string) int { return partner.Main(in, out) },
+	partner.Arg: func(in io.Reader, out, stderr io.Writer, _ []string) int {
+		// A partner started into a container applies what a process can
+		// only apply to itself (seccomp, dropped capabilities) first thing.
+		if _, err := container.EnterFromEnv(); err != nil {
+			fmt.Fprintf(out, "error entering the container: %v\n", err)
+			return 1
+		}
+		return partner.Main(in, out)
+	},
+	memory.ParkSubcommand: func(_ io.Reader, _, _ io.Writer, args []string) int { return memory.ParkMain(args) },
 }
 
 // RegisterHidden adds a hidden entry point (a child process role).

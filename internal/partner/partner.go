@@ -44,9 +44,8 @@ type Request struct {
 }
 
 type reply struct {
-	Counts  kernels.Counts  `json:"counts"`
-	Entered json.RawMessage `json:"entered,omitempty"`
-	Error   string          `json:"error,omitempty"`
+	Output kernels.Output `json:"output"`
+	Error  string         `json:"error,omitempty"`
 }
 
 // EnterFunc runs in the partner before its kernel; what it returns is sent
@@ -76,6 +75,10 @@ type Spec struct {
 	SysProcAttr *syscall.SysProcAttr
 	Exe         string // the binary to re-execute; "" means this one
 	Stderr      io.Writer
+	// Start starts the command instead of cmd.Start, e.g. inside a
+	// container's namespaces and cgroup. It may set its own process group
+	// and SysProcAttr fields; it must start the command.
+	Start func(*exec.Cmd) error
 }
 
 // Process is a started partner.
@@ -119,6 +122,10 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	attr.Pdeathsig = syscall.SIGKILL
 	attr.Setpgid = false
 	cmd.SysProcAttr = attr
+	start := cmd.Start
+	if s.Start != nil {
+		start = func() error { return s.Start(cmd) }
+	}
 	// Our own pipe rather than cmd.StdoutPipe: Wait (which runs as soon as
 	// the child exits, to notice a death) would close StdoutPipe's read end
 	// under a reader that has not yet read the child's last line.
@@ -127,7 +134,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		return nil, err
 	}
 	cmd.Stdout = w
-	err = cmd.Start()
+	err = start()
 	w.Close()
 	if err != nil {
 		out.Close()
@@ -188,25 +195,33 @@ func (p *Process) ExitError() error {
 	}
 }
 
-// Result reads the partner's counts and waits for it to exit.
+// Result reads the partner's counts (side B's) and waits for it to exit.
 func (p *Process) Result() (kernels.Counts, error) {
+	out, err := p.Output()
+	return out.B, err
+}
+
+// Output reads everything the partner's kernel measured (its side's counts
+// in Output.A or Output.B, and the samples if it was the timing side) and
+// waits for the partner to exit.
+func (p *Process) Output() (kernels.Output, error) {
 	line, err := p.ctl.ReadString('\n')
 	<-p.exited
 	p.ctlFile.Close()
 	if err != nil && line == "" {
 		if e := p.ExitError(); e != nil {
-			return kernels.Counts{}, e
+			return kernels.Output{}, e
 		}
-		return kernels.Counts{}, errors.New("the partner exited without reporting its counts")
+		return kernels.Output{}, errors.New("the partner exited without reporting its counts")
 	}
 	var r reply
 	if err := json.Unmarshal([]byte(line), &r); err != nil {
-		return kernels.Counts{}, fmt.Errorf("partner: unreadable reply: %v", err)
+		return kernels.Output{}, fmt.Errorf("partner: unreadable reply: %v", err)
 	}
 	if r.Error != "" {
-		return kernels.Counts{}, errors.New("partner: " + r.Error)
+		return kernels.Output{}, errors.New("partner: " + r.Error)
 	}
-	return r.Counts, nil
+	return r.Output, nil
 }
 
 // Kill ends the partner at once and reaps it.
@@ -249,7 +264,7 @@ func Main(stdin io.Reader, ctl io.Writer) int {
 	} else {
 		out, err = kernels.Run(req.Kernel, req.Block)
 	}
-	r := reply{Counts: out.B}
+	r := reply{Output: out}
 	if err != nil {
 		r.Error = err.Error()
 	}

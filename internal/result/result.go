@@ -104,6 +104,11 @@ type Result struct {
 	Verification   Verification  `json:"verification"`
 	Placed         PlacementInfo `json:"placement_info"`
 
+	// Evidence is what the benchmark verified about itself in its first
+	// block (e.g. the namespaces and cgroup each side entered, how a VM's
+	// guest ran), by key.
+	Evidence map[string]string `json:"evidence,omitempty"`
+
 	IterationsPerSample uint64   `json:"iterations_per_sample"`
 	Blocks              int      `json:"blocks"`
 	Settings            []string `json:"settings,omitempty"` // e.g. GOMAXPROCS=1
@@ -197,6 +202,30 @@ type Ring struct {
 	CyclesPerHop       *float64       `json:"cycles_per_hop,omitempty"`
 	CoreType           string         `json:"core_type,omitempty"`
 	Flags              []Flag         `json:"flags"`
+
+	// Added with the ring experiment (internal/ring); all optional.
+	Name            string         `json:"name,omitempty"`             // the hidden benchmark, e.g. ring/thread
+	OverheadSamples []float64      `json:"overhead_samples,omitempty"` // per-sample overhead ns per hop
+	OverheadCycles  *stats.Summary `json:"overhead_cycles_per_hop,omitempty"`
+	NetCycles       *float64       `json:"net_cycles_per_hop,omitempty"` // raw - overhead TSC medians, never clamped
+	// OverheadHotNS is lmbench's own baseline: one context, the same
+	// pipes, but one working set summed on every hop, so it stays cached;
+	// NetHotNS = raw median - its median keeps the cache refills.
+	OverheadHotNS      *stats.Summary `json:"overhead_hot_ns_per_hop,omitempty"`
+	NetHotNS           *float64       `json:"net_hot_ns_per_hop,omitempty"`
+	FootprintB         int64          `json:"footprint_bytes"`   // tasks × working set
+	FitsIn             string         `json:"fits_in,omitempty"` // smallest cache level holding the footprint ("L2", "L3", "memory")
+	LLCBytes           int64          `json:"llc_bytes,omitempty"`
+	Voluntary          int64          `json:"voluntary"`
+	Involuntary        int64          `json:"involuntary"`
+	OSSwitchesPerHop   *float64       `json:"os_switches_per_hop,omitempty"` // goroutine rings: the process's OS switches
+	PerfSwitchesPerHop *float64       `json:"perf_switches_per_hop,omitempty"`
+	Verified           bool           `json:"verified"`                    // hops counted = expected, and one switch per hop where one is expected
+	RoundsPerSample    []uint64       `json:"rounds_per_sample,omitempty"` // per block
+	Blocks             int            `json:"blocks"`
+	CPUs               []int          `json:"cpus,omitempty"` // the head's CPU, then the odd members' (empty: unpinned)
+	Settings           []string       `json:"settings,omitempty"`
+	Warnings           []string       `json:"warnings,omitempty"`
 }
 
 // Replication is one published experiment re-run as published, beside the

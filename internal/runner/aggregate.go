@@ -112,6 +112,25 @@ func Aggregate(c Cell, iters uint64, resps []bench.Response, perf *bench.Respons
 		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("%d CPU migrations counted in the perf block although both sides were pinned", *v.PerfMigrations)})
 	}
 	r.Warnings = noiseWarnings(r.OneWayNS, c.Placement)
+	for _, resp := range resps {
+		for k, msg := range resp.Facts {
+			if code, ok := strings.CutPrefix(k, "flag:"); ok {
+				r.Flags = append(r.Flags, result.Flag{Code: code, Message: msg})
+				v.Verified = false
+			}
+		}
+		if len(r.Flags) > 0 {
+			break
+		}
+	}
+	if len(resps) > 0 && len(resps[0].Facts) > 0 {
+		r.Evidence = map[string]string{}
+		for k, v := range resps[0].Facts {
+			if k != "label" && !strings.HasPrefix(k, "flag:") {
+				r.Evidence[k] = v
+			}
+		}
+	}
 	r.Label = Label(c, r.Settings, host)
 	if len(resps) > 0 && resps[0].Facts["label"] != "" {
 		// The benchmark described itself from what it found (e.g. how a

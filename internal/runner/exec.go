@@ -10,7 +10,9 @@ import (
 	"math/rand"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -81,6 +83,15 @@ func (e ProcessExecutor) Block(ctx context.Context, c Cell, req bench.Request, t
 	// outlives it, whatever happened.
 	killGroup(pgid)
 	reapGroup(pgid)
+	if cancelled || timedOut || werr != nil {
+		// Partners in a process group of their own (containers) die with
+		// the worker (Pdeathsig) and are reparented to us: reap them, then
+		// remove what the worker could not.
+		ReapOrphans()
+		for _, f := range bench.ParentCleanups {
+			f()
+		}
+	}
 
 	if cancelled {
 		return bench.Response{}, ctx.Err()
@@ -186,6 +197,71 @@ func reapGroup(pgid int) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// ReapOrphans kills and reaps the children of this process that run this
+// binary (orphaned partners reparented to us as child subreaper). Blocks
+// run one at a time, so no such child is legitimately alive when it runs.
+func ReapOrphans() {
+	self, err := os.Executable()
+	if err != nil {
+		return
+	}
+	me := os.Getpid()
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if exe, _ := os.Readlink("/proc/" + e.Name() + "/exe"); strings.TrimSuffix(exe, " (deleted)") != self {
+			// A zombie has no exe link; check its parent and name instead.
+			if !zombieOf(e.Name(), me, self) {
+				continue
+			}
+		} else if ppid(e.Name()) != me {
+			continue
+		}
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		var ws unix.WaitStatus
+		_, _ = unix.Wait4(pid, &ws, 0, nil)
+	}
+}
+
+// stat returns the fields of /proc/<pid>/stat after the command name.
+func stat(pid string) []string {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return nil
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		return strings.Fields(s[i+1:])
+	}
+	return nil
+}
+
+func ppid(pid string) int {
+	f := stat(pid)
+	if len(f) < 2 {
+		return -1
+	}
+	p, _ := strconv.Atoi(f[1])
+	return p
+}
+
+func zombieOf(pid string, parent int, self string) bool {
+	f := stat(pid)
+	if len(f) < 2 || f[0] != "Z" {
+		return false
+	}
+	name := filepath.Base(self)
+	if len(name) > 15 { // TASK_COMM_LEN - 1
+		name = name[:15]
+	}
+	comm, _ := os.ReadFile("/proc/" + pid + "/comm")
+	p, _ := strconv.Atoi(f[1])
+	return p == parent && strings.TrimSpace(string(comm)) == name
 }
 
 // FakeExecutor returns deterministic synthetic blocks: for tests, golden

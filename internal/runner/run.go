@@ -70,6 +70,11 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]Outcome, error) {
 	if o.SamplesPerBlock <= 0 || o.Runs <= 0 || o.MinTime <= 0 {
 		return nil, errors.New("runner: runs, samples per block and min time must be positive")
 	}
+	if _, fake := o.Executor.(FakeExecutor); !fake {
+		for _, f := range bench.ParentCleanups { // leftovers of earlier killed runs
+			f()
+		}
+	}
 	blocks := (o.Runs + o.SamplesPerBlock - 1) / o.SamplesPerBlock
 	runs := make([]*cellRun, len(cells))
 	total := len(cells) * blocks

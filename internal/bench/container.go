@@ -1,0 +1,228 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/kernels"
+	"github.com/ctxbench/ctxbench/internal/partner"
+)
+
+// The container rung: two processes, each in a container of its own (its
+// own namespaces, cpu cgroup, seccomp filter, capabilities, per the
+// variant), pinned to one CPU, blocking ping-pong. Both sides are the binary
+// re-executed into the container by the worker, so the plain variant is the
+// same code path with no isolation: the baseline every variant is measured
+// against, interleaved. Methodology: docs/containers.md.
+
+func containerSpec(preset string) (container.Spec, error) {
+	if preset == "full" {
+		ok, _ := container.UserNamespacesAvailable()
+		return container.Full(ok), nil
+	}
+	return container.Preset(preset)
+}
+
+func needsContainer(preset string) func() (bool, string) {
+	return func() (bool, string) {
+		if ok, why := needsCgo(); !ok {
+			return ok, why
+		}
+		spec, err := containerSpec(preset)
+		if err == nil {
+			err = container.Check(spec)
+		}
+		if err != nil {
+			return false, err.Error()
+		}
+		return true, ""
+	}
+}
+
+// containerPair runs side A (timing) and side B (echo) as partners, each
+// started into its own member of the set, and verifies from outside what
+// each entered.
+func containerPair(ctx context.Context, req Request, preset string, futex bool) (Response, error) {
+	spec, err := containerSpec(preset)
+	if err != nil {
+		return Response{}, err
+	}
+	set, err := container.NewSet(spec)
+	if err != nil {
+		return Response{}, err
+	}
+	defer set.Close()
+
+	var filesA, filesB, closeAfter []*os.File
+	var ka, kb kernels.Kernel
+	if futex {
+		fd, err := unix.MemfdCreate("ctxbench-futex", unix.MFD_CLOEXEC)
+		if err != nil {
+			return Response{}, fmt.Errorf("memfd_create: %w", err)
+		}
+		if err := unix.Ftruncate(fd, 4096); err != nil {
+			unix.Close(fd)
+			return Response{}, err
+		}
+		f := os.NewFile(uintptr(fd), "ctxbench-futex")
+		filesA, filesB, closeAfter = []*os.File{f}, []*os.File{f}, []*os.File{f}
+		ka, kb = kernels.ProcFutexA, kernels.ProcFutexB
+	} else {
+		aToBr, aToBw, err := os.Pipe()
+		if err != nil {
+			return Response{}, err
+		}
+		bToAr, bToAw, err := os.Pipe()
+		if err != nil {
+			aToBr.Close()
+			aToBw.Close()
+			return Response{}, err
+		}
+		filesA, filesB = []*os.File{bToAr, aToBw}, []*os.File{aToBr, bToAw}
+		closeAfter = []*os.File{aToBr, aToBw, bToAr, bToAw}
+		ka, kb = kernels.ProcPipeA, kernels.ProcPipeB
+	}
+	defer func() {
+		for _, f := range closeAfter {
+			f.Close()
+		}
+	}()
+
+	var inA, inB *container.Instance
+	startInto := func(member string, in **container.Instance) func(*exec.Cmd) error {
+		return func(cmd *exec.Cmd) error {
+			i, err := set.Start(cmd, member)
+			*in = i
+			return err
+		}
+	}
+	blk := req.Block()
+	pb, err := partner.Start(ctx, partner.Spec{Request: partner.Request{Kernel: kb, Block: blk}, Files: filesB, Stderr: os.Stderr, Start: startInto("b", &inB)})
+	if err != nil {
+		return Response{}, fmt.Errorf("side B: %w", err)
+	}
+	defer inB.Release()
+	pa, err := partner.Start(ctx, partner.Spec{Request: partner.Request{Kernel: ka, Block: blk}, Files: filesA, Stderr: os.Stderr, Start: startInto("a", &inA)})
+	if err != nil {
+		pb.Kill()
+		return Response{}, fmt.Errorf("side A: %w", err)
+	}
+	defer inA.Release()
+	// Only the partners hold the pipes now: a dead side is end-of-file.
+	for _, f := range closeAfter {
+		f.Close()
+	}
+	closeAfter = nil
+	va, vb := inA.Verify(), inB.Verify()
+
+	type ret struct {
+		out kernels.Output
+		err error
+	}
+	doneA, doneB := make(chan ret, 1), make(chan ret, 1)
+	go func() { o, err := pa.Output(); doneA <- ret{o, err} }()
+	go func() { o, err := pb.Output(); doneB <- ret{o, err} }()
+	var ra, rb ret
+	for got := 0; got < 2; got++ {
+		select {
+		case ra = <-doneA:
+			if ra.err != nil {
+				pb.Kill()
+				return Response{}, fmt.Errorf("side A: %w", ra.err)
+			}
+		case rb = <-doneB:
+			if rb.err != nil {
+				pa.Kill()
+				return Response{}, fmt.Errorf("side B: %w", rb.err)
+			}
+		case <-ctx.Done():
+			pa.Kill()
+			pb.Kill()
+			return Response{}, ctx.Err()
+		}
+	}
+	resp := response(ra.out)
+	resp.B = rb.out.B
+	mech := "pipe ping-pong"
+	if futex {
+		mech = "futex ping-pong over a shared memfd page"
+	}
+	entered := "namespaces, cgroup, seccomp and capabilities verified from outside on both sides"
+	if !va.OK || !vb.OK {
+		entered = "NOT verified (see flags)"
+	}
+	resp.Facts = map[string]string{
+		"label":    "process in another container (" + set.Label() + "), " + mech + "; " + entered,
+		"side_a":   va.Summary(),
+		"side_b":   vb.Summary(),
+		"verify_a": mustJSON(va),
+		"verify_b": mustJSON(vb),
+	}
+	if !va.OK || !vb.OK {
+		resp.Facts["flag:isolation"] = fmt.Sprintf("what the sides entered does not match the variant: A %s; B %s", va.Summary(), vb.Summary())
+	}
+	return resp, nil
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// sweepContainers removes the cgroup trees of workers that died before they
+// could remove them (their names carry the creator's pid).
+func sweepContainers() {
+	for _, ctl := range []string{"cpu", "memory"} {
+		if h, err := container.FindHierarchy(ctl); err == nil {
+			_, _ = container.SweepStale(h)
+		}
+	}
+}
+
+func init() {
+	ParentCleanups = append(ParentCleanups, sweepContainers)
+	pair := []Placement{SameCPU, CrossCPU}
+	single := []Placement{SameCPU}
+	descr := map[string]string{
+		"plain":         "the baseline: both sides re-executed the same way, with no isolation at all",
+		"ns":            "each side in its own pid, net, mnt, ipc and uts namespaces",
+		"userns":        "each side in its own pid, net, mnt, ipc, uts and user namespaces",
+		"cg1":           "each side in its own cpu cgroup one level deep",
+		"cg2":           "each side in its own cpu cgroup two levels deep (as under systemd or Docker)",
+		"cg4":           "each side in its own cpu cgroup four levels deep (as under Kubernetes)",
+		"seccomp-allow": "each side under a seccomp filter like a container runtime's default allow-list",
+		"seccomp-args":  "each side under a seccomp filter that inspects syscall arguments (defeats the kernel's seccomp cache)",
+		"caps":          "each side with capabilities dropped to a container runtime's default set",
+		"full":          "each side in a full container: its own namespaces (user where available), cpu cgroup at depth 2, allow-list seccomp, capabilities dropped",
+	}
+	for _, preset := range container.PresetNames() {
+		Register(&Benchmark{
+			Name: "container/pipe-" + preset, Rung: Container, Kind: Switch,
+			Description: "two processes ping-pong over two pipes, " + descr[preset],
+			Op:          "round trip: write to pipe 1, blocking read of pipe 2 (2 hops)", HopsPerOp: 2,
+			Switched: "a process in another container", Mechanism: "pipe ping-pong",
+			Placements: pair, Ladder: single, ExpectSwitch: true,
+			StartIters: 256, Needs: needsContainer(preset),
+			Run: func(ctx context.Context, req Request) (Response, error) {
+				return containerPair(ctx, req, preset, false)
+			},
+		})
+	}
+	for _, preset := range []string{"plain", "full"} {
+		Register(&Benchmark{
+			Name: "container/futex-" + preset, Rung: Container, Kind: Switch,
+			Description: "two processes ping-pong a futex turn flag in a shared page, " + descr[preset],
+			Op:          "round trip: store + FUTEX_WAKE, FUTEX_WAIT until answered (2 hops)", HopsPerOp: 2,
+			Switched: "a process in another container", Mechanism: "futex ping-pong over a shared memfd page",
+			Placements: pair, Ladder: single, ExpectSwitch: true,
+			StartIters: 256, Needs: needsContainer(preset),
+			Run: func(ctx context.Context, req Request) (Response, error) { return containerPair(ctx, req, preset, true) },
+		})
+	}
+}

@@ -1,0 +1,586 @@
+// Package memory measures what an execution context costs to keep: N
+// parked goroutines, threads, processes or containers, and per context the
+// resident and proportional set size, the kernel's stacks, page tables and
+// slab from /proc/meminfo, and the virtual reservation (reported apart from
+// what is resident). Goroutines and threads are parked in a re-executed
+// copy of this program (ParkMain) and measured as the difference between
+// that child before and after; processes and containers are N children
+// summed, each the minimal static ELF parked in pause(2) (or, for
+// "process-go", an idle re-executed Go program).
+package memory
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/kernels"
+	"github.com/ctxbench/ctxbench/internal/spawn"
+	"golang.org/x/sys/unix"
+)
+
+// Claim is a published or folklore statement to print beside the measured
+// figures. BytesPerContext is set when the claim implies a per-context size.
+type Claim struct {
+	Text            string  `json:"text"`
+	Source          string  `json:"source"`
+	BytesPerContext float64 `json:"bytes_per_context,omitempty"`
+}
+
+// Kind is one memory measurement.
+type Kind struct {
+	Name    string  `json:"name"`
+	Context string  `json:"context"`
+	What    string  `json:"what"`
+	Default int     `json:"default_n"`
+	Claims  []Claim `json:"claims"`
+}
+
+var hierarchyTable = "the published hierarchy table the project reproduces (shared/seeds 000)"
+
+var kinds = []Kind{
+	{Name: "goroutine", Context: "goroutine", Default: 100000,
+		What: "goroutines parked on a channel receive in a re-executed ctxbench process",
+		Claims: []Claim{
+			{Text: "a goroutine starts with a 2 KiB stack", Source: "Go runtime, stackMin = 2048 (runtime/stack.go)", BytesPerContext: 2048},
+			{Text: "2.583 kB per goroutine", Source: "shared/seeds 002 (goroutine memory.go)", BytesPerContext: 2583},
+			{Text: "goroutines: practical limit millions", Source: hierarchyTable},
+		}},
+	{Name: "thread", Context: "thread", Default: 10000,
+		What: "pthreads with default attributes blocked in pthread_cond_wait in a re-executed ctxbench process",
+		Claims: []Claim{
+			{Text: "100,000 threads would consume ~100 GB of stack space (1 MB default stack each)", Source: hierarchyTable, BytesPerContext: 1 << 20},
+			{Text: "threads: practical limit hundreds to thousands", Source: hierarchyTable},
+		}},
+	{Name: "process", Context: "process", Default: 1000,
+		What: "processes running the minimal static ELF, asleep in pause(2)",
+		Claims: []Claim{
+			{Text: "processes: practical limit dozens to hundreds", Source: hierarchyTable},
+		}},
+	{Name: "process-go", Context: "process", Default: 1000,
+		What: "re-executed ctxbench processes (Go runtime started) blocked reading stdin",
+		Claims: []Claim{
+			{Text: "processes: practical limit dozens to hundreds", Source: hierarchyTable},
+		}},
+	{Name: "container", Context: "container", Default: 100,
+		What: "the minimal static ELF asleep in pause(2), each in its own pid+net+mnt+ipc+uts+cgroup namespaces and own cpu cgroup at depth 2",
+		Claims: []Claim{
+			{Text: "containers: practical limit dozens", Source: hierarchyTable},
+		}},
+}
+
+// Available says whether kind can run here, and if not, why.
+func (k Kind) Available() (bool, string) {
+	switch k.Name {
+	case "thread":
+		if !kernels.Built {
+			return false, kernels.ErrNoCgo.Error()
+		}
+	case "container":
+		if err := container.Check(containerSpec); err != nil {
+			return false, err.Error()
+		}
+	}
+	return true, ""
+}
+
+// containerSpec is what each parked container gets.
+var containerSpec = container.Spec{PID: true, Net: true, Mnt: true, IPC: true, UTS: true, CgroupNS: true, CgroupDepth: 2}
+
+// Kinds lists the memory measurements.
+func Kinds() []Kind { return append([]Kind(nil), kinds...) }
+
+// Lookup finds a kind by name.
+func Lookup(name string) (Kind, error) {
+	for _, k := range kinds {
+		if k.Name == name {
+			return k, nil
+		}
+	}
+	var names []string
+	for _, k := range kinds {
+		names = append(names, k.Name)
+	}
+	return Kind{}, fmt.Errorf("unknown memory kind %q (want one of %s)", name, strings.Join(names, ", "))
+}
+
+// Options tune a run.
+type Options struct {
+	N       int           // contexts to park; 0: the kind's default
+	Timeout time.Duration // for the whole run; 0: 5 minutes
+	// NoSettle skips waiting for /proc/meminfo to settle before each
+	// reading (up to ~13 s per run on a busy machine): faster, noisier
+	// kernel figures. The cgroup-charged figures are unaffected.
+	NoSettle bool
+}
+
+// PerContext is bytes per context.
+type PerContext struct {
+	RSS     float64 `json:"rss"`     // resident set (smaps_rollup Rss), shared pages counted in full
+	PSS     float64 `json:"pss"`     // proportional set (smaps_rollup Pss), shared pages split
+	Virtual float64 `json:"virtual"` // address space reserved (VmSize): not memory used
+	// From /proc/meminfo deltas over the whole machine (noisy: anything
+	// else running moves them too).
+	KernelStack float64 `json:"kernel_stack"`
+	PageTables  float64 `json:"page_tables"`
+	Slab        float64 `json:"slab"`
+	SystemUsed  float64 `json:"system_used"` // MemTotal - MemAvailable
+	// Resident is PSS + kernel stack + page tables: what a context keeps
+	// in RAM, without slab (too noisy at small N to add in).
+	Resident float64 `json:"resident"`
+	// Charged to the memory cgroup the contexts were born in (exact, not
+	// disturbed by the rest of the machine): user pages and kernel memory
+	// (stacks, page tables, slab). Zero when no memory cgroup was usable.
+	ChargedUser   float64 `json:"charged_user"`
+	ChargedKernel float64 `json:"charged_kernel"`
+	Charged       float64 `json:"charged"`
+	// Go's own account (goroutine kind): runtime.MemStats deltas.
+	GoStackInuse float64 `json:"go_stack_inuse,omitempty"`
+	GoSys        float64 `json:"go_sys,omitempty"`
+}
+
+// Result is one memory measurement.
+type Result struct {
+	Kind      string     `json:"kind"`
+	Context   string     `json:"context"`
+	Label     string     `json:"label"`
+	Requested int        `json:"requested"`
+	Reached   int        `json:"reached"`
+	Limit     string     `json:"limit,omitempty"` // why fewer than requested
+	Per       PerContext `json:"per_context"`
+	// CreateNs is the time to create the N contexts divided by N, in a
+	// fresh process: first-touch creation, including page faults.
+	CreateNs float64  `json:"create_ns_per_context,omitempty"`
+	Claims   []Claim  `json:"claims"`
+	Limits   []string `json:"limits"` // the system limits that bound N, as read
+	Notes    []string `json:"notes,omitempty"`
+}
+
+// Run measures kind. Runs must not overlap (each reads machine-wide
+// counters).
+func Run(name string, opt Options) (Result, error) {
+	k, err := Lookup(name)
+	if err != nil {
+		return Result{}, err
+	}
+	n := opt.N
+	if n == 0 {
+		n = k.Default
+	}
+	if n < 1 {
+		return Result{}, fmt.Errorf("memory %s: need at least one context, got %d", name, n)
+	}
+	if ok, why := k.Available(); !ok {
+		return Result{}, fmt.Errorf("memory %s: %s", name, why)
+	}
+	timeout := opt.Timeout
+	if timeout == 0 {
+		timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	res := Result{Kind: k.Name, Context: k.Context, Requested: n, Claims: k.Claims}
+	res.Limits, res.Notes = prepareLimits(k, n)
+	settle = !opt.NoSettle
+	if !settle {
+		res.Notes = append(res.Notes, "meminfo read without waiting for it to settle")
+	}
+	a, why := newAcct()
+	if a == nil {
+		res.Notes = append(res.Notes, "no memory cgroup accounting (charged_* are 0): "+why)
+	} else {
+		defer a.close()
+	}
+	switch k.Name {
+	case "goroutine", "thread":
+		err = runInChild(ctx, k, n, a, &res)
+	case "process":
+		err = runELFs(ctx, n, nil, a, &res)
+	case "container":
+		spec := containerSpec
+		err = runELFs(ctx, n, &spec, a, &res)
+	case "process-go":
+		err = runGoProcs(ctx, n, a, &res)
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("memory %s: %w", name, err)
+	}
+	if res.Reached < res.Requested && res.Limit == "" {
+		res.Limit = "stopped early for an unknown reason"
+	}
+	res.Per.Resident = res.Per.PSS + res.Per.KernelStack + res.Per.PageTables
+	if p := res.Per; p.KernelStack < 0 || p.PageTables < 0 || p.Slab < 0 || p.SystemUsed < 0 {
+		res.Notes = append(res.Notes, "some /proc/meminfo deltas are negative: other activity on the machine (or asynchronous frees from earlier runs, e.g. net namespaces) outweighed these contexts; trust the charged_* figures, which only count the contexts' own memory cgroup")
+	}
+	return res, nil
+}
+
+// runInChild parks n goroutines or threads in a re-executed child and
+// measures the child before and after.
+func runInChild(ctx context.Context, k Kind, n int, a *acct, res *Result) error {
+	cmd := SelfCommand(k.Name, fmt.Sprint(n))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := startAccounted(cmd, a); err != nil {
+		return fmt.Errorf("starting the parking child: %w", err)
+	}
+	forget := container.TrackProcess(-cmd.Process.Pid)
+	defer func() {
+		stdin.Close()
+		waitOrKill(cmd, 10*time.Second)
+		forget()
+	}()
+	lines := bufio.NewReader(stdout)
+	base, err := readReport(ctx, lines, "base")
+	if err != nil {
+		return err
+	}
+	pid := cmd.Process.Pid
+	p0, err := readProcMem(pid)
+	if err != nil {
+		return err
+	}
+	s0, err := settledSysMem()
+	if err != nil {
+		return err
+	}
+	u0, k0 := a.read()
+	if _, err := io.WriteString(stdin, "go\n"); err != nil {
+		return fmt.Errorf("releasing the parking child: %w", err)
+	}
+	parked, err := readReport(ctx, lines, "parked")
+	if err != nil {
+		return err
+	}
+	p1, err := readProcMem(pid)
+	if err != nil {
+		return err
+	}
+	s1, err := settledSysMem()
+	if err != nil {
+		return err
+	}
+	u1, k1 := a.read()
+	res.Reached = parked.Created
+	if parked.Err != "" {
+		res.Limit = explainLimit(k, parked.Err)
+	}
+	if res.Reached == 0 {
+		return fmt.Errorf("no context could be created: %s", parked.Err)
+	}
+	d := float64(res.Reached)
+	sd := s1.minus(s0)
+	res.Per = PerContext{
+		RSS: float64(p1.RSS-p0.RSS) / d, PSS: float64(p1.PSS-p0.PSS) / d, Virtual: float64(p1.Virt-p0.Virt) / d,
+		KernelStack: float64(sd.KernelStack) / d, PageTables: float64(sd.PageTables) / d,
+		Slab: float64(sd.Slab) / d, SystemUsed: float64(sd.Used) / d,
+	}
+	res.CreateNs = float64(parked.CreateNs) / d
+	res.Per.charge(u1-u0, k1-k0, d)
+	switch k.Name {
+	case "goroutine":
+		res.Per.GoStackInuse = float64(int64(parked.Go.StackInuse)-int64(base.Go.StackInuse)) / d
+		res.Per.GoSys = float64(int64(parked.Go.Sys)-int64(base.Go.Sys)) / d
+		res.Label = fmt.Sprintf("%d goroutines parked on a channel receive in one process (Go starting stack %d B); per-goroutine = difference of the process before/after / N",
+			res.Reached, parked.Go.StartingSize)
+	case "thread":
+		res.Label = fmt.Sprintf("%d pthreads (default attributes, stack reservation = RLIMIT_STACK) blocked in pthread_cond_wait in one process; per-thread = difference before/after / N", res.Reached)
+	}
+	return nil
+}
+
+// readReport reads the child's next JSON line, expecting phase.
+func readReport(ctx context.Context, r *bufio.Reader, phase string) (parkReport, error) {
+	type answer struct {
+		rep parkReport
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			ch <- answer{err: fmt.Errorf("the parking child ended before its %q report", phase)}
+			return
+		}
+		var rep parkReport
+		if err := json.Unmarshal([]byte(line), &rep); err != nil || rep.Phase != phase {
+			ch <- answer{err: fmt.Errorf("unexpected line from the parking child: %q", strings.TrimSpace(line))}
+			return
+		}
+		ch <- answer{rep: rep}
+	}()
+	select {
+	case a := <-ch:
+		return a.rep, a.err
+	case <-ctx.Done():
+		return parkReport{}, fmt.Errorf("timed out waiting for the parking child's %q report", phase)
+	}
+}
+
+func waitOrKill(cmd *exec.Cmd, grace time.Duration) {
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(grace):
+		_ = unix.Kill(-cmd.Process.Pid, unix.SIGKILL)
+		<-done
+	}
+}
+
+// runELFs parks n processes running the pause ELF, each in spec's
+// container when spec is not nil, and sums what they hold.
+func runELFs(ctx context.Context, n int, spec *container.Spec, a *acct, res *Result) error {
+	prog, err := spawn.Memfd("ctxbench-pause", spawn.PauseELF())
+	if err != nil {
+		return err
+	}
+	defer prog.Close()
+	path := spawn.MemfdPath(prog)
+	var set *container.Set
+	if spec != nil {
+		if set, err = container.NewSet(*spec); err != nil {
+			return err
+		}
+		defer set.Close()
+		if a != nil {
+			set.Extra = []*container.Cgroup{a.cg}
+		}
+	}
+	s0, err := settledSysMem()
+	if err != nil {
+		return err
+	}
+	u0, k0 := a.read()
+	type kid struct {
+		cmd *exec.Cmd
+		in  *container.Instance
+	}
+	var kids []kid
+	var forgetGroup func()
+	defer func() {
+		for _, c := range kids {
+			_ = c.cmd.Process.Kill()
+		}
+		for _, c := range kids {
+			_ = c.cmd.Wait()
+			if c.in != nil {
+				c.in.Release()
+			}
+		}
+		if forgetGroup != nil {
+			forgetGroup()
+		}
+	}()
+	pgid := 0
+	for i := 0; i < n; i++ {
+		if ctx.Err() != nil {
+			res.Limit = "the run's time limit"
+			break
+		}
+		cmd := &exec.Cmd{Path: path, Args: []string{"ctxbench-park"}}
+		var in *container.Instance
+		if set != nil {
+			in, err = set.Start(cmd, fmt.Sprintf("c%d", i))
+		} else {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid, Pdeathsig: syscall.SIGKILL}
+			err = startAccounted(cmd, a)
+			if err == nil && pgid == 0 {
+				pgid = cmd.Process.Pid
+				forgetGroup = container.TrackProcess(-pgid)
+			}
+		}
+		if err != nil {
+			res.Limit = explainLimit(Kind{Context: res.Context}, err.Error())
+			break
+		}
+		kids = append(kids, kid{cmd, in})
+	}
+	if len(kids) == 0 {
+		return fmt.Errorf("no process could be started: %s", res.Limit)
+	}
+	// Wait until every child sleeps in pause(2).
+	for _, c := range kids {
+		for {
+			st, err := procState(c.cmd.Process.Pid)
+			if err != nil {
+				return fmt.Errorf("child %d: %w", c.cmd.Process.Pid, err)
+			}
+			if st == 'S' {
+				break
+			}
+			if ctx.Err() != nil {
+				return errors.New("timed out waiting for the children to park")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if set != nil {
+		v := kids[0].in.Verify()
+		res.Notes = append(res.Notes, "first container: "+v.Summary())
+		if !v.OK {
+			return fmt.Errorf("container not verified: %s", v.Summary())
+		}
+	}
+	var sum procMem
+	for _, c := range kids {
+		m, err := readProcMem(c.cmd.Process.Pid)
+		if err != nil {
+			return err
+		}
+		sum.RSS += m.RSS
+		sum.PSS += m.PSS
+		sum.Virt += m.Virt
+	}
+	s1, err := settledSysMem()
+	if err != nil {
+		return err
+	}
+	u1, k1 := a.read()
+	res.Reached = len(kids)
+	d := float64(res.Reached)
+	sd := s1.minus(s0)
+	res.Per = PerContext{RSS: float64(sum.RSS) / d, PSS: float64(sum.PSS) / d, Virtual: float64(sum.Virt) / d,
+		KernelStack: float64(sd.KernelStack) / d, PageTables: float64(sd.PageTables) / d,
+		Slab: float64(sd.Slab) / d, SystemUsed: float64(sd.Used) / d}
+	res.Per.charge(u1-u0, k1-k0, d)
+	if set != nil {
+		res.Label = fmt.Sprintf("%d containers (%s), each the static pause ELF; sums over the processes / N", res.Reached, set.Label())
+		res.Notes = append(res.Notes, "no seccomp filter or capability drop: the ELF cannot enter them itself (both cost a few KiB of kernel memory at most)")
+	} else {
+		res.Label = fmt.Sprintf("%d processes running the static pause ELF (%d bytes, shared page cache); sums over the processes / N", res.Reached, len(spawn.PauseELF()))
+	}
+	return nil
+}
+
+// runGoProcs parks n idle re-executed Go processes. They share one pipe for
+// their ready lines and one for stdin, so the parent holds two descriptors.
+func runGoProcs(ctx context.Context, n int, a *acct, res *Result) error {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer inW.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		return err
+	}
+	defer outR.Close()
+	s0, err := settledSysMem()
+	if err != nil {
+		inR.Close()
+		outW.Close()
+		return err
+	}
+	u0, k0 := a.read()
+	var kids []*exec.Cmd
+	var forget func()
+	defer func() {
+		inW.Close()
+		for _, c := range kids {
+			waitOrKill(c, 10*time.Second)
+		}
+		if forget != nil {
+			forget()
+		}
+	}()
+	pgid := 0
+	for i := 0; i < n; i++ {
+		if ctx.Err() != nil {
+			res.Limit = "the run's time limit"
+			break
+		}
+		cmd := SelfCommand("idle")
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, os.Stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid, Pdeathsig: syscall.SIGKILL}
+		if err := startAccounted(cmd, a); err != nil {
+			res.Limit = explainLimit(Kind{Context: "process"}, err.Error())
+			break
+		}
+		if pgid == 0 {
+			pgid = cmd.Process.Pid
+			forget = container.TrackProcess(-pgid)
+		}
+		kids = append(kids, cmd)
+	}
+	inR.Close()
+	outW.Close()
+	if len(kids) == 0 {
+		return fmt.Errorf("no process could be started: %s", res.Limit)
+	}
+	lines := bufio.NewReader(outR)
+	for range kids {
+		if _, err := readReport(ctx, lines, "base"); err != nil {
+			return err
+		}
+	}
+	var sum procMem
+	for _, c := range kids {
+		m, err := readProcMem(c.Process.Pid)
+		if err != nil {
+			return err
+		}
+		sum.RSS += m.RSS
+		sum.PSS += m.PSS
+		sum.Virt += m.Virt
+		sum.Threads += m.Threads
+	}
+	s1, err := settledSysMem()
+	if err != nil {
+		return err
+	}
+	u1, k1 := a.read()
+	res.Reached = len(kids)
+	d := float64(res.Reached)
+	sd := s1.minus(s0)
+	res.Per = PerContext{RSS: float64(sum.RSS) / d, PSS: float64(sum.PSS) / d, Virtual: float64(sum.Virt) / d,
+		KernelStack: float64(sd.KernelStack) / d, PageTables: float64(sd.PageTables) / d,
+		Slab: float64(sd.Slab) / d, SystemUsed: float64(sd.Used) / d}
+	res.Per.charge(u1-u0, k1-k0, d)
+	res.Label = fmt.Sprintf("%d idle ctxbench processes (Go runtime up, %.1f threads each on average); sums over the processes / N", res.Reached, float64(sum.Threads)/d)
+	return nil
+}
+
+// startAccounted starts cmd inside the accounting cgroup (a nil: plainly).
+func startAccounted(cmd *exec.Cmd, a *acct) error {
+	if a == nil {
+		return cmd.Start()
+	}
+	return container.StartIn(cmd, a.cg)
+}
+
+// read is usage that tolerates a nil acct and read errors (zeros).
+func (a *acct) read() (user, kernel int64) {
+	if a == nil {
+		return 0, 0
+	}
+	u, k, err := a.usage()
+	if err != nil {
+		return 0, 0
+	}
+	return u, k
+}
+
+func (p *PerContext) charge(user, kernel int64, n float64) {
+	p.ChargedUser = float64(user) / n
+	p.ChargedKernel = float64(kernel) / n
+	p.Charged = p.ChargedUser + p.ChargedKernel
+}

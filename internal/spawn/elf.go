@@ -1,0 +1,123 @@
+package spawn
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
+
+// The exec target of the creation and memory measurements is a minimal
+// static x86-64 ELF executable written here byte by byte: no interpreter,
+// no libc, no dynamic loading, so exec costs what the kernel costs (loading
+// /bin/true would add ld.so and libc relocation, see anchors-userspace.md
+// pitfall 12). It lives in a sealed memfd and is run with execveat(fd, "",
+// AT_EMPTY_PATH) or through /proc/self/fd/N: nothing is written to disk.
+//
+// Layout (176 bytes of headers, then the code):
+//
+//	0x00  ELF header (64 bytes): magic 7f 'E' 'L' 'F', 64-bit, little
+//	      endian, version 1, System V ABI; type ET_EXEC, machine x86-64,
+//	      entry point, program headers at offset 64, two of 56 bytes each.
+//	0x40  PT_LOAD (56 bytes): the whole file mapped read+execute at
+//	      0x400000 (file offset 0, so the entry is 0x400000 + code offset).
+//	0x78  PT_GNU_STACK (56 bytes): flags read+write, so the kernel gives
+//	      the process a non-executable stack, as every modern binary has.
+//	0xb0  code.
+const (
+	elfBase       = 0x400000
+	elfHeaderSize = 64
+	elfPhdrSize   = 56
+	elfCodeOff    = elfHeaderSize + 2*elfPhdrSize
+)
+
+// exitCode is: xor edi,edi; mov eax,231 (exit_group); syscall.
+var exitCode = []byte{
+	0x31, 0xff, // xor edi, edi
+	0xb8, 0xe7, 0x00, 0x00, 0x00, // mov eax, 231
+	0x0f, 0x05, // syscall
+}
+
+// pauseCode is: loop: mov eax,34 (pause); syscall; jmp loop. The process
+// sleeps until a signal kills it (its parent's SIGKILL or the parent-death
+// signal).
+var pauseCode = []byte{
+	0xb8, 0x22, 0x00, 0x00, 0x00, // mov eax, 34
+	0x0f, 0x05, // syscall
+	0xeb, 0xf7, // jmp -9 (back to mov)
+}
+
+// ELF returns the bytes of a static x86-64 executable running code.
+func ELF(code []byte) []byte {
+	size := elfCodeOff + len(code)
+	b := make([]byte, size)
+	le := binary.LittleEndian
+	copy(b[0:], []byte{0x7f, 'E', 'L', 'F', 2 /* 64-bit */, 1 /* LE */, 1 /* version */, 0 /* SysV */})
+	le.PutUint16(b[16:], 2)                  // e_type ET_EXEC
+	le.PutUint16(b[18:], 0x3e)               // e_machine x86-64
+	le.PutUint32(b[20:], 1)                  // e_version
+	le.PutUint64(b[24:], elfBase+elfCodeOff) // e_entry
+	le.PutUint64(b[32:], elfHeaderSize)      // e_phoff
+	le.PutUint64(b[40:], 0)                  // e_shoff: no sections
+	le.PutUint32(b[48:], 0)                  // e_flags
+	le.PutUint16(b[52:], elfHeaderSize)      // e_ehsize
+	le.PutUint16(b[54:], elfPhdrSize)        // e_phentsize
+	le.PutUint16(b[56:], 2)                  // e_phnum
+	le.PutUint16(b[58:], 64)                 // e_shentsize
+	le.PutUint16(b[60:], 0)                  // e_shnum
+	le.PutUint16(b[62:], 0)                  // e_shstrndx
+	p := b[elfHeaderSize:]
+	le.PutUint32(p[0:], 1)             // p_type PT_LOAD
+	le.PutUint32(p[4:], 5)             // p_flags R|X
+	le.PutUint64(p[8:], 0)             // p_offset
+	le.PutUint64(p[16:], elfBase)      // p_vaddr
+	le.PutUint64(p[24:], elfBase)      // p_paddr
+	le.PutUint64(p[32:], uint64(size)) // p_filesz
+	le.PutUint64(p[40:], uint64(size)) // p_memsz
+	le.PutUint64(p[48:], 0x1000)       // p_align
+	p = b[elfHeaderSize+elfPhdrSize:]
+	le.PutUint32(p[0:], 0x6474e551) // p_type PT_GNU_STACK
+	le.PutUint32(p[4:], 6)          // p_flags R|W
+	copy(b[elfCodeOff:], code)
+	return b
+}
+
+// ExitELF is a program that exits with status 0 at once.
+func ExitELF() []byte { return ELF(exitCode) }
+
+// PauseELF is a program that sleeps in pause(2) until killed.
+func PauseELF() []byte { return ELF(pauseCode) }
+
+// Memfd puts program into a sealed, close-on-exec memfd ready for
+// execveat(fd, "", AT_EMPTY_PATH) or exec of /proc/self/fd/<fd>. The caller
+// closes the file.
+func Memfd(name string, program []byte) (*os.File, error) {
+	if runtime.GOARCH != "amd64" {
+		return nil, fmt.Errorf("the exec target is an x86-64 program; this is %s", runtime.GOARCH)
+	}
+	flags := unix.MFD_CLOEXEC | unix.MFD_ALLOW_SEALING
+	fd, err := unix.MemfdCreate(name, flags|unix.MFD_EXEC)
+	if errors.Is(err, unix.EINVAL) { // kernels before 6.3 know no MFD_EXEC
+		fd, err = unix.MemfdCreate(name, flags)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("memfd_create: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "memfd:"+name)
+	if _, err := f.Write(program); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("writing the program to its memfd: %w", err)
+	}
+	seals := unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_WRITE | unix.F_SEAL_SEAL
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, seals); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sealing the memfd: %w", err)
+	}
+	return f, nil
+}
+
+// MemfdPath is the path through which exec (and posix_spawn) reach f.
+func MemfdPath(f *os.File) string { return fmt.Sprintf("/proc/self/fd/%d", f.Fd()) }
