@@ -47,6 +47,7 @@ type measureFlags struct {
 	quick, thorough       bool
 	seed                  int64
 	dryRun, quiet, noPerf bool
+	switchesOnly          bool
 	exportJSON            string
 	exportCSV             string
 	exportMarkdown        string
@@ -73,6 +74,9 @@ func (m *measureFlags) register(cmd *cobra.Command) {
 	f.StringVar(&m.exportCSV, "export-csv", "", "write a summary CSV to `FILE` (- for stdout)")
 	f.StringVar(&m.exportMarkdown, "export-markdown", "", "write a Markdown table to `FILE` (- for stdout)")
 	f.StringVar(&m.exportGoBench, "export-gobench", "", "write the samples in Go benchmark format, for benchstat, to `FILE` (- for stdout)")
+	if cmd.Name() == "ctxbench" {
+		f.BoolVar(&m.switchesOnly, "switches-only", false, "run the switch ladder only, without the creation and memory ladders")
+	}
 	cmd.MarkFlagsMutuallyExclusive("quick", "thorough")
 }
 

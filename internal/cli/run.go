@@ -53,6 +53,12 @@ func runLadder(ctx context.Context, mf *measureFlags, benches []*bench.Benchmark
 	if err != nil {
 		return err
 	}
+	if ladder && !mf.switchesOnly && !mf.dryRun {
+		if err := lifecycle(ctx, doc, mf.quick, doc.Settings.CPUs, stderr, mf.quiet); err != nil {
+			return err
+		}
+		doc.FinishedAt = time.Now().UTC()
+	}
 	// Tables go to stdout unless an export claims it.
 	table := stdout
 	for _, f := range []string{mf.exportJSON, mf.exportCSV, mf.exportMarkdown, mf.exportGoBench} {
@@ -65,6 +71,11 @@ func runLadder(ctx context.Context, mf *measureFlags, benches []*bench.Benchmark
 	}
 	if !mf.quiet {
 		export.Ladder(table, doc, style(table))
+		export.Spawn(table, doc)
+		export.Memory(table, doc)
+		if ladder {
+			export.PrintHierarchy(table, doc)
+		}
 		for _, f := range doc.Failures {
 			fmt.Fprintf(table, "failed: %s %s: %s\n", f.Name, f.Placement, f.Error)
 		}

@@ -160,27 +160,47 @@ type Spawn struct {
 	Kind        string        `json:"kind"` // goroutine, thread, process, container, vm, runtime
 	Description string        `json:"description"`
 	Label       string        `json:"label"`
+	Op          string        `json:"op"`
 	PerCreateNS stats.Summary `json:"per_create_ns"`
-	Samples     []float64     `json:"samples"`
+	Samples     []float64     `json:"samples"`         // ns per creation, one value per sample
 	Claim       string        `json:"claim,omitempty"` // the published/folklore figure beside it
 	Notes       []string      `json:"notes,omitempty"`
 }
 
-// Memory is what one kind of context costs to keep.
+// Memory is what one kind of context costs to keep, per context.
 type Memory struct {
-	Name        string   `json:"name"`
-	Kind        string   `json:"kind"`
-	Description string   `json:"description"`
-	Label       string   `json:"label"`
-	Contexts    int      `json:"contexts"`  // how many were held at once
-	Requested   int      `json:"requested"` // how many were asked for
-	RSSBytes    float64  `json:"rss_bytes_per_context"`
-	PSSBytes    float64  `json:"pss_bytes_per_context"`
-	KernelBytes float64  `json:"kernel_bytes_per_context"` // kernel stacks + page tables (+ slab where measured)
-	VirtBytes   float64  `json:"virtual_bytes_per_context"`
-	Claim       string   `json:"claim,omitempty"`
-	Limit       string   `json:"limit,omitempty"` // what stopped it short of Requested
-	Notes       []string `json:"notes,omitempty"`
+	Name        string  `json:"name"`
+	Kind        string  `json:"kind"` // goroutine, thread, process, container, vm, runtime
+	Description string  `json:"description"`
+	Label       string  `json:"label"`
+	Contexts    int     `json:"contexts"`  // how many were held at once
+	Requested   int     `json:"requested"` // how many were asked for
+	RSSBytes    float64 `json:"rss_bytes_per_context"`
+	PSSBytes    float64 `json:"pss_bytes_per_context"`
+	// KernelBytes is kernel stacks + page tables (+ KVM's own page tables
+	// for VMs) from /proc/meminfo deltas: machine-wide, so noisy.
+	KernelBytes float64 `json:"kernel_bytes_per_context"`
+	SlabBytes   float64 `json:"slab_bytes_per_context"`
+	VirtBytes   float64 `json:"virtual_bytes_per_context"` // reserved address space, not memory used
+	// Charged* are what the contexts' own memory cgroup was charged: exact,
+	// undisturbed by the rest of the machine; 0 when not measured.
+	ChargedBytes       float64  `json:"charged_bytes_per_context"`
+	ChargedUserBytes   float64  `json:"charged_user_bytes_per_context"`
+	ChargedKernelBytes float64  `json:"charged_kernel_bytes_per_context"`
+	CreateNS           float64  `json:"create_ns_per_context,omitempty"` // first-touch creation while parking
+	Claim              string   `json:"claim,omitempty"`                 // the folklore claims beside it
+	Claims             []Claim  `json:"claims,omitempty"`
+	Limit              string   `json:"limit,omitempty"` // what stopped it short of Requested
+	Limits             []string `json:"limits,omitempty"`
+	Notes              []string `json:"notes,omitempty"`
+}
+
+// Claim is a published or folklore statement shown beside a figure;
+// BytesPerContext is set where the claim implies a size.
+type Claim struct {
+	Text            string  `json:"text"`
+	Source          string  `json:"source"`
+	BytesPerContext float64 `json:"bytes_per_context,omitempty"`
 }
 
 // Ring is one point of a ring sweep (N contexts passing a token).

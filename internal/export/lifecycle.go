@@ -1,0 +1,66 @@
+package export
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+)
+
+// Spawn prints the creation ladder: median and p90 per creation beside the
+// published or folklore claim.
+func Spawn(w io.Writer, d *result.Document) {
+	if len(d.Spawn) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\ncreation: what it costs to create a context, run it to its end and reap it (median [p10–p90] per creation)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONTEXT\tMEASUREMENT\tPER CREATION [p10–p90]\t±CI\tCLAIM BESIDE IT\t")
+	for _, s := range d.Spawn {
+		ps := s.PerCreateNS
+		ci := "—"
+		if ps.Median > 0 && ps.Confidence > 0 {
+			ci = fmt.Sprintf("±%.0f%%", 100*max(ps.CIHigh-ps.Median, ps.Median-ps.CILow)/ps.Median)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s [%s–%s]\t%s\t%s\t\n", s.Kind, s.Name, FormatNS(ps.Median), FormatNS(ps.P10), FormatNS(ps.P90), ci, s.Claim)
+	}
+	tw.Flush()
+}
+
+// Memory prints the memory ladder: per context, resident and proportional
+// set, kernel stacks and page tables, what the contexts' memory cgroup was
+// charged, and the virtual reservation apart, beside the claims.
+func Memory(w io.Writer, d *result.Document) {
+	if len(d.Memory) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nmemory: what a parked context costs to keep, per context (virtual is address space reserved, not memory used)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONTEXT\tMEASUREMENT\tHELD\tPSS\tRSS\tKERNEL\tCHARGED\tVIRTUAL\t")
+	for _, m := range d.Memory {
+		held := fmt.Sprintf("%d", m.Contexts)
+		if m.Contexts < m.Requested {
+			held = fmt.Sprintf("%d of %d", m.Contexts, m.Requested)
+		}
+		charged := "—"
+		if m.ChargedBytes > 0 {
+			charged = FormatBytes(m.ChargedBytes)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", m.Kind, m.Name, held, FormatBytes(m.PSSBytes), FormatBytes(m.RSSBytes),
+			FormatBytes(m.KernelBytes), charged, FormatBytes(m.VirtBytes))
+	}
+	tw.Flush()
+	for _, m := range d.Memory {
+		for _, c := range m.Claims {
+			line := fmt.Sprintf("  %s — claim: %s (%s)", m.Name, c.Text, c.Source)
+			if c.BytesPerContext > 0 && m.PSSBytes > 0 {
+				line += fmt.Sprintf("; measured PSS is %.2fx that", m.PSSBytes/c.BytesPerContext)
+			}
+			fmt.Fprintln(w, line)
+		}
+		if m.Limit != "" {
+			fmt.Fprintf(w, "  %s — held %d of %d: %s\n", m.Name, m.Contexts, m.Requested, m.Limit)
+		}
+	}
+}
