@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
+	_ = os.Chmod(dir, 0o755) // the unprivileged-user test runs the binary too
 	bin = filepath.Join(dir, "ctxbench")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building ctxbench: %v\n%s", err, out)
@@ -326,5 +327,87 @@ func TestContainerBlockKilledLeavesNoCgroup(t *testing.T) {
 	assertNothingLeft(t)
 	if left := ctxbenchCgroups(); len(left) > 0 {
 		t.Fatalf("cgroups left behind: %v", left)
+	}
+}
+
+// listJSON runs `ctxbench list --json` through argv[0..] (a wrapper such as
+// setpriv or unshare) and returns availability by name.
+func listJSON(t *testing.T, wrapper ...string) map[string]string {
+	t.Helper()
+	args := append(wrapper, bin, "list", "--json")
+	out, err := exec.Command(args[0], args[1:]...).Output()
+	if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	var entries []struct {
+		Name      string `json:"name"`
+		Available bool   `json:"available"`
+		Reason    string `json:"reason"`
+	}
+	if err := json.Unmarshal(out, &entries); err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, e := range entries {
+		if e.Available {
+			m[e.Name] = ""
+		} else {
+			m[e.Name] = e.Reason
+		}
+	}
+	return m
+}
+
+// Without root the container and VM rungs are unavailable with a reason,
+// the rest still runs, and asking for them is bad input, not a crash.
+func TestWithoutRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("run as root to test dropping to an unprivileged user")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv (util-linux) not installed")
+	}
+	nobody := []string{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"}
+	avail := listJSON(t, nobody...)
+	for _, name := range []string{"container/pipe-ns", "container/pipe-full", "vm/switch-user"} {
+		if avail[name] == "" {
+			t.Errorf("%s is available to an unprivileged user, or has no reason", name)
+		}
+	}
+	if avail["thread/pipe"] != "" {
+		t.Errorf("thread/pipe unavailable without root: %s", avail["thread/pipe"])
+	}
+	cmd := exec.Command(nobody[0], append(nobody[1:], bin, "run", "container/pipe-ns", "--quick")...)
+	cmd.Dir = os.TempDir()
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "nothing to run") {
+		t.Fatalf("exit %d, output %s", cmd.ProcessState.ExitCode(), out)
+	}
+	cmd = exec.Command(nobody[0], append(nobody[1:], bin, "run", "thread/pipe", "process/pipe", "--placement", "same-cpu", "--quick", "-q")...)
+	cmd.Dir = os.TempDir()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("unprivileged thread/process run failed: %v\n%s", err, out)
+	}
+}
+
+// Without /dev/kvm (hidden by a bind mount in a private mount namespace) the
+// vm rung is unavailable with the reason.
+func TestWithoutKVM(t *testing.T) {
+	if _, err := os.Stat("/dev/kvm"); err != nil {
+		t.Skip("no /dev/kvm here to hide")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("hiding /dev/kvm needs root")
+	}
+	script := "mount --bind /dev/null /dev/kvm && exec \"$@\""
+	avail := listJSON(t, "unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh")
+	for _, name := range []string{"vm/exit-user", "vm/switch-user", "vm/switch-kernel"} {
+		if avail[name] == "" {
+			t.Errorf("%s looks available with /dev/kvm hidden", name)
+		}
+	}
+	if avail["process/pipe"] != "" {
+		t.Errorf("process/pipe became unavailable: %s", avail["process/pipe"])
 	}
 }
