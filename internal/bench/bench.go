@@ -99,10 +99,12 @@ func (r Request) Block() kernels.Block {
 
 // Response is what one block measured.
 type Response struct {
-	NS  []uint64       `json:"ns"`
-	TSC []uint64       `json:"tsc"`
-	A   kernels.Counts `json:"a"`
-	B   kernels.Counts `json:"b"`
+	// Iters is the ops per sample, set by self-calibrating benchmarks.
+	Iters uint64         `json:"iters,omitempty"`
+	NS    []uint64       `json:"ns"`
+	TSC   []uint64       `json:"tsc"`
+	A     kernels.Counts `json:"a"`
+	B     kernels.Counts `json:"b"`
 	// Process is the whole worker's switches, when A and B count threads.
 	Process *kernels.Counts `json:"process,omitempty"`
 	// Ring is what a ring block counted beyond NS/TSC/A/B (see ring.go).
@@ -150,6 +152,14 @@ type Benchmark struct {
 	Run func(ctx context.Context, req Request) (Response, error)
 	// Hops counts the hops a block made; nil means A's ops × HopsPerOp.
 	Hops func(r Response) float64
+	// SelfCalibrating benchmarks size their own samples (Params
+	// "target_ns"); their Response says how many ops a sample made.
+	SelfCalibrating bool
+	// MaxBlocks caps the blocks per cell (0: no cap), for benchmarks whose
+	// every block starts a costly process (a JVM, a BEAM).
+	MaxBlocks int
+	// Prepare runs once in the parent before any block (e.g. a build).
+	Prepare func(ctx context.Context) error
 	// Hidden entries belong to other experiments (rings, say): they run in
 	// workers like the rest but are not part of the ladder, `run all` or
 	// `list`.

@@ -9,6 +9,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/kvm"
 	"github.com/ctxbench/ctxbench/internal/memory"
+	"github.com/ctxbench/ctxbench/internal/probe"
 	"github.com/ctxbench/ctxbench/internal/spawn"
 )
 
@@ -31,7 +32,13 @@ func SpawnKinds() []string {
 	for _, k := range spawn.Kinds() {
 		out = append(out, k.Name)
 	}
-	return append(out, "vm")
+	out = append(out, "vm")
+	for _, pb := range probe.All() {
+		if pb.Kind == probe.KindSpawn {
+			out = append(out, strings.TrimPrefix(pb.Name, SpawnPrefix))
+		}
+	}
+	return out
 }
 
 // MemoryKinds lists the memory measurements, VMs included.
@@ -40,7 +47,13 @@ func MemoryKinds() []string {
 	for _, k := range memory.Kinds() {
 		out = append(out, k.Name)
 	}
-	return append(out, "vm")
+	out = append(out, "vm")
+	for _, pb := range probe.All() {
+		if pb.Kind == probe.KindMemory {
+			out = append(out, strings.TrimPrefix(pb.Name, MemoryPrefix))
+		}
+	}
+	return out
 }
 
 func spawnRun(kind string) func(context.Context, Request) (Response, error) {

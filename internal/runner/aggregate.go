@@ -31,13 +31,18 @@ func Aggregate(c Cell, iters uint64, resps []bench.Response, perf *bench.Respons
 		IterationsPerSample: iters, Blocks: len(resps), Settings: settings(b, resps),
 		Flags: []result.Flag{},
 	}
-	perSample := float64(iters) * b.HopsPerOp
 	var cycles []float64
 	tscOK := true
 	var sw, vol, invol int64
 	var hops float64
 	var seenA, seenB uint64
 	for _, resp := range resps {
+		it := iters
+		if resp.Iters > 0 {
+			it = resp.Iters
+			r.IterationsPerSample = it
+		}
+		perSample := float64(it) * b.HopsPerOp
 		for i, ns := range resp.NS {
 			r.Samples = append(r.Samples, float64(ns)/perSample)
 			if resp.TSC[i] == 0 {

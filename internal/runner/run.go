@@ -77,9 +77,25 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]Outcome, error) {
 	}
 	blocks := (o.Runs + o.SamplesPerBlock - 1) / o.SamplesPerBlock
 	runs := make([]*cellRun, len(cells))
-	total := len(cells) * blocks
-	if o.Iterations == 0 {
-		total += len(cells)
+	prepared := map[string]bool{}
+	for _, c := range cells {
+		if c.Bench.Prepare != nil && !prepared[c.Bench.Name] {
+			prepared[c.Bench.Name] = true
+			o.Progress.Block(c, "prepare")
+			if err := c.Bench.Prepare(ctx); err != nil && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+		}
+	}
+	total := 0
+	for _, c := range cells {
+		total += cellBlocks(c, blocks)
+		if o.Iterations == 0 && !c.Bench.SelfCalibrating {
+			total++
+		}
+		if c.Bench.Prepare != nil {
+			total++
+		}
 	}
 	if o.PerfCheck {
 		for _, c := range cells {
@@ -93,7 +109,7 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]Outcome, error) {
 
 	for i, c := range cells {
 		runs[i] = &cellRun{cell: c, iters: o.Iterations}
-		if o.Iterations == 0 {
+		if o.Iterations == 0 && !c.Bench.SelfCalibrating {
 			o.Progress.Block(c, "calibrate")
 			iters, err := calibrate(ctx, c, o)
 			if err != nil {
@@ -107,18 +123,25 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]Outcome, error) {
 		}
 	}
 	rng := rand.New(rand.NewSource(o.Seed))
-	left := o.Runs
+	left := make([]int, len(runs))
+	for i := range left {
+		left[i] = o.Runs
+	}
 	for b := 0; b < blocks; b++ {
-		n := min(o.SamplesPerBlock, left)
-		left -= n
 		for _, i := range rng.Perm(len(runs)) {
 			r := runs[i]
-			if r.err != nil {
+			nb := cellBlocks(r.cell, blocks)
+			if r.err != nil || left[i] == 0 || b >= nb {
 				continue
 			}
+			n := min(left[i], (o.Runs+nb-1)/nb)
+			left[i] -= n
 			o.Progress.Block(r.cell, "measure")
 			req := request(r.cell, r.iters, n, o.Warmup, false)
-			resp, err := o.Executor.Block(ctx, r.cell, req, blockTimeout(o, n+o.Warmup))
+			if r.cell.Bench.SelfCalibrating {
+				req.Params = map[string]int64{"target_ns": o.MinTime.Nanoseconds()}
+			}
+			resp, err := o.Executor.Block(ctx, r.cell, req, blockTimeout(o, n+o.Warmup, r.cell))
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -140,7 +163,7 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]Outcome, error) {
 			}
 			o.Progress.Block(r.cell, "verify")
 			req := request(r.cell, r.iters, 2, 0, true)
-			resp, err := o.Executor.Block(ctx, r.cell, req, blockTimeout(o, 2))
+			resp, err := o.Executor.Block(ctx, r.cell, req, blockTimeout(o, 2, r.cell))
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
@@ -184,12 +207,25 @@ func checkResponse(r bench.Response, samples int) error {
 }
 
 // blockTimeout is the watchdog for a block of n samples: generous, because
-// a loaded 2-vCPU guest can stall for a long time, but bounded.
-func blockTimeout(o Options, n int) time.Duration {
+// a loaded 2-vCPU guest can stall for a long time, but bounded. Blocks that
+// start a runtime (a JVM, a BEAM) get a minute more.
+func blockTimeout(o Options, n int, c Cell) time.Duration {
 	if o.Timeout > 0 {
 		return o.Timeout
 	}
-	return 20*time.Second + time.Duration(n)*o.MinTime*20
+	t := 20*time.Second + time.Duration(n)*o.MinTime*20
+	if c.Bench.SelfCalibrating {
+		t += time.Minute
+	}
+	return t
+}
+
+// cellBlocks is how many blocks a cell gets out of the run's blocks.
+func cellBlocks(c Cell, blocks int) int {
+	if c.Bench.MaxBlocks > 0 && c.Bench.MaxBlocks < blocks {
+		return c.Bench.MaxBlocks
+	}
+	return blocks
 }
 
 // calibrate finds the ops per sample that make a sample last about MinTime.

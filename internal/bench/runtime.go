@@ -1,0 +1,220 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ctxbench/ctxbench/internal/memory"
+	"github.com/ctxbench/ctxbench/internal/probe"
+)
+
+// The runtime rung (and the coroutine rung's C++ and Rust rows): other
+// languages' own switches, timed by a probe program in that language
+// (probes/, internal/probe). A worker runs the probe pinned like any block;
+// the probe calibrates its own samples and prints them in the shared line
+// format. Probes are built once, in the parent, before any block (Prepare),
+// and cached.
+
+// probeRung puts user-level coroutines (stackful or stackless, no
+// scheduler) on the coroutine rung and every runtime's scheduler on the
+// runtime rung.
+func probeRung(b probe.Bench) Rung {
+	switch b.Name {
+	case "runtime/cpp-coroutine", "runtime/rust-corosensei":
+		return Coroutine
+	}
+	return Runtime
+}
+
+func probePlacements(b probe.Bench) (all, ladder []Placement) {
+	for _, p := range b.Placements {
+		if pl, err := ParsePlacement(p); err == nil {
+			all = append(all, pl)
+		}
+	}
+	if !b.Ladder || strings.Contains(b.Name, "-ring-") {
+		return all, nil // rings are for `ctxbench run runtime`; they are not pair switches
+	}
+	want := SameCPU
+	if b.Parallelism == probe.ParallelN {
+		want = Unpinned
+	}
+	if slices.Contains(all, want) {
+		ladder = []Placement{want}
+	}
+	return all, ladder
+}
+
+// workerCPUs is this process's affinity: the placement the runner gave it.
+func workerCPUs() []int {
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) != nil {
+		return nil
+	}
+	var cpus []int
+	for i := 0; i < 1024; i++ {
+		if set.IsSet(i) {
+			cpus = append(cpus, i)
+		}
+	}
+	return cpus
+}
+
+func probeRequest(b probe.Bench, req Request) probe.Request {
+	r := probe.QuickRequest(b)
+	r.CPUs = workerCPUs()
+	if req.Samples > 0 {
+		r.Samples = req.Samples
+	}
+	r.Warmup = max(req.Warmup, 1)
+	if t := req.Params["target_ns"]; t > 0 {
+		r.Target = time.Duration(t)
+	}
+	if n := req.Params["n"]; n > 0 {
+		r.Contexts = int(n)
+	}
+	r.Timeout = 3 * time.Minute
+	return r
+}
+
+func probeSwitch(b probe.Bench) func(context.Context, Request) (Response, error) {
+	return func(ctx context.Context, req Request) (Response, error) {
+		res, err := probe.Run(ctx, probeRequest(b, req))
+		if err != nil {
+			return Response{}, err
+		}
+		bl := res.Primary()
+		r := Response{Iters: uint64(bl.Iterations), NS: make([]uint64, len(bl.SamplesNs)), TSC: make([]uint64, len(bl.SamplesNs))}
+		for i, v := range bl.SamplesNs {
+			r.NS[i] = uint64(v + 0.5)
+		}
+		r.A.Ops = uint64(bl.Iterations) * uint64(len(bl.SamplesNs))
+		r.A.PerfSwitches, r.A.PerfMigrations, r.A.PerfInstructions, r.A.PerfCycles = -1, -1, -1, -1
+		r.B = r.A
+		r.B.Ops = 0
+		if bl.CtxSwitches != nil {
+			// The probe counts its whole process over the timed samples.
+			r.A.Voluntary = *bl.CtxSwitches
+		}
+		settings := bl.SettingsList()
+		r.Facts = map[string]string{
+			"label":    strings.Join(append([]string{b.Switched, b.Mechanism}, strings.Join(settings, ", ")), " — "),
+			"language": string(b.Language),
+			"command":  strings.Join(res.Command, " "),
+			"settings": strings.Join(settings, " "),
+		}
+		return r, nil
+	}
+}
+
+func probeSpawn(b probe.Bench) func(context.Context, Request) (Response, error) {
+	return func(ctx context.Context, req Request) (Response, error) {
+		res, err := probe.Run(ctx, probeRequest(b, req))
+		if err != nil {
+			return Response{}, err
+		}
+		bl := res.Primary()
+		per := bl.PerOpNs()
+		r := Response{NS: make([]uint64, len(per)), TSC: make([]uint64, len(per))}
+		for i, v := range per {
+			r.NS[i] = uint64(v + 0.5)
+		}
+		r.Facts = map[string]string{"label": b.Mechanism + " — " + strings.Join(bl.SettingsList(), ", "), "op": b.Op,
+			"context": "runtime (" + string(b.Language) + ")", "claim": runtimeClaims[b.Name]}
+		return r, nil
+	}
+}
+
+func probeMemory(b probe.Bench) func(context.Context, Request) (Response, error) {
+	return func(ctx context.Context, req Request) (Response, error) {
+		pr := probeRequest(b, req)
+		pr.Samples = 1
+		if pr.Contexts == 0 && b.Contexts > 0 {
+			pr.Contexts = b.Contexts
+		}
+		res, err := probe.Run(ctx, pr)
+		if err != nil {
+			return Response{}, err
+		}
+		var per float64
+		var n int64
+		var notes []string
+		for _, bl := range res.Blocks {
+			v := bl.BytesPerContext()
+			if len(v) == 0 {
+				continue
+			}
+			x := slices.Max(v)
+			if per == 0 {
+				per, n = x, bl.Iterations
+			}
+			notes = append(notes, fmt.Sprintf("%s: %.0f bytes per context", bl.Metric, x))
+		}
+		if per == 0 {
+			return Response{}, errors.New(b.Name + ": the probe reported no memory figure")
+		}
+		m := memory.Result{Kind: strings.TrimPrefix(b.Name, MemoryPrefix), Context: "runtime (" + string(b.Language) + ")",
+			Label: b.Description + " — " + b.Mechanism, Requested: int(n), Reached: int(n), Notes: notes}
+		// The runtime's own counter: what it allocated for the context.
+		m.Per.PSS, m.Per.RSS = per, per
+		if c := runtimeClaims[b.Name]; c != "" {
+			m.Claims = []memory.Claim{{Text: c, Source: "anchors-userspace.md"}}
+		}
+		body, _ := json.Marshal(m)
+		return Response{NS: []uint64{0}, TSC: []uint64{0}, Facts: map[string]string{"result": string(body)}}, nil
+	}
+}
+
+// runtimeClaims are the published figures beside the runtime rows
+// (research/anchors-userspace.md).
+var runtimeClaims = map[string]string{
+	"spawn/erlang-process":       "1 µs up to 2,500 processes, ~3 µs up to 30,000 (Armstrong 2003)",
+	"memory/erlang-process":      "327 words = 2616 B per process (OTP 27 Efficiency Guide)",
+	"spawn/rust-tokio-task":      "~0.3 µs per tokio task vs ~17 µs per thread (Blandy 2020)",
+	"memory/rust-tokio-task":     "~0.4 KiB per async task, depending on the future (Blandy 2020)",
+	"memory/java-virtual-thread": "stack chunks on the heap; no reliable published per-thread figure",
+	"spawn/cpp-coroutine":        "17 ns create+resume+destroy (heap frame), measured in the research notes",
+}
+
+func init() {
+	for _, pb := range probe.All() {
+		pb := pb
+		avail := pb.Available
+		prepare := func(ctx context.Context) error {
+			if ok, _ := pb.Available(); !ok {
+				return nil
+			}
+			_, err := probe.Build(ctx, pb.Language)
+			return err
+		}
+		switch pb.Kind {
+		case probe.KindSwitch:
+			all, ladder := probePlacements(pb)
+			settings := append([]string{}, pb.Settings...)
+			Register(&Benchmark{
+				Name: pb.Name, Rung: probeRung(pb), Kind: Switch,
+				Description: pb.Description, Op: pb.Op, HopsPerOp: float64(pb.HopsPerOp),
+				Switched: pb.Switched, Mechanism: pb.Mechanism, Placements: all, Ladder: ladder,
+				PlacementNote: "a probe is pinned as a whole process; its runtime places its own threads",
+				ExpectSwitch:  pb.KernelSwitch, Settings: settings,
+				SelfCalibrating: true, MaxBlocks: 1, Prepare: prepare,
+				Needs: avail, Run: probeSwitch(pb),
+			})
+		case probe.KindSpawn:
+			Register(&Benchmark{Name: pb.Name, Rung: Runtime, Kind: RefKind, Hidden: true,
+				Description: pb.Description, Op: pb.Op, HopsPerOp: 1, Placements: []Placement{SameCPU, Unpinned},
+				SelfCalibrating: true, Prepare: prepare, Needs: avail, Run: probeSpawn(pb)})
+		case probe.KindMemory:
+			Register(&Benchmark{Name: pb.Name, Rung: Runtime, Kind: RefKind, Hidden: true,
+				Description: pb.Description, Op: pb.Op, HopsPerOp: 1, Placements: []Placement{Unpinned},
+				Prepare: prepare, Needs: avail, Run: probeMemory(pb)})
+		}
+	}
+}

@@ -1,0 +1,418 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Request is one run of one probe bench.
+type Request struct {
+	Bench Bench
+	// CPUs confines the whole probe process (every thread of its runtime) to these CPUs;
+	// empty means unpinned.
+	CPUs []int
+	// Iterations is ops per sample; 0 lets the probe calibrate to Target.
+	Iterations int64
+	// Samples is the number of timed samples (default 10); Warmup the untimed ones before.
+	Samples int
+	Warmup  int
+	// Target is the calibrated duration of one sample (default 20 ms).
+	Target time.Duration
+	// JITWarmup is the minimum untimed warm-up for JIT runtimes (Java, Node); 0 keeps the
+	// probe's default (Java 1 s, Node 300 ms).
+	JITWarmup time.Duration
+	// Contexts is parked contexts per memory sample; 0 keeps the bench's default.
+	Contexts int
+	// Parallelism overrides ParallelN (schedulers/carriers/workers); 0 = CPUs allowed.
+	Parallelism int
+	// Timeout bounds the run (default 2 min); the build is not counted.
+	Timeout time.Duration
+	// Cache holds the builds; zero value = DefaultCache().
+	Cache Cache
+}
+
+// DefaultRequest is a full-length run of b. Memory samples are slow (10^5 contexts each) and
+// vary little, so a memory bench takes three.
+func DefaultRequest(b Bench) Request {
+	if b.Kind == KindMemory {
+		return Request{Bench: b, Samples: 3, Warmup: 1}
+	}
+	return Request{Bench: b, Samples: 10, Warmup: 2, Target: 20 * time.Millisecond}
+}
+
+// QuickRequest is a short run of b that, once the build is cached, finishes in about one or
+// two seconds: few samples, calibrated iterations, short JIT warm-up, fewer parked contexts.
+func QuickRequest(b Bench) Request {
+	r := Request{Bench: b, Samples: 5, Warmup: 1, Target: 10 * time.Millisecond}
+	switch b.Language {
+	case Java:
+		r.JITWarmup = 400 * time.Millisecond
+	case Node:
+		r.JITWarmup = 100 * time.Millisecond
+	}
+	if b.Kind == KindMemory {
+		r.Samples, r.Warmup, r.Contexts = 1, 1, 10000
+		if b.Contexts > 0 && b.Contexts < r.Contexts {
+			r.Contexts = b.Contexts
+		}
+	}
+	return r
+}
+
+// Rusage is the probe process's resource use, from wait4.
+type Rusage struct {
+	Voluntary   int64 // ru_nvcsw: the process blocked
+	Involuntary int64 // ru_nivcsw: the process was preempted
+	User        time.Duration
+	System      time.Duration
+	MaxRSSKiB   int64
+}
+
+// Result is what one run measured.
+type Result struct {
+	Bench  Bench
+	Blocks []Block
+	// Command and Env (the CTXBENCH_* inputs) say exactly how the probe was started.
+	Command     []string
+	Env         []string
+	CPUs        []int
+	Parallelism int // resolved schedulers/carriers/workers; 0 when not applicable
+	Built       Built
+	Rusage      Rusage // of the whole probe process, start-up included
+	Wall        time.Duration
+}
+
+// Primary is the first block: the switch/spawn block, or a memory bench's main metric.
+func (r Result) Primary() Block { return r.Blocks[0] }
+
+// UnavailableError says a bench cannot run here (missing toolchain or runtime feature).
+type UnavailableError struct {
+	Bench  string
+	Reason string
+}
+
+func (e *UnavailableError) Error() string { return e.Bench + " unavailable: " + e.Reason }
+
+// Run builds (or reuses) the bench's probe, runs it confined to req.CPUs with a timeout that
+// kills its whole process group, and parses and checks its output.
+func Run(ctx context.Context, req Request) (Result, error) {
+	b := req.Bench
+	r, ok := recipes[b.Language]
+	if !ok || b.Probe == "" {
+		return Result{}, fmt.Errorf("probe: %q is not a probe bench", b.Name)
+	}
+	if ok, why := b.Available(); !ok {
+		return Result{}, &UnavailableError{Bench: b.Name, Reason: why}
+	}
+	if err := checkRequest(req); err != nil {
+		return Result{}, err
+	}
+	cache := req.Cache
+	if cache.Dir == "" {
+		var err error
+		if cache, err = DefaultCache(); err != nil {
+			return Result{}, err
+		}
+	}
+	built, err := cache.Build(ctx, b.Language)
+	if err != nil {
+		return Result{}, err
+	}
+
+	par := 0
+	switch {
+	case b.Parallelism == ParallelN && req.Parallelism > 0:
+		par = req.Parallelism
+	case b.Parallelism == ParallelN:
+		par = allowedCPUs(req.CPUs)
+	case b.Parallelism > 0:
+		par = b.Parallelism
+	}
+	argv, langEnv := r.command(built.Toolchain, built.Dir, b, par)
+	inputs := probeInputs(req, par)
+	inputs = append(inputs, langEnv...)
+	inputs = append(inputs, b.Env...)
+	env := childEnv(r.unset, inputs)
+
+	timeout := req.Timeout
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	res := Result{Bench: b, Command: argv, Env: inputs, CPUs: req.CPUs, Parallelism: par, Built: built}
+	start := time.Now()
+	out, ru, err := execProbe(ctx, argv, env, req.CPUs, timeout)
+	res.Wall = time.Since(start)
+	res.Rusage = ru
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", b.Name, err)
+	}
+	blocks, err := ParseOutput(out)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", b.Name, err)
+	}
+	want := string(b.Language) + "/" + b.Probe
+	for _, bl := range blocks {
+		if bl.Name != want {
+			return res, fmt.Errorf("%s: probe printed a block named %q, want %q", b.Name, bl.Name, want)
+		}
+		if bl.Kind == KindUnavailable {
+			return res, &UnavailableError{Bench: b.Name, Reason: bl.Reason}
+		}
+		if bl.Kind != b.Kind {
+			return res, fmt.Errorf("%s: probe printed a %s block, want %s", b.Name, bl.Kind, b.Kind)
+		}
+		if b.Kind == KindSwitch && bl.HopsPerOp != b.HopsPerOp {
+			return res, fmt.Errorf("%s: probe says %d hops per op, the table says %d", b.Name, bl.HopsPerOp, b.HopsPerOp)
+		}
+	}
+	if b.Kind != KindMemory && len(blocks) != 1 {
+		return res, fmt.Errorf("%s: probe printed %d blocks, want 1", b.Name, len(blocks))
+	}
+	res.Blocks = blocks
+	return res, nil
+}
+
+func checkRequest(req Request) error {
+	switch {
+	case req.Iterations < 0:
+		return fmt.Errorf("probe: iterations must be >= 0")
+	case req.Samples < 0 || req.Warmup < 0 || req.Contexts < 0 || req.Parallelism < 0:
+		return fmt.Errorf("probe: samples, warm-up, contexts and parallelism must be >= 0")
+	case req.Target < 0 || req.JITWarmup < 0:
+		return fmt.Errorf("probe: target and JIT warm-up must be >= 0")
+	}
+	for _, c := range req.CPUs {
+		if c < 0 || c >= 1024 {
+			return fmt.Errorf("probe: CPU %d out of range", c)
+		}
+	}
+	return nil
+}
+
+// probeInputs are the CTXBENCH_* variables every probe reads (docs/probes.md).
+func probeInputs(req Request, par int) []string {
+	samples := req.Samples
+	if samples <= 0 {
+		samples = 10
+	}
+	target := req.Target
+	if target <= 0 {
+		target = 20 * time.Millisecond
+	}
+	env := []string{
+		"CTXBENCH_BENCH=" + req.Bench.Probe,
+		"CTXBENCH_ITERATIONS=" + strconv.FormatInt(req.Iterations, 10),
+		"CTXBENCH_SAMPLES=" + strconv.Itoa(samples),
+		"CTXBENCH_WARMUP=" + strconv.Itoa(req.Warmup),
+		"CTXBENCH_TARGET_NS=" + strconv.FormatInt(target.Nanoseconds(), 10),
+	}
+	if req.Bench.Kind == KindMemory {
+		n := req.Contexts
+		if n == 0 {
+			n = req.Bench.Contexts
+		}
+		if n > 0 {
+			env = append(env, "CTXBENCH_CONTEXTS="+strconv.Itoa(n))
+		}
+	}
+	if req.JITWarmup > 0 {
+		env = append(env, "CTXBENCH_JIT_WARMUP_MS="+strconv.FormatInt(req.JITWarmup.Milliseconds(), 10))
+	}
+	if par > 0 {
+		env = append(env, "CTXBENCH_PARALLELISM="+strconv.Itoa(par))
+	}
+	return env
+}
+
+// childEnv is our environment without inherited CTXBENCH_* inputs and the variables that
+// would change the probe's result, plus the inputs.
+func childEnv(unset, inputs []string) []string {
+	drop := map[string]bool{}
+	for _, u := range unset {
+		drop[u] = true
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if drop[k] || strings.HasPrefix(k, "CTXBENCH_") && k != "CTXBENCH_CACHE_DIR" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, inputs...)
+}
+
+// allowedCPUs is len(cpus), or the number of CPUs this process may run on.
+func allowedCPUs(cpus []int) int {
+	if len(cpus) > 0 {
+		return len(cpus)
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err == nil && set.Count() > 0 {
+		return set.Count()
+	}
+	return runtime.NumCPU()
+}
+
+const maxProbeOutput = 64 << 20
+
+// execProbe runs argv in its own process group, confined to cpus, and returns its stdout.
+// On timeout or cancellation the whole group is killed; after the probe exits any process it
+// left in its group is killed too, so nothing outlives the run.
+func execProbe(ctx context.Context, argv, env []string, cpus []int, timeout time.Duration) ([]byte, Rusage, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	// Pdeathsig: if ctxbench dies without cleaning up, the kernel kills the probe.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, Rusage{}, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, Rusage{}, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	startErr := startPinned(cmd, cpus)
+	outW.Close()
+	errW.Close()
+	if startErr != nil {
+		outR.Close()
+		errR.Close()
+		return nil, Rusage{}, fmt.Errorf("starting %s: %v", argv[0], startErr)
+	}
+	pgid := cmd.Process.Pid
+
+	var stdout, stderr bytes.Buffer
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go func() {
+		defer readers.Done()
+		io.Copy(&stdout, io.LimitReader(outR, maxProbeOutput))
+		io.Copy(io.Discard, outR)
+	}()
+	go func() {
+		defer readers.Done()
+		io.Copy(&stderr, io.LimitReader(errR, 1<<20))
+		io.Copy(io.Discard, errR)
+	}()
+
+	var timedOut, cancelled bool
+	var mu sync.Mutex
+	done := make(chan struct{})
+	go func() {
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		select {
+		case <-done:
+			return
+		case <-timer.C:
+			mu.Lock()
+			timedOut = true
+			mu.Unlock()
+		case <-ctx.Done():
+			mu.Lock()
+			cancelled = true
+			mu.Unlock()
+		}
+		unix.Kill(-pgid, unix.SIGKILL)
+	}()
+	waitErr := cmd.Wait()
+	close(done)
+	unix.Kill(-pgid, unix.SIGKILL) // leftovers of the group (ESRCH when there are none)
+
+	// Every writer is dead now, so the pipes reach EOF; the deadline only guards against a
+	// descendant that left the process group.
+	finished := make(chan struct{})
+	go func() { readers.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(5 * time.Second):
+		outR.Close()
+		errR.Close()
+		<-finished
+	}
+	outR.Close()
+	errR.Close()
+
+	var ru Rusage
+	if cmd.ProcessState != nil {
+		if r, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && r != nil {
+			ru = Rusage{
+				Voluntary: r.Nvcsw, Involuntary: r.Nivcsw,
+				User: time.Duration(r.Utime.Nano()), System: time.Duration(r.Stime.Nano()),
+				MaxRSSKiB: r.Maxrss,
+			}
+		}
+	}
+	mu.Lock()
+	to, cc := timedOut, cancelled
+	mu.Unlock()
+	switch {
+	case to:
+		return nil, ru, fmt.Errorf("probe timed out after %v and was killed", timeout)
+	case cc:
+		return nil, ru, fmt.Errorf("probe cancelled: %w", ctx.Err())
+	case waitErr != nil:
+		var ee *exec.ExitError
+		msg := tail(stderr.String(), 1500)
+		if errors.As(waitErr, &ee) && ee.ExitCode() == 2 {
+			return nil, ru, fmt.Errorf("probe rejected its input: %s", msg)
+		}
+		return nil, ru, fmt.Errorf("probe failed (%v): %s", waitErr, msg)
+	}
+	if stdout.Len() >= maxProbeOutput {
+		return nil, ru, fmt.Errorf("probe printed more than %d bytes", maxProbeOutput)
+	}
+	return stdout.Bytes(), ru, nil
+}
+
+// startPinned starts cmd so that it inherits the CPU set cpus: the calling goroutine is
+// locked to its OS thread, that thread's affinity is narrowed, the child is cloned from it
+// (affinity is inherited across fork and exec), and the thread's mask is restored.
+func startPinned(cmd *exec.Cmd, cpus []int) error {
+	if len(cpus) == 0 {
+		return cmd.Start()
+	}
+	var set unix.CPUSet
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	runtime.LockOSThread()
+	var old unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		runtime.UnlockOSThread()
+		return fmt.Errorf("reading CPU affinity: %v", err)
+	}
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		runtime.UnlockOSThread()
+		return fmt.Errorf("pinning to CPUs %v: %v", cpus, err)
+	}
+	startErr := cmd.Start()
+	if err := unix.SchedSetaffinity(0, &old); err != nil {
+		// The thread stays locked, so the runtime retires it with this goroutine instead of
+		// handing a pinned thread to other goroutines; the probe cannot run honestly though.
+		if startErr == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		return fmt.Errorf("restoring CPU affinity: %v", err)
+	}
+	runtime.UnlockOSThread()
+	return startErr
+}
