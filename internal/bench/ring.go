@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ctxbench/ctxbench/internal/container"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/partner"
 )
@@ -30,6 +32,7 @@ const (
 	RingGoroutine = "ring/goroutine"
 	RingThread    = "ring/thread"
 	RingProcess   = "ring/process"
+	RingContainer = "ring/container"
 )
 
 // Request.Params keys of a ring block.
@@ -39,7 +42,18 @@ const (
 	ParamMinSampleNS = "min_sample_ns" // target sample length when Iters is 0
 	ParamStack       = "stack_bytes"   // member thread stack (thread rings)
 	ParamIPC         = "ipc"           // 0: pipes, 1: eventfds (kernels.RingIPC)
+	ParamContainer   = "container"     // container rings: 1 + index of the preset in container.PresetNames()
 )
+
+// RingContainerPreset encodes a container preset name as ParamContainer.
+func RingContainerPreset(name string) (int64, error) {
+	for i, p := range container.PresetNames() {
+		if p == name {
+			return int64(i + 1), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown container preset %q (want one of %s)", name, strings.Join(container.PresetNames(), ", "))
+}
 
 // DefaultRingStack is a member thread's stack: the member loop needs a few
 // hundred bytes, and 10,000 threads with glibc's 8 MiB default would
@@ -99,6 +113,15 @@ func init() {
 			Settings: []string{"GOMAXPROCS=1 in every member"}, Env: []string{"GOMAXPROCS=1"},
 			Needs: needsCgo, Run: runProcessRing,
 		},
+		&Benchmark{
+			Name: RingContainer, Rung: Container, Kind: Switch, Hidden: true, ExpectSwitch: true,
+			Description: "N-1 processes, each in a container of its own (namespaces, cpu cgroup, seccomp, capabilities per the preset), and the timing head outside pass a token around a ring of pipes",
+			Op:          "one round of the token (N hops)", HopsPerOp: 1,
+			Switched: "the next process of the ring, in another container", Mechanism: "pipe ring (8-byte token, blocking read)",
+			Placements: AllPlacements, Ladder: []Placement{SameCPU},
+			Settings: []string{"GOMAXPROCS=1 in every member"}, Env: []string{"GOMAXPROCS=1"},
+			Needs: needsContainer("full"), Run: runProcessRing,
+		},
 	)
 }
 
@@ -114,6 +137,9 @@ func ringConfig(req Request) (kernels.RingConfig, error) {
 	}
 	if cfg.IPC != kernels.RingPipe && cfg.IPC != kernels.RingEventfd {
 		return cfg, fmt.Errorf("ring: unknown link kind %d", cfg.IPC)
+	}
+	if _, ok := req.Params[ParamTasks]; !ok {
+		return cfg, fmt.Errorf("%s is run by 'ctxbench ring', which says how many contexts and what working set", req.Bench)
 	}
 	if cfg.Tasks < 1 {
 		return cfg, fmt.Errorf("ring: %d tasks", cfg.Tasks)
@@ -184,6 +210,29 @@ func runProcessRing(ctx context.Context, req Request) (Response, error) {
 		return Response{}, err
 	}
 	n := cfg.Tasks
+	var set *container.Set
+	if idx := req.Params[ParamContainer]; idx > 0 {
+		names := container.PresetNames()
+		if int(idx) > len(names) {
+			return Response{}, fmt.Errorf("ring: container preset %d", idx)
+		}
+		spec, err := containerSpec(names[idx-1])
+		if err != nil {
+			return Response{}, err
+		}
+		if set, err = container.NewSet(spec); err != nil {
+			return Response{}, err
+		}
+		defer set.Close()
+	}
+	instances := make([]*container.Instance, n)
+	defer func() {
+		for _, in := range instances {
+			if in != nil {
+				in.Release()
+			}
+		}
+	}()
 	// Links (until handed over), one control pipe per partner, its stdin
 	// while it starts, and the overhead's own links afterwards.
 	if err := RaiseOpenFiles(uint64(n)*(linkFDs(cfg.IPC)+2) + 64); err != nil {
@@ -250,6 +299,14 @@ func runProcessRing(ctx context.Context, req Request) (Response, error) {
 				Files:  []*os.File{rd[i-1], wr[i]},
 				Stderr: os.Stderr,
 			}
+			if set != nil {
+				i := i
+				spec.Start = func(cmd *exec.Cmd) error {
+					in, err := set.Start(cmd, "m"+strconv.Itoa(i))
+					instances[i] = in
+					return err
+				}
+			}
 			p, err := partner.Start(ctx, spec)
 			// The partner holds its ends now; ours must go, so that a dead
 			// member shows up downstream as end-of-file (pipes). An
@@ -285,6 +342,27 @@ func runProcessRing(ctx context.Context, req Request) (Response, error) {
 		killAll()
 		data.Errno = errnoOf(s.err)
 		return Response{Ring: data}, fmt.Errorf("%v%s", s.err, RingLimitHint(data.Errno, "process"))
+	}
+
+	var facts map[string]string
+	if set != nil {
+		// What every member entered, checked from outside.
+		bad, first := 0, ""
+		for _, in := range instances {
+			if in == nil {
+				continue
+			}
+			if v := in.Verify(); !v.OK {
+				bad++
+				if first == "" {
+					first = v.Summary()
+				}
+			}
+		}
+		facts = map[string]string{"container": set.Label(), "containers_verified": strconv.Itoa(len(s.ps) - bad)}
+		if bad > 0 {
+			facts["flag:isolation"] = fmt.Sprintf("%d of %d members did not enter what the preset asks: %s", bad, len(s.ps), first)
+		}
 	}
 
 	// A member that dies makes the next one read end-of-file (pipes); an
@@ -334,6 +412,7 @@ func runProcessRing(ctx context.Context, req Request) (Response, error) {
 	}
 	resp := ringResponse(h.out, cfg)
 	resp.Ring.Started, resp.Ring.StartNS = len(s.ps), data.StartNS
+	resp.Facts = facts
 	if dead != nil || h.err != nil {
 		killAll()
 		if dead == nil {

@@ -128,6 +128,8 @@ func run(k Kernel, blk Block) (Output, error) {
 		rc = C.cb_ref_pipe_self(&b)
 	case RefCacheline:
 		rc = C.cb_ref_cacheline(&b)
+	case RingMember:
+		rc = ringMember(&b) // ring_linux.go
 	default:
 		return Output{}, errUnknown(k)
 	}
