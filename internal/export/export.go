@@ -41,6 +41,24 @@ func FormatNS(ns float64) string {
 	}
 }
 
+// nsUnit is the unit FormatNS picks for ns, as a divisor and a name.
+func nsUnit(ns float64) (float64, string) {
+	switch {
+	case ns >= 1e6:
+		return 1e6, "ms"
+	case ns >= 1e4:
+		return 1e3, "µs"
+	}
+	return 1, "ns"
+}
+
+// inUnitOf renders v in the unit FormatNS chose for ref, without the unit
+// name, so a range reads in the unit of the median beside it.
+func inUnitOf(v, ref float64) string {
+	div, _ := nsUnit(ref)
+	return plain(v / div)
+}
+
 func trim(v float64) string {
 	switch {
 	case v >= 100:

@@ -59,10 +59,11 @@ func Markdown(w io.Writer, d *result.Document) error {
 			cyc = plain(r.OneWayCycles.Median)
 		}
 		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s–%s | %s–%s | %s | %s | %s |\n", r.Rung, r.Name, r.Placement,
-			FormatNS(s.Median), plain(s.P10), plain(s.P90), plain(s.CILow), plain(s.CIHigh), cyc, multiple(d, r, base), switchesCell(r))
+			FormatNS(s.Median), inUnitOf(s.P10, s.Median), inUnitOf(s.P90, s.Median), inUnitOf(s.CILow, s.Median), inUnitOf(s.CIHigh, s.Median), cyc, multiple(d, r, base), switchesCell(r))
 	}
+	fmt.Fprintln(w, "\nOne-way = time per hop; p10–p90 and the 95% CI of the median are in the unit of the median beside them.")
 	if base >= 0 {
-		fmt.Fprintf(w, "\nOne-way = nanoseconds per hop. × goroutine: multiple of `%s`.\n", d.Results[base].Name)
+		fmt.Fprintf(w, "× goroutine: multiple of `%s`.\n", d.Results[base].Name)
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func (s Style) paint(code, text string) string {
 // verified switches per hop; then flags and warnings as numbered footnotes.
 func Ladder(w io.Writer, d *result.Document, st Style) {
 	fmt.Fprintf(w, "ctxbench — %s\n", HostLine(d.Environment))
-	fmt.Fprintf(w, "one-way = per hop (one context hands the CPU to another); median [p10–p90] of the samples; ±CI = 95%% interval of the median\n")
+	fmt.Fprintf(w, "one-way = per hop (one context hands the CPU to another); median [p10–p90, same unit] of the samples; ±CI = 95%% interval of the median\n")
 	if d.Settings.DryRun {
 		fmt.Fprintln(w, st.paint("33", "DRY RUN: the figures below are synthetic, nothing was measured"))
 	}
@@ -67,7 +67,7 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 			noisy++
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s [%s–%s]\t%s\t%s\t%s\t%s%s\t\n",
-			r.Rung, r.Name, r.Placement, FormatNS(s.Median), plain(s.P10), plain(s.P90), ci, cyc,
+			r.Rung, r.Name, r.Placement, FormatNS(s.Median), inUnitOf(s.P10, s.Median), inUnitOf(s.P90, s.Median), ci, cyc,
 			multiple(d, r, base), sw, marks)
 	}
 	tw.Flush()
@@ -168,6 +168,8 @@ func Environment(w io.Writer, e result.Environment, st Style) {
 // FormatBytes renders a byte count with a binary unit.
 func FormatBytes(b float64) string {
 	switch {
+	case b < 0:
+		return "-" + FormatBytes(-b)
 	case b >= 1<<30:
 		return trim(b/(1<<30)) + " GiB"
 	case b >= 1<<20:

@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxbench/ctxbench/internal/compare"
+	"github.com/ctxbench/ctxbench/internal/result"
+)
+
+func init() { extraCommands = append(extraCommands, newCompareCmd) }
+
+func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		alpha, failPct  float64
+		failSet         bool
+		format          string
+		ignorePlacement bool
+	)
+	cmd := &cobra.Command{
+		Use:   "compare [LABEL=]BASE.json [LABEL=]NEW.json...",
+		Short: "compare result files benchstat-style: medians, CIs, significant changes",
+		Long: `Compare puts result files side by side, per benchmark and placement: the median
+of each file with its 95% confidence interval, and for every file after the
+first (the base) the change of the median and whether it is significant.
+
+Significance is a Mann-Whitney U test on the raw samples at level --alpha
+(no normality assumed). A change that is not significant prints as "~": the
+data do not show a difference. A geomean row closes each table. Footnotes
+mark rows with too few samples or a flagged switch count, and warnings say
+when the files come from different environments (CPU, kernel, mitigations,
+virtualization, cgroups, idle driver) or from a dry run.
+
+An argument LABEL=PATH names the column (default: the path). With
+--ignore-placement, rows match by benchmark name only, so a same-cpu run can
+be compared with a cross-cpu one.
+
+Exit status: 0, or 3 with --fail-on-regression when a significant slowdown
+larger than the threshold exists; 2 for unreadable or malformed files.`,
+		Example: `  ctxbench compare old.json new.json
+  ctxbench compare before=main.json after=branch.json --fail-on-regression 5
+  ctxbench compare --ignore-placement same=same.json cross=cross.json
+  ctxbench compare a.json b.json c.json --format markdown > cmp.md`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			failSet = cmd.Flags().Changed("fail-on-regression")
+			if failSet && (failPct < 0 || math.IsNaN(failPct)) {
+				return usagef("--fail-on-regression must be a percentage >= 0, got %v", failPct)
+			}
+			if !(alpha > 0 && alpha < 1) {
+				return usagef("--alpha must be between 0 and 1 (exclusive), got %v", alpha)
+			}
+			var write func(io.Writer, *compare.Comparison) error
+			switch format {
+			case "text":
+				write = compare.WriteText
+			case "csv":
+				write = compare.WriteCSV
+			case "markdown", "md":
+				write = compare.WriteMarkdown
+			default:
+				return usagef("--format must be text, csv or markdown, got %q", format)
+			}
+			inputs, err := loadInputs(args)
+			if err != nil {
+				return err
+			}
+			c, err := compare.Compare(inputs, compare.Options{Alpha: alpha, IgnorePlacement: ignorePlacement})
+			if err != nil {
+				return &usageError{err.Error()}
+			}
+			var buf bytes.Buffer
+			if err := write(&buf, c); err != nil {
+				return err
+			}
+			if _, err := stdout.Write(buf.Bytes()); err != nil {
+				return err
+			}
+			if format == "csv" {
+				for _, m := range c.Messages() {
+					fmt.Fprintln(stderr, m)
+				}
+			}
+			if failSet {
+				if regs := c.Regressions(failPct); len(regs) > 0 {
+					parts := make([]string, len(regs))
+					for i, r := range regs {
+						parts[i] = r.String()
+					}
+					return &exitError{ExitRegression, fmt.Sprintf("%d significant regression(s) larger than %g%%: %s",
+						len(regs), failPct, strings.Join(parts, "; "))}
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.Float64Var(&alpha, "alpha", compare.DefaultAlpha, "significance level of the Mann-Whitney U test")
+	f.Var((*percentValue)(&failPct), "fail-on-regression", "exit with status 3 when a significant slowdown larger than `PCT` percent exists (e.g. 5 or 5%)")
+	f.StringVar(&format, "format", "text", "output format: text, csv (footnotes and warnings to stderr) or markdown")
+	f.BoolVar(&ignorePlacement, "ignore-placement", false, "match rows by benchmark name only (compare a same-cpu file with a cross-cpu one)")
+	return cmd
+}
+
+// percentValue is a float flag that accepts a trailing "%".
+type percentValue float64
+
+func (p *percentValue) String() string { return strconv.FormatFloat(float64(*p), 'g', -1, 64) }
+func (p *percentValue) Type() string   { return "PCT" }
+func (p *percentValue) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil {
+		return fmt.Errorf("not a percentage: %q", s)
+	}
+	*p = percentValue(v)
+	return nil
+}
+
+// loadInputs reads LABEL=PATH arguments (a bare PATH is its own label).
+// Any file that cannot be read or is not a valid result is bad input.
+func loadInputs(args []string) ([]compare.Input, error) {
+	var inputs []compare.Input
+	labels := map[string]string{}
+	for _, a := range args {
+		label, path := a, a
+		if i := strings.IndexByte(a, '='); i >= 0 {
+			if _, err := os.Stat(a); err != nil {
+				label, path = a[:i], a[i+1:]
+			}
+		}
+		if label == "" || path == "" {
+			return nil, usagef("%q: want PATH or LABEL=PATH", a)
+		}
+		if prev, dup := labels[label]; dup {
+			return nil, usagef("%s and %s have the same label %q; name them with LABEL=PATH", prev, path, label)
+		}
+		labels[label] = path
+		doc, err := result.Load(path)
+		if err != nil {
+			var fe *result.FormatError
+			var pe *fs.PathError
+			switch {
+			case errors.As(err, &fe):
+				return nil, &usageError{fe.Error()}
+			case errors.As(err, &pe):
+				return nil, usagef("%s: %v", path, pe.Err)
+			}
+			return nil, usagef("%s: %v", path, err)
+		}
+		inputs = append(inputs, compare.Input{Label: label, Path: path, Doc: doc})
+	}
+	return inputs, nil
+}

@@ -1,0 +1,297 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/sysinfo"
+	"github.com/ctxbench/ctxbench/internal/workload/pgserver"
+	"github.com/ctxbench/ctxbench/internal/workload/pool"
+	"github.com/ctxbench/ctxbench/internal/workload/redisserver"
+)
+
+func init() { extraCommands = append(extraCommands, newPool) }
+
+func newPool(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		servers, clients, placements, workers []string
+		pools                                 []int
+		cpus, exportJSON                      string
+		quick, quiet, noPerf, noIndex         bool
+		duration, warmup, quietWait           time.Duration
+		reps                                  int
+		seed                                  uint64
+		pgDSN, redisURL                       string
+	)
+	cmd := &cobra.Command{
+		Use:   "pool",
+		Short: "connection pools against real PostgreSQL and Redis: pool size vs switches, latency, throughput",
+		Long: `Pool runs the connection-pool experiment against real servers. With no
+configuration it starts a throwaway PostgreSQL and a throwaway Redis (unix socket
+only, private temporary directory, removed afterwards), and sweeps pool sizes
+1..256 in powers of two plus the published 10 and 90, with 1000 workers and with
+as many workers as connections, for each placement. Per point it reports
+throughput, latency, pool wait vs time holding a connection, context switches
+per query (server voluntary/involuntary, server auxiliary, client) and CPU time
+per query; per curve the knee (N95, Kneedle), a Universal Scalability Law fit,
+and pool 90 against pool 10 with a confidence interval. docs/pool.md has the
+method. Needs: apt-get install -y postgresql redis-server`,
+		Example: `  ctxbench pool                                   # the full sweep (~30 min on 2 CPUs)
+  ctxbench pool --quick                           # a smoke test (~2 min)
+  ctxbench pool --server redis --pool-sizes 1,4,16,64 --workers 1000
+  ctxbench pool --server postgres --clients database/sql --pool-sizes 10,90 -p cross-cpu
+  ctxbench pool --postgres-dsn 'host=/run/postgresql dbname=bench' --server postgres
+  ctxbench pool --export-json pools.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg := pool.DefaultConfig()
+			if quick {
+				cfg.PGClients = []string{pool.ClientPgxpool}
+				cfg.PoolSizes = []int{1, 2, 4, 10, 32, 90, 256}
+				cfg.Workers = []int{1000}
+				cfg.Placements = []string{pool.CrossCPU}
+				cfg.Warmup, cfg.Duration, cfg.Repetitions = 200*time.Millisecond, 500*time.Millisecond, 3
+			}
+			f := cmd.Flags()
+			if f.Changed("server") {
+				cfg.Servers = servers
+			}
+			if f.Changed("clients") {
+				cfg.PGClients = clients
+			}
+			if f.Changed("pool-sizes") {
+				cfg.PoolSizes = pools
+			}
+			if f.Changed("workers") {
+				cfg.Workers = nil
+				for _, w := range workers {
+					if w == "pool" {
+						cfg.Workers = append(cfg.Workers, 0)
+						continue
+					}
+					n, err := strconv.Atoi(w)
+					if err != nil {
+						return usagef("--workers: %q is neither a number nor \"pool\"", w)
+					}
+					cfg.Workers = append(cfg.Workers, n)
+				}
+			}
+			if f.Changed("placement") {
+				cfg.Placements = placements
+			}
+			if f.Changed("duration") {
+				cfg.Duration = duration
+			}
+			if f.Changed("warmup") {
+				cfg.Warmup = warmup
+			}
+			if f.Changed("repetitions") {
+				cfg.Repetitions = reps
+			}
+			cfg.QuietWait = quietWait
+			if f.Changed("seed") {
+				cfg.Seed = seed
+			}
+			cfg.Perf = cfg.Perf && !noPerf
+			cfg.NoIndex = noIndex
+			cfg.PostgresDSN, cfg.RedisURL = pgDSN, redisURL
+			if cpus != "" {
+				list, err := resolveCPUs(cpus)
+				if err != nil {
+					return err
+				}
+				cfg.ServerCPU, cfg.ClientCPU = list[0], list[len(list)-1]
+			}
+			if err := cfg.Validate(); err != nil {
+				return usagef("%v", err)
+			}
+
+			var prog pool.Progress = pool.NoProgress{}
+			if !quiet && isTTY(stderr) {
+				prog = &poolProgress{w: stderr, start: time.Now()}
+			} else if !quiet {
+				prog = &poolLog{w: stderr}
+			}
+			started := time.Now().UTC()
+			res, err := pool.Run(cmd.Context(), cfg, prog)
+			if p, ok := prog.(*poolProgress); ok {
+				p.end()
+			}
+			if err != nil {
+				switch {
+				case cmd.Context().Err() != nil:
+					return cmd.Context().Err()
+				case pool.IsConfigError(err):
+					return usagef("%v", err)
+				case errors.Is(err, pgserver.ErrMissing), errors.Is(err, redisserver.ErrMissing):
+					return &exitError{ExitFailure, err.Error()}
+				}
+				return err
+			}
+			raw, err := json.Marshal(res)
+			if err != nil {
+				return fmt.Errorf("encode pool results: %w", err)
+			}
+			env := sysinfo.Collect(sysinfo.Options{})
+			doc := &result.Document{SchemaVersion: result.SchemaVersion, Tool: tool(), Command: append([]string{"ctxbench"}, os.Args[1:]...),
+				StartedAt: started, FinishedAt: time.Now().UTC(), Environment: env, Results: []result.Result{}, Pools: raw,
+				Settings: result.Settings{Preset: map[bool]string{true: "quick", false: "default"}[quick], Placements: cfg.Placements, Seed: int64(cfg.Seed)}}
+			doc.Warnings = env.Warnings
+			for _, w := range res.Warnings {
+				doc.Warnings = append(doc.Warnings, result.Warning{Code: "pool", Message: w})
+			}
+			if exportJSON != "" {
+				if err := doc.Save(exportJSON, stdout); err != nil {
+					return err
+				}
+			}
+			if !quiet {
+				out := stdout
+				if exportJSON == "-" {
+					out = stderr
+				}
+				printPools(out, res)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&servers, "server", nil, "postgres and/or redis (default: both)")
+	fl.StringSliceVar(&clients, "clients", nil, "PostgreSQL clients: pgxpool and/or database/sql (default: both)")
+	fl.IntSliceVar(&pools, "pool-sizes", nil, "pool sizes (default: 1,2,4,8,10,16,32,64,90,128,256)")
+	fl.StringSliceVar(&workers, "workers", nil, "worker counts; \"pool\" means as many workers as connections (default: 1000,pool)")
+	fl.StringSliceVarP(&placements, "placement", "p", nil, "cross-cpu, same-cpu and/or unpinned (default: all three)")
+	fl.StringVar(&cpus, "cpus", "", "CPUs to use: the server gets the first, the client the last; same-cpu uses the last")
+	fl.DurationVar(&duration, "duration", 0, "length of each measured window (default 1s)")
+	fl.DurationVar(&warmup, "warmup", 0, "load before each window, connections already open (default 500ms)")
+	fl.IntVar(&reps, "repetitions", 0, "windows per point, each repetition in a new random order (default 5)")
+	fl.DurationVar(&quietWait, "wait-quiet", 0, "before each window, wait up to this long until other processes leave its CPUs (a shared machine)")
+	fl.Uint64Var(&seed, "seed", 0, "seed of the visiting order and the random ids (default 1)")
+	fl.BoolVar(&quick, "quick", false, "a smoke test: pgxpool only, 7 pool sizes, 1000 workers, cross-cpu, short windows")
+	fl.BoolVarP(&quiet, "quiet", "q", false, "print no table or progress; only errors")
+	fl.BoolVar(&noPerf, "no-perf-check", false, "skip the per-CPU perf context-switch count beside the per-task counts")
+	fl.BoolVar(&noIndex, "no-index", false, "the published schema: no primary key, every lookup scans the table")
+	fl.StringVar(&pgDSN, "postgres-dsn", "", "use this existing PostgreSQL instead of a throwaway one (creates and drops table ctxbench_names)")
+	fl.StringVar(&redisURL, "redis-url", "", "use this existing Redis instead of a throwaway one (sets and deletes ctxbench:name:* keys)")
+	fl.StringVar(&exportJSON, "export-json", "", "write the results as JSON to `FILE` (- for stdout)")
+	return cmd
+}
+
+// poolProgress draws one \r-updated line (hand-written like progressBar).
+type poolProgress struct {
+	w     io.Writer
+	start time.Time
+	stage string
+}
+
+func (p *poolProgress) Stage(msg string) {
+	p.stage = msg
+	fmt.Fprintf(p.w, "\r\x1b[K%s", msg)
+}
+
+func (p *poolProgress) Window(i, n int, s pool.WindowSpec) {
+	const width = 24
+	filled := width * (i - 1) / max(n, 1)
+	eta := ""
+	if i > 1 {
+		left := time.Duration(float64(time.Since(p.start)) / float64(i-1) * float64(n-i+1))
+		eta = fmt.Sprintf(" ~%s left", left.Round(time.Second))
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K[%s%s] %d/%d %s %s %s pool %d, %s%s", strings.Repeat("=", filled), strings.Repeat(" ", width-filled),
+		i, n, s.Server, s.Client, s.Placement, s.Pool, poolWorkers(s.Workers), eta)
+}
+
+func (p *poolProgress) end() { fmt.Fprint(p.w, "\r\x1b[K") }
+
+// poolLog reports stages and every 5% of the windows, for a non-terminal stderr.
+type poolLog struct{ w io.Writer }
+
+func (l *poolLog) Stage(msg string) { fmt.Fprintln(l.w, "ctxbench pool: "+msg) }
+
+func (l *poolLog) Window(i, n int, _ pool.WindowSpec) {
+	if step := max(n/20, 1); i%step == 0 || i == n {
+		fmt.Fprintf(l.w, "ctxbench pool: window %d of %d\n", i, n)
+	}
+}
+
+func poolWorkers(w int) string {
+	if w == 0 {
+		return "workers = pool"
+	}
+	return fmt.Sprintf("%d workers", w)
+}
+
+func printPools(w io.Writer, res *pool.Result) {
+	num := func(p *float64, f string) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprintf(f, *p)
+	}
+	for _, sr := range res.Servers {
+		for _, s := range sr.Series {
+			fmt.Fprintf(w, "\n%s — %s, %s, %s (server CPUs %v, client CPUs %v, GOMAXPROCS %d)\n", sr.Version, s.Client, s.Placement,
+				poolWorkers(s.Workers), s.ServerCPUs, s.ClientCPUs, s.GOMAXPROCS)
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "pool\tq/s\tp50 µs\tp99 µs\twait µs\theld µs\tsrv vol/q\tsrv invol/q\taux/q\tclient/q\tsrv CPU µs/q\tclient CPU µs/q\tsrv%\tclient%\tflags\t")
+			for _, p := range s.Points {
+				var flags []string
+				if p.ClientBound {
+					flags = append(flags, "client-bound")
+				}
+				if p.ForeignUtil > 0.1 {
+					flags = append(flags, fmt.Sprintf("busy %.0f%%", p.ForeignUtil*100))
+				}
+				for _, win := range p.Windows {
+					if !win.Conns.Stable {
+						flags = append(flags, "reconnected")
+						break
+					}
+				}
+				cpuUs := func(v *float64) *float64 {
+					if v == nil {
+						return nil
+					}
+					x := *v / 1e3
+					return &x
+				}
+				fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%.1f\t%.0f\t%.0f\t%s\t\n", p.Pool, p.QPS.Median,
+					p.LatencyNs.P50.Median/1e3, p.LatencyNs.P99.Median/1e3, p.PoolWaitNs/1e3, p.HeldNs/1e3,
+					num(p.PerQuery.ServerVoluntary, "%.2f"), num(p.PerQuery.ServerInvoluntary, "%.2f"), num(p.PerQuery.ServerAux, "%.3f"),
+					p.PerQuery.ClientVoluntary+p.PerQuery.ClientInvoluntary, num(cpuUs(p.PerQuery.ServerCPUNs), "%.1f"),
+					p.PerQuery.ClientCPUNs/1e3, p.ServerUtil*100, p.ClientUtil*100, strings.Join(flags, ","))
+			}
+			tw.Flush()
+			if s.Knee != nil {
+				line := fmt.Sprintf("knee: N95 = %d, peak %.0f q/s at pool %d", s.Knee.N95, s.Knee.PeakX, s.Knee.PeakN)
+				if s.Knee.Kneedle != nil {
+					line += fmt.Sprintf(", Kneedle %d", *s.Knee.Kneedle)
+				}
+				if s.USL != nil && s.USL.Error == "" {
+					line += fmt.Sprintf("; USL λ=%.0f α=%.3g β=%.3g N*=%s R²=%.2f", s.USL.Lambda, s.USL.Alpha, s.USL.Beta, num(s.USL.NStar, "%.0f"), s.USL.R2)
+				}
+				fmt.Fprintf(w, "%s; %s\n", line, s.Shape)
+			}
+		}
+		for _, c := range sr.Published {
+			fmt.Fprintf(w, "published (%s, %s, %s): %s\n", c.Client, c.Placement, poolWorkers(c.Workers), c.Summary)
+		}
+	}
+	fmt.Fprintln(w, "\nSwitches per query: per-task /proc counters of the server's processes and getrusage of the client, idle baseline subtracted (docs/pool.md).")
+	for _, v := range res.Verdicts {
+		fmt.Fprintln(w, "verdict: "+v)
+	}
+	for _, x := range res.Warnings {
+		fmt.Fprintln(w, "warning: "+x)
+	}
+}

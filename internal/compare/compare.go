@@ -1,0 +1,558 @@
+// Package compare puts result files side by side the way benchstat does:
+// per benchmark and placement, the median of each file with its confidence
+// interval, and for every file after the first (the base) the change of the
+// median and whether it is significant.
+//
+// Significance is a two-sided Mann-Whitney U test on the raw samples
+// (internal/stats.Compare, which wraps golang.org/x/perf/benchmath's
+// "assume nothing" model): context-switch samples are skewed and often
+// bimodal, so no normality is assumed. A change whose p-value is above
+// alpha prints as "~": the data do not show a difference, which is not the
+// same as showing there is none. A geometric-mean row summarises each
+// table, and everything a reader must know before trusting a row (too few
+// samples, a flagged switch count, environments that differ) becomes a
+// numbered footnote or a warning.
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/stats"
+)
+
+// RecommendedSamples is the sample count below which a row gets a footnote:
+// benchstat's and google/benchmark's advice is 10 or more per side.
+const RecommendedSamples = 10
+
+// DefaultAlpha is the default significance level.
+const DefaultAlpha = 0.05
+
+// Input is one result file and its column label.
+type Input struct {
+	Label string
+	Path  string
+	Doc   *result.Document
+}
+
+// Options control the comparison.
+type Options struct {
+	// Alpha is the significance level of the U test (0 means DefaultAlpha).
+	Alpha float64
+	// IgnorePlacement matches rows by benchmark name alone, so that a
+	// same-cpu file can be compared with a cross-cpu one. Each file must
+	// then hold one placement per benchmark.
+	IgnorePlacement bool
+}
+
+// Comparison is the outcome of Compare.
+type Comparison struct {
+	Inputs []Input
+	Alpha  float64
+	// IgnorePlacement is the option the rows were matched with.
+	IgnorePlacement bool
+	Tables          []*Table
+	// Shared lists "key: value" lines of the environment every input has
+	// in common; EnvDiffs one line per attribute in which they differ.
+	Shared   []string
+	EnvDiffs []string
+	// Synthetic names the inputs that are dry runs.
+	Synthetic []string
+	// Notes are the footnotes; a row refers to Notes[i] as i+1.
+	Notes []string
+	// Hints are advice about the comparison as a whole.
+	Hints []string
+}
+
+// Table is one kind of figure: the switch ladder, rings, creation.
+type Table struct {
+	Title string
+	Unit  string // e.g. "ns/hop"
+	Rows  []*Row
+	// Geomean summarises the table (nil with fewer than two rows).
+	Geomean *Row
+}
+
+// Row is one benchmark (and placement) across the inputs.
+type Row struct {
+	Name      string
+	Placement string // "" when rows are matched by name only
+	Cells     []Cell // one per input
+	// Deltas[i] compares input i with input 0; Deltas[0] is unused.
+	Deltas []Delta
+}
+
+// Cell is one input's figure for a row.
+type Cell struct {
+	Present   bool
+	Placement string
+	Summary   stats.Summary
+	Samples   []float64
+	Notes     []int // 1-based footnote numbers
+}
+
+// Delta is the change of a cell's median against the base's.
+type Delta struct {
+	Present     bool
+	Significant bool
+	// Change is median(new)/median(base) - 1 (0.1 = 10% slower: every
+	// figure here is a time, lower is better).
+	Change float64
+	P      float64
+	N1, N2 int
+	Notes  []int
+	// Geomean deltas have no test.
+	Tested bool
+}
+
+// Regression is a significant slowdown larger than a threshold.
+type Regression struct {
+	Table, Name, Placement, Input string
+	Change, P                     float64
+}
+
+func (r Regression) String() string {
+	name := r.Name
+	if r.Placement != "" {
+		name += " " + r.Placement
+	}
+	return fmt.Sprintf("%s %s %+.1f%% (p=%.3f) in %s", r.Table, name, 100*r.Change, r.P, r.Input)
+}
+
+// entry is one figure of one input, before matching.
+type entry struct {
+	name, placement string
+	samples         []float64
+	summary         stats.Summary
+	notes           []string
+}
+
+type source struct {
+	title, unit string
+	entries     func(d *result.Document) []entry
+}
+
+var sources = []source{
+	{"switch ladder", "ns/hop", ladderEntries},
+	{"rings (raw)", "ns/hop", ringEntries},
+	{"creation", "ns/create", spawnEntries},
+}
+
+func ladderEntries(d *result.Document) []entry {
+	var out []entry
+	for _, r := range d.Results {
+		e := entry{name: r.Name, placement: r.Placement, samples: r.Samples, summary: r.OneWayNS}
+		for _, f := range r.Flags {
+			e.notes = append(e.notes, fmt.Sprintf("%s %s flagged (%s): %s", r.Name, r.Placement, f.Code, f.Message))
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func ringEntries(d *result.Document) []entry {
+	var out []entry
+	for _, r := range d.Rings {
+		name := fmt.Sprintf("ring/%s N=%d ws=%s", r.Kind, r.Tasks, bytesLabel(r.WorkingSetB))
+		e := entry{name: name, placement: r.Placement, samples: r.Samples, summary: r.RawNS}
+		if e.summary.N != len(e.samples) {
+			e.summary = stats.Summarize(e.samples)
+		}
+		for _, f := range r.Flags {
+			e.notes = append(e.notes, fmt.Sprintf("%s %s flagged (%s): %s", name, r.Placement, f.Code, f.Message))
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func spawnEntries(d *result.Document) []entry {
+	var out []entry
+	for _, s := range d.Spawn {
+		e := entry{name: s.Name, samples: s.Samples, summary: s.PerCreateNS}
+		if e.summary.N != len(e.samples) {
+			e.summary = stats.Summarize(e.samples)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func bytesLabel(b int64) string {
+	switch {
+	case b == 0:
+		return "0"
+	case b%(1<<20) == 0:
+		return strconv.FormatInt(b>>20, 10) + "MiB"
+	case b%(1<<10) == 0:
+		return strconv.FormatInt(b>>10, 10) + "KiB"
+	}
+	return strconv.FormatInt(b, 10) + "B"
+}
+
+// Compare matches the figures of the inputs and tests every change against
+// the first input. It fails only on input that cannot be compared (no
+// inputs, a bad alpha, two placements of one benchmark in a file with
+// IgnorePlacement).
+func Compare(inputs []Input, o Options) (*Comparison, error) {
+	if len(inputs) == 0 {
+		return nil, errors.New("nothing to compare")
+	}
+	if o.Alpha == 0 {
+		o.Alpha = DefaultAlpha
+	}
+	if !(o.Alpha > 0 && o.Alpha < 1) {
+		return nil, fmt.Errorf("alpha must be between 0 and 1, got %v", o.Alpha)
+	}
+	c := &Comparison{Inputs: inputs, Alpha: o.Alpha, IgnorePlacement: o.IgnorePlacement}
+	notes := map[string]int{}
+	note := func(s string) int {
+		if i, ok := notes[s]; ok {
+			return i
+		}
+		c.Notes = append(c.Notes, s)
+		notes[s] = len(c.Notes)
+		return len(c.Notes)
+	}
+	for _, src := range sources {
+		t, err := buildTable(src, inputs, o, note)
+		if err != nil {
+			return nil, err
+		}
+		if t != nil {
+			c.Tables = append(c.Tables, t)
+		}
+	}
+	c.Shared, c.EnvDiffs = envDiff(inputs)
+	for _, in := range inputs {
+		if in.Doc.Settings.DryRun {
+			c.Synthetic = append(c.Synthetic, in.Label)
+		}
+	}
+	c.Hints = hints(c, o)
+	return c, nil
+}
+
+func buildTable(src source, inputs []Input, o Options, note func(string) int) (*Table, error) {
+	t := &Table{Title: src.title, Unit: src.unit}
+	index := map[string]*Row{}
+	found := false
+	for i, in := range inputs {
+		seen := map[string]string{}
+		for _, e := range src.entries(in.Doc) {
+			found = true
+			key := e.name + "\x00" + e.placement
+			if o.IgnorePlacement {
+				key = e.name
+				if p, dup := seen[key]; dup {
+					return nil, fmt.Errorf("%s has %s at two placements (%s and %s); --ignore-placement needs one per benchmark (run with --placement)", in.Path, e.name, p, e.placement)
+				}
+			}
+			seen[key] = e.placement
+			row := index[key]
+			if row == nil {
+				row = &Row{Name: e.name, Cells: make([]Cell, len(inputs)), Deltas: make([]Delta, len(inputs))}
+				if !o.IgnorePlacement {
+					row.Placement = e.placement
+				}
+				index[key] = row
+				t.Rows = append(t.Rows, row)
+			}
+			if row.Cells[i].Present {
+				return nil, fmt.Errorf("%s has %s %s twice", in.Path, e.name, e.placement)
+			}
+			cell := Cell{Present: true, Placement: e.placement, Summary: e.summary, Samples: e.samples}
+			for _, w := range e.summary.Warnings {
+				cell.Notes = append(cell.Notes, note(w))
+			}
+			if n := len(e.samples); n > 0 && n < RecommendedSamples {
+				cell.Notes = append(cell.Notes, note(fmt.Sprintf("fewer than %d samples: the interval is wide and the test weak; re-run with --runs 20 or more", RecommendedSamples)))
+			}
+			for _, s := range e.notes {
+				cell.Notes = append(cell.Notes, note(s))
+			}
+			row.Cells[i] = cell
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	for _, row := range t.Rows {
+		base := row.Cells[0]
+		for i := 1; i < len(inputs); i++ {
+			cur := row.Cells[i]
+			if !base.Present || !cur.Present || len(base.Samples) == 0 || len(cur.Samples) == 0 {
+				continue
+			}
+			cmp := stats.Compare(base.Samples, cur.Samples, o.Alpha)
+			d := Delta{Present: true, Tested: true, P: cmp.P, N1: cmp.N1, N2: cmp.N2, Significant: cmp.Significant}
+			if base.Summary.Median > 0 {
+				d.Change = cur.Summary.Median/base.Summary.Median - 1
+			}
+			for _, w := range cmp.Warnings {
+				d.Notes = append(d.Notes, note(w))
+			}
+			row.Deltas[i] = d
+		}
+	}
+	if len(t.Rows) >= 2 {
+		t.Geomean = geomean(t, len(inputs), note)
+	}
+	return t, nil
+}
+
+// geomean summarises a table: per input the geometric mean of its medians,
+// and per input after the first the geometric mean of the ratios over the
+// rows both have (so a missing row does not move the change).
+func geomean(t *Table, n int, note func(string) int) *Row {
+	g := &Row{Name: "geomean", Cells: make([]Cell, n), Deltas: make([]Delta, n)}
+	for i := 0; i < n; i++ {
+		var meds []float64
+		for _, r := range t.Rows {
+			if r.Cells[i].Present {
+				meds = append(meds, r.Cells[i].Summary.Median)
+			}
+		}
+		if len(meds) > 0 {
+			g.Cells[i] = Cell{Present: true, Summary: stats.Summary{Median: stats.Geomean(meds), N: len(meds)}}
+		}
+		if i == 0 {
+			continue
+		}
+		var ratios []float64
+		for _, r := range t.Rows {
+			if r.Cells[0].Present && r.Cells[i].Present && r.Cells[0].Summary.Median > 0 {
+				ratios = append(ratios, r.Cells[i].Summary.Median/r.Cells[0].Summary.Median)
+			}
+		}
+		if len(ratios) == 0 {
+			continue
+		}
+		d := Delta{Present: true, Change: stats.Geomean(ratios) - 1}
+		if len(ratios) != len(t.Rows) {
+			d.Notes = append(d.Notes, note(fmt.Sprintf("benchmark sets differ: the geomean change is over the %d rows both files have", len(ratios))))
+		}
+		g.Deltas[i] = d
+	}
+	return g
+}
+
+// Regressions lists the significant slowdowns larger than pct percent.
+func (c *Comparison) Regressions(pct float64) []Regression {
+	var out []Regression
+	for _, t := range c.Tables {
+		for _, r := range t.Rows {
+			for i := 1; i < len(r.Deltas); i++ {
+				d := r.Deltas[i]
+				if d.Present && d.Tested && d.Significant && 100*d.Change > pct {
+					out = append(out, Regression{Table: t.Title, Name: r.Name, Placement: r.Placement,
+						Input: c.Inputs[i].Label, Change: d.Change, P: d.P})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Tests counts the U tests made (for the multiple-testing hint).
+func (c *Comparison) Tests() int {
+	n := 0
+	for _, t := range c.Tables {
+		for _, r := range t.Rows {
+			for _, d := range r.Deltas {
+				if d.Tested {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+func hints(c *Comparison, o Options) []string {
+	var h []string
+	if n := c.Tests(); n >= 10 {
+		h = append(h, fmt.Sprintf("%d tests at α=%g: about %.1f of them can show as significant by chance alone; do not re-run until a row turns significant", n, c.Alpha, float64(n)*c.Alpha))
+	}
+	if len(c.Inputs) > 1 && c.Tests() == 0 {
+		msg := "no benchmark appears in the base and another file, so nothing was compared"
+		if !o.IgnorePlacement && sameNames(c) {
+			msg += "; the names match but the placements differ: --ignore-placement compares them by name"
+		}
+		h = append(h, msg)
+	}
+	return h
+}
+
+func sameNames(c *Comparison) bool {
+	names := make([]map[string]bool, len(c.Inputs))
+	for _, t := range c.Tables {
+		for _, r := range t.Rows {
+			for i, cell := range r.Cells {
+				if cell.Present {
+					if names[i] == nil {
+						names[i] = map[string]bool{}
+					}
+					names[i][r.Name] = true
+				}
+			}
+		}
+	}
+	for n := range names[0] {
+		for i := 1; i < len(names); i++ {
+			if names[i][n] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// attr is one environment attribute that changes what a figure means.
+type attr struct {
+	key   string
+	value func(e *result.Document) string
+	shown bool // printed in the shared header when equal
+}
+
+var attrs = []attr{
+	{"cpu", func(d *result.Document) string {
+		c := d.Environment.CPU
+		return fmt.Sprintf("%s (family %d model %d stepping %d), %d CPUs", c.Model, c.Family, c.ModelID, c.Stepping, c.Logical)
+	}, true},
+	{"kernel", func(d *result.Document) string { return d.Environment.Kernel }, true},
+	{"virtualization", func(d *result.Document) string {
+		v := d.Environment.Virtualization
+		s := v.Label
+		if v.KVM.Backend != "" && v.KVM.Backend != "none" {
+			s += ", kvm backend " + v.KVM.Backend
+		}
+		return s
+	}, true},
+	{"mitigations", func(d *result.Document) string { return mitigations(d.Environment.Mitigations) }, false},
+	{"smt", func(d *result.Document) string {
+		return fmt.Sprintf("%d thread(s) per core, active %v", d.Environment.CPU.ThreadsPerCore, d.Environment.CPU.SMTActive)
+	}, false},
+	{"cpufreq governor", func(d *result.Document) string { return orNone(d.Environment.CPU.Governor) }, false},
+	{"idle", func(d *result.Document) string {
+		i := d.Environment.Idle
+		return fmt.Sprintf("driver %s, governor %s", orNone(i.Driver), orNone(i.Governor))
+	}, false},
+	{"cgroup", func(d *result.Document) string {
+		g := d.Environment.Cgroup
+		return fmt.Sprintf("%s, cpu controller %s, depth %d", orNone(g.Version), orNone(g.CPUController), g.Depth)
+	}, false},
+	{"clocksource", func(d *result.Document) string { return d.Environment.Clocksource }, false},
+	{"host", func(d *result.Document) string { return d.Environment.Hostname }, false},
+	{"ctxbench", func(d *result.Document) string {
+		return fmt.Sprintf("%s (%s, cgo %v)", d.Tool.Version, d.Tool.GoVersion, d.Tool.Cgo)
+	}, false},
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func mitigations(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k, v := range m {
+		if v != "Not affected" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ": " + m[k]
+	}
+	return strings.Join(parts, "; ")
+}
+
+// envDiff splits the environment attributes into shared lines and
+// differences.
+func envDiff(inputs []Input) (shared, diffs []string) {
+	for _, a := range attrs {
+		vals := make([]string, len(inputs))
+		same := true
+		for i, in := range inputs {
+			vals[i] = a.value(in.Doc)
+			if vals[i] != vals[0] {
+				same = false
+			}
+		}
+		if same {
+			if a.shown && vals[0] != "" {
+				shared = append(shared, a.key+": "+vals[0])
+			}
+			continue
+		}
+		if a.key == "mitigations" {
+			diffs = append(diffs, mitigationDiffs(inputs)...)
+			continue
+		}
+		var parts []string
+		for i, in := range inputs {
+			parts = append(parts, fmt.Sprintf("%s (%s)", quoteEmpty(vals[i]), in.Label))
+		}
+		diffs = append(diffs, fmt.Sprintf("%s differs: %s", a.key, strings.Join(parts, " vs ")))
+	}
+	return shared, diffs
+}
+
+func quoteEmpty(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+func mitigationDiffs(inputs []Input) []string {
+	keys := map[string]bool{}
+	for _, in := range inputs {
+		for k := range in.Doc.Environment.Mitigations {
+			keys[k] = true
+		}
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	var out []string
+	for _, k := range sorted {
+		base := inputs[0].Doc.Environment.Mitigations[k]
+		var parts []string
+		differ := false
+		for _, in := range inputs {
+			v := in.Doc.Environment.Mitigations[k]
+			if v != base {
+				differ = true
+			}
+			if v == "" {
+				v = "unknown"
+			}
+			parts = append(parts, fmt.Sprintf("%s (%s)", v, in.Label))
+		}
+		if differ {
+			out = append(out, fmt.Sprintf("mitigation %s differs: %s", k, strings.Join(parts, " vs ")))
+		}
+	}
+	return out
+}
+
+// CIPercent is the half-width of a summary's confidence interval relative to
+// its median (the larger side), or NaN when there is no interval.
+func CIPercent(s stats.Summary) float64 {
+	if s.Median <= 0 || s.Confidence == 0 {
+		return math.NaN()
+	}
+	return 100 * math.Max(s.CIHigh-s.Median, s.Median-s.CILow) / s.Median
+}

@@ -1,0 +1,210 @@
+package compare_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxbench/ctxbench/internal/bench"
+	"github.com/ctxbench/ctxbench/internal/compare"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/testdoc"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func doc(t *testing.T, o testdoc.Options) *result.Document {
+	t.Helper()
+	d, err := testdoc.Doc(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func in(label string, d *result.Document) compare.Input {
+	return compare.Input{Label: label, Path: label + ".json", Doc: d}
+}
+
+func run(t *testing.T, o compare.Options, inputs ...compare.Input) *compare.Comparison {
+	t.Helper()
+	c, err := compare.Compare(inputs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/compare -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./internal/compare -update rewrites it)\ngot:\n%s", path, got)
+	}
+}
+
+// A 2x shift of every sample is a real difference: every row significant,
+// +100%, and a regression above any threshold below 100%.
+func TestShiftIsSignificant(t *testing.T) {
+	base := doc(t, testdoc.Options{Seed: 1})
+	slow := doc(t, testdoc.Options{Seed: 1, Scale: 2})
+	c := run(t, compare.Options{}, in("base", base), in("slow", slow))
+	rows := c.Tables[0].Rows
+	if len(rows) != len(base.Results) {
+		t.Fatalf("%d rows, want %d", len(rows), len(base.Results))
+	}
+	for _, r := range rows {
+		d := r.Deltas[1]
+		if !d.Tested || !d.Significant {
+			t.Errorf("%s %s: a 2x shift is not significant (p=%v)", r.Name, r.Placement, d.P)
+		}
+		if d.Change < 0.99 || d.Change > 1.01 {
+			t.Errorf("%s %s: change %v, want +100%%", r.Name, r.Placement, d.Change)
+		}
+	}
+	if g := c.Tables[0].Geomean.Deltas[1].Change; g < 0.99 || g > 1.01 {
+		t.Errorf("geomean change %v, want +100%%", g)
+	}
+	if n := len(c.Regressions(10)); n != len(rows) {
+		t.Errorf("%d regressions above 10%%, want %d", n, len(rows))
+	}
+	if n := len(c.Regressions(150)); n != 0 {
+		t.Errorf("%d regressions above 150%%, want none", n)
+	}
+	// Faster is never a regression.
+	fast := run(t, compare.Options{}, in("slow", slow), in("base", base))
+	if n := len(fast.Regressions(0)); n != 0 {
+		t.Errorf("a 2x speed-up counted %d regressions", n)
+	}
+}
+
+// Two draws of one distribution differ by chance only: across many draws,
+// about alpha of the rows may come out significant, never most of them.
+func TestSameDistributionIsNot(t *testing.T) {
+	tests, sig := 0, 0
+	for i := int64(1); i <= 20; i++ {
+		a := doc(t, testdoc.Options{Seed: 1, Redraw: 1000 + i})
+		b := doc(t, testdoc.Options{Seed: 1, Redraw: 2000 + i})
+		c := run(t, compare.Options{}, in("a", a), in("b", b))
+		for _, r := range c.Tables[0].Rows {
+			tests++
+			if r.Deltas[1].Significant {
+				sig++
+			}
+		}
+	}
+	// Expect 5%; a wide margin keeps the test about the method, not luck
+	// (the draws are seeded, so it is deterministic anyway).
+	if frac := float64(sig) / float64(tests); frac > 0.15 {
+		t.Errorf("%d of %d comparisons of one distribution were significant (%.0f%%)", sig, tests, 100*frac)
+	}
+	a := doc(t, testdoc.Options{Seed: 1, Redraw: 1001})
+	b := doc(t, testdoc.Options{Seed: 1, Redraw: 2001})
+	c := run(t, compare.Options{}, in("a", a), in("b", b))
+	var buf bytes.Buffer
+	if err := compare.WriteText(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "same.txt", buf.Bytes())
+	if !strings.Contains(buf.String(), "~ (p=") {
+		t.Error("no row printed as ~")
+	}
+}
+
+func TestGoldenFormats(t *testing.T) {
+	base := doc(t, testdoc.Options{Seed: 1, Experiments: true})
+	slow := doc(t, testdoc.Options{Seed: 1, Scale: 2, Runs: 8})
+	slow.Environment.Kernel = "6.12.0-other"
+	slow.Environment.Mitigations = map[string]string{"spectre_v2": "Vulnerable", "retbleed": "Mitigation: untrained return thunk"}
+	slow.Environment.Idle.Driver = "acpi_idle"
+	c := run(t, compare.Options{}, in("base", base), in("slow", slow))
+	for _, f := range []struct {
+		name  string
+		write func(*bytes.Buffer) error
+	}{
+		{"shift.txt", func(b *bytes.Buffer) error { return compare.WriteText(b, c) }},
+		{"shift.md", func(b *bytes.Buffer) error { return compare.WriteMarkdown(b, c) }},
+		{"shift.csv", func(b *bytes.Buffer) error { return compare.WriteCSV(b, c) }},
+	} {
+		var buf bytes.Buffer
+		if err := f.write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, f.name, buf.Bytes())
+	}
+	var text bytes.Buffer
+	_ = compare.WriteText(&text, c)
+	for _, want := range []string{
+		"kernel differs: 6.1.0-test (base) vs 6.12.0-other (slow)",
+		"mitigation spectre_v2 differs",
+		"idle differs",
+		"fewer than 10 samples",
+		"geomean",
+		"base is a dry run",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the comparison does not say %q", want)
+		}
+	}
+}
+
+// --ignore-placement compares a same-cpu file with a cross-cpu one by
+// benchmark name; a file with two placements of one benchmark is refused.
+func TestIgnorePlacement(t *testing.T) {
+	same := doc(t, testdoc.Options{Seed: 1, Only: []bench.Placement{bench.SameCPU}})
+	cross := doc(t, testdoc.Options{Seed: 1, Only: []bench.Placement{bench.CrossCPU}})
+	c := run(t, compare.Options{}, in("same", same), in("cross", cross))
+	if c.Tests() != 0 {
+		t.Errorf("%d tests across placements without --ignore-placement", c.Tests())
+	}
+	if len(c.Hints) == 0 || !strings.Contains(strings.Join(c.Hints, " "), "--ignore-placement") {
+		t.Errorf("no hint to use --ignore-placement: %q", c.Hints)
+	}
+	c = run(t, compare.Options{IgnorePlacement: true}, in("same", same), in("cross", cross))
+	if c.Tests() == 0 {
+		t.Fatal("nothing compared with --ignore-placement")
+	}
+	for _, r := range c.Tables[0].Rows {
+		if r.Deltas[1].Tested && (!r.Deltas[1].Significant || r.Deltas[1].Change < 1) {
+			t.Errorf("%s: same-cpu vs cross-cpu (6x in the fake) not a significant slowdown: %+v", r.Name, r.Deltas[1])
+		}
+	}
+	var buf bytes.Buffer
+	_ = compare.WriteText(&buf, c)
+	golden(t, "placement.txt", buf.Bytes())
+	if !strings.Contains(buf.String(), "same (same-cpu)") || !strings.Contains(buf.String(), "cross (cross-cpu)") {
+		t.Error("the columns do not say their placement")
+	}
+	both := doc(t, testdoc.Options{Seed: 1})
+	if _, err := compare.Compare([]compare.Input{in("both", both), in("cross", cross)}, compare.Options{IgnorePlacement: true}); err == nil {
+		t.Error("two placements of one benchmark accepted with IgnorePlacement")
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	d := doc(t, testdoc.Options{Seed: 1})
+	for _, a := range []float64{-1, 1, 2} {
+		if _, err := compare.Compare([]compare.Input{in("a", d)}, compare.Options{Alpha: a}); err == nil {
+			t.Errorf("alpha %v accepted", a)
+		}
+	}
+	if _, err := compare.Compare(nil, compare.Options{}); err == nil {
+		t.Error("no inputs accepted")
+	}
+}

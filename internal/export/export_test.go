@@ -1,0 +1,195 @@
+package export_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/ctxbench/ctxbench/internal/export"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/testdoc"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// fake is the document every golden file is made from: the real runner
+// and aggregation over runner.FakeExecutor, on a fixed fake machine.
+func fake(t *testing.T) *result.Document {
+	t.Helper()
+	d, err := testdoc.Doc(testdoc.Options{Seed: 1, Experiments: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/export -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./internal/export -update rewrites it; review the diff)\n%s", path, firstDiff(want, got))
+	}
+}
+
+// firstDiff shows the first line that differs.
+func firstDiff(want, got []byte) string {
+	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return "line " + strconv.Itoa(i+1) + ":\n  want: " + a + "\n  got:  " + b
+		}
+	}
+	return ""
+}
+
+func TestJSON(t *testing.T) {
+	d := fake(t)
+	b, err := d.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "fake.json", b)
+	// What was written reads back as the same document.
+	back, err := result.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := back.Encode()
+	if !bytes.Equal(b, b2) {
+		t.Error("the JSON export does not survive a round trip")
+	}
+}
+
+func TestCSV(t *testing.T) {
+	d := fake(t)
+	var buf bytes.Buffer
+	if err := export.CSV(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "fake.csv", buf.Bytes())
+	recs, err := csv.NewReader(bytes.NewReader(buf.Bytes())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != len(d.Results)+1 {
+		t.Errorf("%d CSV records, want a header and %d rows", len(recs), len(d.Results))
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	d := fake(t)
+	var buf bytes.Buffer
+	if err := export.Markdown(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "fake.md", buf.Bytes())
+	rows, cols := 0, -1
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if !strings.HasPrefix(l, "|") {
+			continue
+		}
+		n := strings.Count(l, "|")
+		if cols < 0 {
+			cols = n
+		}
+		if n != cols {
+			t.Errorf("table row with %d cells, the header has %d: %s", n-1, cols-1, l)
+		}
+		rows++
+	}
+	if rows != len(d.Results)+2 {
+		t.Errorf("%d table lines, want header, rule and %d rows", rows, len(d.Results))
+	}
+}
+
+// The Go benchmark format must be what benchstat reads: parse it back with
+// x/perf/benchfmt and count one result per raw sample.
+func TestGoBench(t *testing.T) {
+	d := fake(t)
+	var buf bytes.Buffer
+	if err := export.GoBench(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "fake.gobench.txt", buf.Bytes())
+	want := 0
+	for _, r := range d.Results {
+		want += len(r.Samples)
+	}
+	r := benchfmt.NewReader(bytes.NewReader(buf.Bytes()), "fake.gobench.txt")
+	got := 0
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.Result:
+			got++
+			// benchfmt tidies ns/hop into sec/hop, as benchstat shows it.
+			if len(rec.Values) != 1 || rec.Values[0].OrigUnit != "ns/hop" || rec.Values[0].Value <= 0 {
+				t.Fatalf("%s: want one positive ns/hop value, got %+v", rec.Name.Full(), rec.Values)
+			}
+		case *benchfmt.SyntaxError:
+			t.Errorf("benchfmt: %v", rec)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("benchfmt read %d results, want one per sample (%d)", got, want)
+	}
+}
+
+func TestLadder(t *testing.T) {
+	d := fake(t)
+	var plain, color bytes.Buffer
+	export.Ladder(&plain, d, export.Style{})
+	export.Ladder(&color, d, export.Style{Color: true})
+	golden(t, "fake.ladder.txt", plain.Bytes())
+	golden(t, "fake.ladder-color.txt", color.Bytes())
+	if bytes.Contains(plain.Bytes(), []byte("\x1b[")) {
+		t.Error("the plain table has escape sequences")
+	}
+	if !bytes.Contains(color.Bytes(), []byte("\x1b[")) {
+		t.Error("the coloured table has no colour")
+	}
+	for _, r := range d.Results {
+		if !strings.Contains(plain.String(), r.Name) {
+			t.Errorf("the table misses %s", r.Name)
+		}
+	}
+	if !strings.Contains(plain.String(), "DRY RUN") {
+		t.Error("a dry run is not marked as such")
+	}
+}
+
+func TestEnvironment(t *testing.T) {
+	d := fake(t)
+	var buf bytes.Buffer
+	export.Environment(&buf, d.Environment, export.Style{})
+	golden(t, "fake.env.txt", buf.Bytes())
+}

@@ -1,0 +1,325 @@
+// Package testdoc builds deterministic result documents for tests and golden
+// files: the ladder part through the real pipeline (runner.Run with
+// runner.FakeExecutor, so aggregation, verification and labels are the
+// shipped code), on a fixed fake environment, with fixed timestamps.
+//
+// The ring, creation, memory, pool and replication sections are synthetic
+// numbers with a plausible shape, made here so that every chart of the
+// report has something to draw. Every document is marked as a dry run.
+// Nothing in this package measures anything.
+package testdoc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand"
+	"time"
+
+	"github.com/ctxbench/ctxbench/internal/bench"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/runner"
+	"github.com/ctxbench/ctxbench/internal/stats"
+	"github.com/ctxbench/ctxbench/internal/workload/curve"
+	"github.com/ctxbench/ctxbench/internal/workload/pool"
+)
+
+// Host is the host line of the fake environment, as labels carry it.
+const Host = "Test CPU 9000, 2 CPUs; virtual machine guest, hypervisor KVM; Linux 6.1.0-test"
+
+// LadderCells are the benchmarks and placements of the fake ladder.
+var LadderCells = []struct {
+	Name       string
+	Placements []bench.Placement
+}{
+	{"floor/asm-swap", []bench.Placement{bench.SameCPU}},
+	{"goroutine/chan-gomaxprocs1", []bench.Placement{bench.SameCPU}},
+	{"goroutine/chan-gomaxprocsN", []bench.Placement{bench.CrossCPU}},
+	{"thread/pipe", []bench.Placement{bench.SameCPU, bench.CrossCPU, bench.Unpinned}},
+	{"thread/futex", []bench.Placement{bench.SameCPU, bench.CrossCPU}},
+	{"process/pipe", []bench.Placement{bench.SameCPU, bench.CrossCPU}},
+	{"reference/syscall", []bench.Placement{bench.SameCPU}},
+}
+
+// Options shape a fake document.
+type Options struct {
+	Seed int64 // FakeExecutor seed: another seed is another draw
+	Runs int   // samples per cell (default 20)
+	// Scale multiplies every ladder sample (2 doubles every figure).
+	Scale float64
+	// Redraw, when non-zero, replaces every ladder sample by a new draw
+	// (seeded by Redraw) from a distribution fixed by Seed: documents with
+	// one Seed and different Redraws are two draws of the same thing.
+	Redraw int64
+	// Only keeps these placements (nil: all of LadderCells).
+	Only []bench.Placement
+	// Experiments adds the synthetic ring, creation, memory, pool and
+	// replication sections.
+	Experiments bool
+}
+
+// Environment is the fixed fake machine.
+func Environment() result.Environment {
+	return result.Environment{
+		Hostname: "testhost", OS: "linux", Arch: "amd64", Kernel: "6.1.0-test", KernelBuild: "#1 SMP test",
+		Cmdline: "quiet mitigations=auto",
+		CPU: result.CPUInfo{
+			Model: "Test CPU 9000", Vendor: "GenuineTest", Family: 6, ModelID: 1, Stepping: 1, Microcode: "0x1",
+			Logical: 2, Online: "0-1", Allowed: []int{0, 1}, ThreadsPerCore: 1,
+			TSC: result.TSCInfo{Constant: true, Nonstop: true, Usable: true, HzMeasured: 2.6e9},
+			Caches: []result.Cache{
+				{Level: 1, Type: "Data", SizeBytes: 48 << 10, SharedWith: "0"},
+				{Level: 1, Type: "Instruction", SizeBytes: 32 << 10, SharedWith: "0"},
+				{Level: 2, Type: "Unified", SizeBytes: 1 << 20, SharedWith: "0"},
+				{Level: 3, Type: "Unified", SizeBytes: 32 << 20, SharedWith: "0-1"},
+			},
+		},
+		Virtualization: result.Virtualization{Guest: true, HypervisorVendor: "KVMKVMKVM",
+			KVM: result.KVMInfo{Device: true, Usable: true, Backend: "vmx"}, Label: "virtual machine guest, hypervisor KVM"},
+		Clocksource: "tsc",
+		Mitigations: map[string]string{"meltdown": "Not affected", "spectre_v2": "Mitigation: Retpolines", "retbleed": "Mitigation: untrained return thunk"},
+		Cgroup:      result.CgroupInfo{Version: "v2", CPUController: "/sys/fs/cgroup", V2Controllers: []string{"cpu", "memory"}, Own: "/", Depth: 0},
+		Scheduler:   result.SchedInfo{Policy: "SCHED_OTHER"},
+		Idle:        result.IdleInfo{Driver: "haltpoll", Governor: "haltpoll", States: []string{"POLL", "haltpoll"}},
+		Perf:        result.PerfInfo{Paranoid: 2, Software: true, Hardware: false, Reason: "no PMU in this guest"},
+		Load:        result.LoadInfo{Load1: 0.1, Load5: 0.2, Runnable: 1, Procs: 120},
+		Steal:       result.StealInfo{Percent: 0.4, BusyPercent: 51, Seconds: 12},
+		Warnings: []result.Warning{
+			{Code: "virtualized", Message: "this is a virtual machine: every figure includes the hypervisor's share", Fix: "compare only figures from one sitting on one machine"},
+		},
+	}
+}
+
+// Doc builds a fake document. It fails only when a benchmark of
+// LadderCells is no longer registered.
+func Doc(o Options) (*result.Document, error) {
+	if o.Runs == 0 {
+		o.Runs = 20
+	}
+	if o.Scale == 0 {
+		o.Scale = 1
+	}
+	var cells []runner.Cell
+	for _, lc := range LadderCells {
+		b := bench.Lookup(lc.Name)
+		if b == nil {
+			return nil, fmt.Errorf("testdoc: benchmark %s is not registered", lc.Name)
+		}
+		for _, p := range lc.Placements {
+			if o.Only != nil && !contains(o.Only, p) {
+				continue
+			}
+			cells = append(cells, cell(b, p))
+		}
+	}
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	set := result.Settings{Preset: "custom", Runs: o.Runs, SamplesPerBlock: 5, Warmup: 1, MinTimeNS: 2e6,
+		CPUs: []int{0, 1}, Seed: o.Seed, DryRun: true}
+	outcomes, err := runner.Run(context.Background(), cells, runner.Options{
+		Runs: o.Runs, SamplesPerBlock: set.SamplesPerBlock, Warmup: set.Warmup, MinTime: 2 * time.Millisecond,
+		Seed: o.Seed, PerfCheck: true, Host: Host, Executor: runner.FakeExecutor{Seed: o.Seed},
+	})
+	if err != nil {
+		return nil, err
+	}
+	env := Environment()
+	doc := &result.Document{
+		SchemaVersion: result.SchemaVersion,
+		Tool:          result.Tool{Name: "ctxbench", Version: "test", GoVersion: "go1.test", CC: "gcc test", Cgo: true},
+		Command:       []string{"ctxbench", "run", "--dry-run", fmt.Sprintf("--seed=%d", o.Seed)},
+		StartedAt:     start, FinishedAt: start.Add(42 * time.Second),
+		Settings: set, Environment: env, Results: []result.Result{},
+		Warnings: append([]result.Warning{}, env.Warnings...),
+	}
+	for _, oc := range outcomes {
+		if oc.Err != nil {
+			doc.Failures = append(doc.Failures, result.Failure{Name: oc.Cell.Bench.Name, Placement: string(oc.Cell.Placement), Error: oc.Err.Error()})
+			continue
+		}
+		r := *oc.Result
+		if o.Redraw != 0 {
+			rng := rand.New(rand.NewSource(o.Redraw + int64(len(doc.Results))))
+			m := r.OneWayNS.Median
+			for i := range r.Samples {
+				r.Samples[i] = m * (0.975 + 0.05*rng.Float64())
+			}
+			r.OneWayNS = stats.Summarize(r.Samples)
+		}
+		if o.Scale != 1 {
+			r.Samples = stats.Scale(r.Samples, o.Scale)
+			r.OneWayNS = stats.Summarize(r.Samples)
+			if r.OneWayCycles != nil {
+				c := *r.OneWayCycles
+				c.Median *= o.Scale
+				r.OneWayCycles = &c
+			}
+		}
+		doc.Results = append(doc.Results, r)
+	}
+	doc.Skipped = []result.Failure{{Name: "vm/kvm-exit", Placement: "same-cpu", Error: "/dev/kvm is absent (fake)"}}
+	if o.Experiments {
+		addExperiments(doc, o.Seed)
+	}
+	return doc, nil
+}
+
+func contains(ps []bench.Placement, p bench.Placement) bool {
+	for _, x := range ps {
+		if x == p {
+			return true
+		}
+	}
+	return false
+}
+
+// cell places b the way the runner's planner does on CPUs 0 and 1, without
+// asking whether this machine could run it (the executor is fake).
+func cell(b *bench.Benchmark, p bench.Placement) runner.Cell {
+	c := runner.Cell{Bench: b, Placement: p, CPUA: -1, CPUB: -1}
+	switch p {
+	case bench.SameCPU:
+		c.CPUA, c.CPUB, c.Affinity = 1, 1, []int{1}
+		c.CPUSetA, c.CPUSetB = []int{1}, []int{1}
+	case bench.CrossCPU:
+		c.CPUA, c.CPUB, c.Affinity = 0, 1, []int{0, 1}
+		c.CPUSetA, c.CPUSetB = []int{0}, []int{1}
+		if b.Rung == bench.Goroutine {
+			c.CPUA, c.CPUB = -1, -1
+			c.CPUSetA, c.CPUSetB = c.Affinity, c.Affinity
+		}
+	default:
+		c.Affinity = []int{0, 1}
+		c.CPUSetA, c.CPUSetB = c.Affinity, c.Affinity
+	}
+	return c
+}
+
+// draw returns n samples around m with a few percent of noise.
+func draw(rng *rand.Rand, m float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = m * (0.97 + 0.08*rng.Float64())
+	}
+	return out
+}
+
+func addExperiments(doc *result.Document, seed int64) {
+	rng := rand.New(rand.NewSource(seed + 7))
+	one := 1.0
+	// Rings: a base cost per kind, growing once N × working set leaves L2
+	// and again past L3 (the shape lat_ctx shows).
+	base := map[string]float64{"goroutine": 180, "thread": 2300, "process": 2700}
+	for _, kind := range []string{"goroutine", "thread", "process"} {
+		for _, ws := range []int64{0, 16 << 10, 256 << 10} {
+			for _, n := range []int{2, 8, 32, 128, 400} {
+				total := float64(ws) * float64(n)
+				cost := base[kind] * (1 + 0.04*math.Log2(float64(n)))
+				if total > 1<<20 {
+					cost += float64(ws) / 64 * 1.5
+				}
+				if total > 32<<20 {
+					cost += float64(ws) / 64 * 6
+				}
+				raw := draw(rng, cost, 10)
+				over := draw(rng, base[kind]*0.35+float64(ws)/64*1.2, 10)
+				rs, os := stats.Summarize(raw), stats.Summarize(over)
+				r := result.Ring{Kind: kind, Placement: "same-cpu", Tasks: n, WorkingSetB: ws,
+					Label: fmt.Sprintf("ring of %d %ss passing a token, %d B touched per context, same CPU (synthetic)", n, kind, ws),
+					RawNS: rs, OverheadNS: os, NetNS: rs.Median - os.Median, Samples: raw,
+					HopsCounted: float64(n * 1000), HopsExpected: float64(n * 1000), Flags: []result.Flag{},
+					FootprintB: int64(n) * ws, Verified: true, Blocks: 2, FitsIn: fits(int64(n) * ws)}
+				if kind != "goroutine" {
+					r.SwitchesPerHop = &one
+				}
+				doc.Rings = append(doc.Rings, r)
+			}
+		}
+	}
+	// Creation and memory: a few kinds, each with the claim to set beside it.
+	for _, s := range []struct {
+		name, kind, claim string
+		ns                float64
+	}{
+		{"spawn/goroutine", "goroutine", "goroutines are cheap: ~300 ns to create", 310},
+		{"spawn/thread", "thread", "thread creation ~17 µs", 11000},
+		{"spawn/fork-exec", "process", "fork+exec ~1 ms (TLPI)", 420000},
+		{"spawn/posix-spawn", "process", "posix_spawn is flat in the parent's size", 380000},
+	} {
+		smp := draw(rng, s.ns, 12)
+		doc.Spawn = append(doc.Spawn, result.Spawn{Name: s.name, Kind: s.kind, Description: "create and join one " + s.kind,
+			Label: s.kind + " creation (synthetic)", PerCreateNS: stats.Summarize(smp), Samples: smp, Claim: s.claim})
+	}
+	for _, m := range []struct {
+		name, kind, claim, limit string
+		n, req                   int
+		rss, kern, virt, claimB  float64
+	}{
+		{"memory/goroutine", "goroutine", "a goroutine needs 2 KiB", "", 100000, 100000, 2600, 0, 8192, 2048},
+		{"memory/thread", "thread", "a thread reserves 8 MiB of stack", "", 2000, 2000, 9000, 16384, 8 << 20, 8 << 20},
+		{"memory/process", "process", "a process costs megabytes", "RLIMIT_NPROC 1500 (fake)", 1500, 2000, 180000, 40000, 12 << 20, 2 << 20},
+	} {
+		doc.Memory = append(doc.Memory, result.Memory{Name: m.name, Kind: m.kind, Description: "hold " + m.kind + "s parked",
+			Label: m.kind + " kept parked (synthetic)", Contexts: m.n, Requested: m.req, RSSBytes: m.rss, PSSBytes: m.rss * 0.8,
+			KernelBytes: m.kern, VirtBytes: m.virt, ChargedBytes: m.rss * 0.9, Limit: m.limit,
+			Claims: []result.Claim{{Text: m.claim, Source: "folklore", BytesPerContext: m.claimB}}})
+	}
+	doc.Replications = []result.Replication{{
+		Name: "hot-potato-400", Source: "synthetic source", Published: "threads 1.9 µs, processes 2.3 µs per hop",
+		Measured: "threads 2.4 µs, processes 2.8 µs per hop (synthetic)", Values: map[string]float64{"thread_ns": 2400, "process_ns": 2800},
+		Mistake: "the published figure mixed placements",
+	}}
+	doc.Pools = pools(rng)
+}
+
+func fits(b int64) string {
+	switch {
+	case b <= 48<<10:
+		return "L1d"
+	case b <= 1<<20:
+		return "L2"
+	case b <= 32<<20:
+		return "L3"
+	}
+	return "memory"
+}
+
+// pools builds a pools section from internal/workload/pool's own types,
+// so a renamed field there changes the fixture the report is tested with.
+func pools(rng *rand.Rand) json.RawMessage {
+	est := func(m float64) pool.Estimate {
+		lo, hi := m*0.96, m*1.04
+		return pool.Estimate{Median: m, CILow: &lo, CIHigh: &hi, Confidence: 0.95, N: 5}
+	}
+	f := func(v float64) *float64 { return &v }
+	s := pool.Series{Server: "postgres", Client: "pgxpool", Placement: "cross-cpu", Workers: 64,
+		ServerCPUs: []int{0}, ClientCPUs: []int{1}, GOMAXPROCS: 1, LibraryDefaultPool: 4, Shape: "rises then flat"}
+	var ns []int
+	var xs []float64
+	for _, n := range []int{1, 2, 4, 8, 16, 32, 64} {
+		qps := 9000 * (1 - math.Exp(-float64(n)/3)) * (1 - 0.002*float64(n)) * (0.98 + 0.04*rng.Float64())
+		p := pool.Point{Pool: n, Workers: 64, QPS: est(qps), HeldNs: 1e9 / qps * float64(n), PoolWaitNs: float64(64-n) * 2000}
+		p.LatencyNs.P50 = est(64e9 / qps)
+		p.LatencyNs.P90 = est(64e9 / qps * 1.4)
+		p.LatencyNs.P99 = est(64e9 / qps * (2 + float64(n)/16))
+		p.LatencyNs.Max = est(64e9 / qps * 5)
+		p.PerQuery = pool.PerQuery{ServerVoluntary: f(1 + 0.01*float64(n)), ServerInvoluntary: f(0.02 * float64(n)),
+			ServerAux: f(0.05), ClientVoluntary: 1.2 - 0.01*float64(n), ClientInvoluntary: 0.01 * float64(n)}
+		p.ClientBound = n == 64
+		s.Points = append(s.Points, p)
+		ns = append(ns, n)
+		xs = append(xs, qps)
+	}
+	s.ClientBoundPoints = []int{64}
+	if k, err := curve.FindKnee(ns, xs); err == nil {
+		s.Knee = &k
+	}
+	r := pool.Result{
+		Servers: []pool.ServerResult{{Server: "postgres", Version: "15 (fake)", Embedded: true, ProcessCounters: true,
+			Series: []pool.Series{s}, Verdict: "throughput stops growing at pool 8 (synthetic)"}},
+		Verdicts: []string{"postgres: throughput stops growing at pool 8 (synthetic)"},
+		Warnings: []string{"pool 64 is client-bound (synthetic)"},
+	}
+	b, _ := json.Marshal(r)
+	return b
+}

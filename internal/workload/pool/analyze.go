@@ -1,0 +1,338 @@
+package pool
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/workload/curve"
+)
+
+// buildSeries groups a server's windows into curves and summarises each point.
+func buildSeries(kind string, recs []windowRecord, pls map[string]placement) []Series {
+	type key struct {
+		client, placement string
+		workers           int
+	}
+	groups := map[key]map[int][]Window{}
+	var order []key
+	for _, r := range recs {
+		k := key{r.spec.Client, r.spec.Placement, r.spec.Workers}
+		if groups[k] == nil {
+			groups[k] = map[int][]Window{}
+			order = append(order, k)
+		}
+		groups[k][r.spec.Pool] = append(groups[k][r.spec.Pool], r.w)
+	}
+	slices.SortStableFunc(order, func(a, b key) int {
+		if c := strings.Compare(a.client, b.client); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.placement, b.placement); c != 0 {
+			return c
+		}
+		return b.workers - a.workers
+	})
+	var out []Series
+	for _, k := range order {
+		pl := pls[k.placement]
+		s := Series{
+			Server: kind, Client: k.client, Placement: k.placement, Workers: k.workers,
+			ServerCPUs: pl.server, ClientCPUs: pl.client, GOMAXPROCS: len(pl.client),
+		}
+		switch k.client {
+		case ClientPgxpool:
+			s.LibraryDefaultPool = max(4, runtime.NumCPU()) // NumCPU is fixed at start-up
+		case ClientGoRedis:
+			s.LibraryDefaultPool = 10 * len(pl.client) // 10 × GOMAXPROCS
+		case ClientDatabaseSQL:
+			s.LibraryDefaultPool = 0 // unlimited open connections, 2 kept idle
+		}
+		pools := make([]int, 0, len(groups[k]))
+		for p := range groups[k] {
+			pools = append(pools, p)
+		}
+		slices.Sort(pools)
+		for _, p := range pools {
+			s.Points = append(s.Points, summarise(p, k.workers, groups[k][p]))
+		}
+		analyseSeries(&s)
+		out = append(out, s)
+	}
+	return out
+}
+
+func summarise(pool, workers int, ws []Window) Point {
+	if workers == 0 {
+		workers = pool
+	}
+	pt := Point{Pool: pool, Workers: workers, Windows: ws}
+	col := func(f func(w *Window) float64) []float64 {
+		v := make([]float64, len(ws))
+		for i := range ws {
+			v[i] = f(&ws[i])
+		}
+		return v
+	}
+	colp := func(f func(w *Window) *float64) *float64 {
+		var v []float64
+		for i := range ws {
+			if p := f(&ws[i]); p != nil {
+				v = append(v, *p)
+			}
+		}
+		if len(v) == 0 {
+			return nil
+		}
+		m := medianOf(v)
+		return &m
+	}
+	pt.QPS = estimate(col(func(w *Window) float64 { return w.QPS }))
+	pt.LatencyNs.P50 = estimate(col(func(w *Window) float64 { return w.Latency.P50 }))
+	pt.LatencyNs.P90 = estimate(col(func(w *Window) float64 { return w.Latency.P90 }))
+	pt.LatencyNs.P99 = estimate(col(func(w *Window) float64 { return w.Latency.P99 }))
+	pt.LatencyNs.Max = estimate(col(func(w *Window) float64 { return w.Latency.Max }))
+	pt.PoolWaitNs = medianOf(col(func(w *Window) float64 { return w.PoolWaitNs }))
+	pt.HeldNs = medianOf(col(func(w *Window) float64 { return w.HeldNs }))
+	pq := &pt.PerQuery
+	pq.ServerVoluntary = colp(func(w *Window) *float64 { return w.PerQuery.ServerVoluntary })
+	pq.ServerInvoluntary = colp(func(w *Window) *float64 { return w.PerQuery.ServerInvoluntary })
+	pq.ServerAux = colp(func(w *Window) *float64 { return w.PerQuery.ServerAux })
+	pq.ServerCPUNs = colp(func(w *Window) *float64 { return w.PerQuery.ServerCPUNs })
+	pq.ServerAuxCPUNs = colp(func(w *Window) *float64 { return w.PerQuery.ServerAuxCPUNs })
+	pq.ServerRunqWaitNs = colp(func(w *Window) *float64 { return w.PerQuery.ServerRunqWaitNs })
+	pq.PerfCPUSwitches = colp(func(w *Window) *float64 { return w.PerQuery.PerfCPUSwitches })
+	pq.ClientVoluntary = medianOf(col(func(w *Window) float64 { return w.PerQuery.ClientVoluntary }))
+	pq.ClientInvoluntary = medianOf(col(func(w *Window) float64 { return w.PerQuery.ClientInvoluntary }))
+	pq.ClientCPUNs = medianOf(col(func(w *Window) float64 { return w.PerQuery.ClientCPUNs }))
+	pt.ServerUtil = medianOf(col(func(w *Window) float64 { return w.ServerUtil }))
+	pt.ClientUtil = medianOf(col(func(w *Window) float64 { return w.ClientUtil }))
+	pt.ClientBound = pt.ClientUtil >= clientBoundUtil
+	pt.ForeignUtil = medianOf(col(func(w *Window) float64 { return w.ForeignUtil }))
+	return pt
+}
+
+// analyseSeries adds the knee, the USL fit and the shape.
+func analyseSeries(s *Series) {
+	var ns []int
+	var nf, xs []float64
+	for _, p := range s.Points {
+		ns = append(ns, p.Pool)
+		nf = append(nf, float64(p.Pool))
+		xs = append(xs, p.QPS.Median)
+		if p.ClientBound {
+			s.ClientBoundPoints = append(s.ClientBoundPoints, p.Pool)
+		}
+	}
+	if len(ns) == 0 {
+		return
+	}
+	if k, err := curve.FindKnee(ns, xs); err == nil {
+		s.Knee = &k
+	}
+	if fit, err := curve.FitUSL(nf, xs); err == nil {
+		s.USL = &USLResult{USLFit: fit}
+	} else {
+		s.USL = &USLResult{Error: err.Error()}
+	}
+	if s.Knee == nil {
+		return
+	}
+	last := s.Points[len(s.Points)-1]
+	drop := 1 - last.QPS.Median/s.Knee.PeakX
+	switch {
+	case len(s.Points) < 3:
+		s.Shape = "too few points"
+	case s.Knee.PeakN == last.Pool && drop == 0 && s.Knee.N95 == last.Pool:
+		s.Shape = "rising"
+	case drop <= 0.05:
+		s.Shape = "plateau"
+	default:
+		s.Shape = fmt.Sprintf("retrograde (-%.0f%% at pool %d)", drop*100, last.Pool)
+	}
+	if len(s.ClientBoundPoints) > 0 {
+		s.Note = fmt.Sprintf("client-bound at pools %v: the curve there describes the client", s.ClientBoundPoints)
+	}
+}
+
+// foreignWarn is the median share of the CPUs taken by other processes above which a
+// point is reported as disturbed.
+const foreignWarn = 0.10
+
+// analyze adds the published comparison, verdicts and warnings.
+func analyze(res *Result) {
+	for i := range res.Servers {
+		sr := &res.Servers[i]
+		for _, s := range sr.Series {
+			if c, ok := compare(s, 10, 90); ok {
+				sr.Published = append(sr.Published, c)
+			}
+			if len(s.ClientBoundPoints) > 0 {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s %s %s %s: %s", sr.Version, s.Client, s.Placement, workersText(s.Workers), s.Note))
+			}
+			var busy []int
+			for _, p := range s.Points {
+				if p.ForeignUtil > foreignWarn {
+					busy = append(busy, p.Pool)
+				}
+			}
+			if len(busy) > 0 {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s %s %s %s: other processes used more than %.0f%% of the CPUs during the windows of pools %v: those figures are disturbed", sr.Version, s.Client, s.Placement, workersText(s.Workers), foreignWarn*100, busy))
+			}
+			for _, p := range s.Points {
+				for _, w := range p.Windows {
+					if !w.Conns.Stable {
+						res.Warnings = append(res.Warnings, fmt.Sprintf("%s %s %s pool %d rep %d: connections changed: %s", sr.Version, s.Client, s.Placement, p.Pool, w.Rep, w.Conns.Detail))
+					}
+				}
+			}
+		}
+		if !sr.ProcessCounters {
+			res.Warnings = append(res.Warnings, sr.Version+": the server's processes are not on this machine (or not readable): no server switch or CPU figures, and the server was not pinned")
+		}
+		sr.Verdict = verdict(sr)
+		res.Verdicts = append(res.Verdicts, sr.Verdict)
+	}
+}
+
+func pointAt(s Series, pool int) *Point {
+	for i := range s.Points {
+		if s.Points[i].Pool == pool {
+			return &s.Points[i]
+		}
+	}
+	return nil
+}
+
+func qpsOf(p *Point) []float64 {
+	v := make([]float64, len(p.Windows))
+	for i, w := range p.Windows {
+		v[i] = w.QPS
+	}
+	return v
+}
+
+func serverSwitches(p *Point) *float64 {
+	q := p.PerQuery
+	if q.ServerVoluntary == nil || q.ServerInvoluntary == nil {
+		return nil
+	}
+	v := *q.ServerVoluntary + *q.ServerInvoluntary
+	return &v
+}
+
+func totalSwitches(p *Point) *float64 {
+	s := serverSwitches(p)
+	if s == nil {
+		return nil
+	}
+	v := *s + p.PerQuery.ClientVoluntary + p.PerQuery.ClientInvoluntary
+	if p.PerQuery.ServerAux != nil {
+		v += *p.PerQuery.ServerAux
+	}
+	return &v
+}
+
+func compare(s Series, a, b int) (Comparison, bool) {
+	pa, pb := pointAt(s, a), pointAt(s, b)
+	if pa == nil || pb == nil {
+		return Comparison{}, false
+	}
+	c := Comparison{Client: s.Client, Placement: s.Placement, Workers: s.Workers, PoolA: a, PoolB: b,
+		QPSA: pa.QPS.Median, QPSB: pb.QPS.Median, Alpha: 0.05}
+	c.QPSRatio, c.P = ratioCI(qpsOf(pa), qpsOf(pb), 0.95)
+	c.TimeRatio = Ratio{Estimate: 1 / c.QPSRatio.Estimate, Confidence: c.QPSRatio.Confidence}
+	if c.QPSRatio.Low != nil && c.QPSRatio.High != nil {
+		lo, hi := 1 / *c.QPSRatio.High, 1 / *c.QPSRatio.Low
+		c.TimeRatio.Low, c.TimeRatio.High = &lo, &hi
+	}
+	c.P99Ratio = pb.LatencyNs.P99.Median / pa.LatencyNs.P99.Median
+	c.ServerSwitchesA, c.ServerSwitchesB = serverSwitches(pa), serverSwitches(pb)
+	c.ClientSwitchesA = pa.PerQuery.ClientVoluntary + pa.PerQuery.ClientInvoluntary
+	c.ClientSwitchesB = pb.PerQuery.ClientVoluntary + pb.PerQuery.ClientInvoluntary
+	c.TotalSwitchesA, c.TotalSwitchesB = totalSwitches(pa), totalSwitches(pb)
+	c.BlogDirectionHolds = c.TimeRatio.Estimate > 1
+	c.SignificantlySlower = c.BlogDirectionHolds && c.P < c.Alpha && c.QPSRatio.High != nil && *c.QPSRatio.High < 1
+	ci := "no interval (too few windows)"
+	if c.TimeRatio.Low != nil {
+		ci = fmt.Sprintf("%.0f%% CI %.2f–%.2f", c.TimeRatio.Confidence*100, *c.TimeRatio.Low, *c.TimeRatio.High)
+	}
+	sw := ""
+	if c.TotalSwitchesA != nil {
+		sw = fmt.Sprintf(", switches/query %.2f → %.2f", *c.TotalSwitchesA, *c.TotalSwitchesB)
+	}
+	c.Summary = fmt.Sprintf("pool %d vs %d: time per query ×%.2f (%s, p=%.3f), p99 ×%.2f%s",
+		b, a, c.TimeRatio.Estimate, ci, c.P, c.P99Ratio, sw)
+	return c, true
+}
+
+// primary picks the series a verdict is about: the published set-up where it was run
+// (1000 workers, cross-cpu, the pool library), else the first.
+func primary(sr *ServerResult) *Series {
+	best, score := -1, -1
+	for i, s := range sr.Series {
+		sc := 0
+		if s.Placement == CrossCPU {
+			sc += 4
+		}
+		if s.Workers == 1000 {
+			sc += 2
+		}
+		if s.Client == ClientPgxpool || s.Client == ClientGoRedis {
+			sc++
+		}
+		if sc > score {
+			best, score = i, sc
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	return &sr.Series[best]
+}
+
+func verdict(sr *ServerResult) string {
+	s := primary(sr)
+	if s == nil || s.Knee == nil {
+		return sr.Version + ": no data"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s, %s, %s): peak %.0f q/s at pool %d, knee N95 = %d",
+		sr.Version, s.Client, workersText(s.Workers), s.Placement, s.Knee.PeakX, s.Knee.PeakN, s.Knee.N95)
+	if s.USL != nil && s.USL.Error == "" {
+		if s.USL.NStar != nil {
+			fmt.Fprintf(&b, ", USL α=%.3g β=%.3g N*=%.0f R²=%.2f", s.USL.Alpha, s.USL.Beta, *s.USL.NStar, s.USL.R2)
+		} else {
+			fmt.Fprintf(&b, ", USL α=%.3g β=0 (no peak) R²=%.2f", s.USL.Alpha, s.USL.R2)
+		}
+	}
+	fmt.Fprintf(&b, "; %s", s.Shape)
+	first, last := s.Points[0], s.Points[len(s.Points)-1]
+	if a, z := serverSwitches(&first), serverSwitches(&last); a != nil && z != nil {
+		fmt.Fprintf(&b, "; server switches/query %.2f at pool %d → %.2f at pool %d", *a, first.Pool, *z, last.Pool)
+	}
+	for _, c := range sr.Published {
+		if c.Client == s.Client && c.Placement == s.Placement && c.Workers == s.Workers {
+			fmt.Fprintf(&b, "; %s", c.Summary)
+			if c.SignificantlySlower {
+				b.WriteString(" — the published direction holds")
+			} else if c.BlogDirectionHolds {
+				b.WriteString(" — slower, but not significantly")
+			} else {
+				b.WriteString(" — the published direction does not hold")
+			}
+		}
+	}
+	if len(s.ClientBoundPoints) > 0 {
+		fmt.Fprintf(&b, "; client-bound at pools %v", s.ClientBoundPoints)
+	}
+	var foreign []float64
+	for _, p := range s.Points {
+		foreign = append(foreign, p.ForeignUtil)
+	}
+	if f := medianOf(foreign); f > foreignWarn {
+		fmt.Fprintf(&b, "; DISTURBED: other processes used %.0f%% of the CPUs during the median window", f*100)
+	}
+	return b.String()
+}

@@ -1,0 +1,325 @@
+// Package procs reads per-thread scheduler counters of live processes from /proc,
+// finds a server's process tree, reads the client's own rusage, and pins
+// processes and threads to CPUs.
+//
+// Method (the reason for each source is in anchors-pool.md §5):
+//   - /proc/<pid>/task/<tid>/status voluntary_ctxt_switches / nonvoluntary_ctxt_switches
+//     count one thread's switch-outs only, so every thread of every process is summed;
+//     a thread that has exited is no longer counted, which is why callers read the
+//     counters while the server's processes are still alive.
+//   - /proc/<pid>/task/<tid>/schedstat gives time on CPU and time waiting on a run
+//     queue in nanoseconds; /proc/<pid>/stat utime+stime (10 ms ticks) is the fallback
+//     when the kernel has no schedstat.
+//   - getrusage(RUSAGE_SELF) covers all threads of the calling process, exited ones too.
+package procs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Counters are scheduler counters summed over a set of threads.
+type Counters struct {
+	Voluntary   uint64 `json:"voluntary"`
+	Involuntary uint64 `json:"involuntary"`
+	// CPUNs is time on CPU in nanoseconds.
+	CPUNs uint64 `json:"cpu_ns"`
+	// RunqWaitNs is time spent runnable but waiting for a CPU (schedstat only, else 0).
+	RunqWaitNs uint64 `json:"runq_wait_ns"`
+	Threads    int    `json:"threads"`
+}
+
+// Add returns c + o.
+func (c Counters) Add(o Counters) Counters {
+	return Counters{
+		Voluntary:   c.Voluntary + o.Voluntary,
+		Involuntary: c.Involuntary + o.Involuntary,
+		CPUNs:       c.CPUNs + o.CPUNs,
+		RunqWaitNs:  c.RunqWaitNs + o.RunqWaitNs,
+		Threads:     c.Threads + o.Threads,
+	}
+}
+
+// Sub returns c - o, clamping each field at zero (a counter can only shrink when a
+// thread exited between the two reads, which the caller detects separately).
+func (c Counters) Sub(o Counters) Counters {
+	sub := func(a, b uint64) uint64 {
+		if a < b {
+			return 0
+		}
+		return a - b
+	}
+	return Counters{
+		Voluntary:   sub(c.Voluntary, o.Voluntary),
+		Involuntary: sub(c.Involuntary, o.Involuntary),
+		CPUNs:       sub(c.CPUNs, o.CPUNs),
+		RunqWaitNs:  sub(c.RunqWaitNs, o.RunqWaitNs),
+		Threads:     c.Threads,
+	}
+}
+
+// Switches is voluntary plus involuntary.
+func (c Counters) Switches() uint64 { return c.Voluntary + c.Involuntary }
+
+// HaveSchedstat reports whether the kernel exposes /proc/<pid>/schedstat.
+func HaveSchedstat() bool {
+	_, err := os.Stat("/proc/self/schedstat")
+	return err == nil
+}
+
+// CPUMethod names how CPU time is read, for the output's method section.
+func CPUMethod() string {
+	if HaveSchedstat() {
+		return "/proc/<pid>/task/<tid>/schedstat (ns on CPU, ns waiting on a run queue)"
+	}
+	return "/proc/<pid>/task/<tid>/stat utime+stime (10 ms ticks; no schedstat on this kernel)"
+}
+
+// ErrGone means the process exited before or while it was read.
+var ErrGone = errors.New("process gone")
+
+// Process sums the counters of every thread of pid.
+func Process(pid int) (Counters, error) {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return Counters{}, fmt.Errorf("pid %d: %w", pid, ErrGone)
+	}
+	var sum Counters
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		c, err := Thread(pid, tid)
+		if err != nil {
+			continue // a thread that exited between readdir and read
+		}
+		sum = sum.Add(c)
+	}
+	if sum.Threads == 0 {
+		return Counters{}, fmt.Errorf("pid %d: %w", pid, ErrGone)
+	}
+	return sum, nil
+}
+
+// Thread reads one thread's counters.
+func Thread(pid, tid int) (Counters, error) {
+	base := fmt.Sprintf("/proc/%d/task/%d/", pid, tid)
+	st, err := os.ReadFile(base + "status")
+	if err != nil {
+		return Counters{}, ErrGone
+	}
+	c := Counters{Threads: 1}
+	c.Voluntary = statusField(st, "voluntary_ctxt_switches:")
+	c.Involuntary = statusField(st, "nonvoluntary_ctxt_switches:")
+	if ss, err := os.ReadFile(base + "schedstat"); err == nil {
+		f := strings.Fields(string(ss))
+		if len(f) >= 2 {
+			c.CPUNs, _ = strconv.ParseUint(f[0], 10, 64)
+			c.RunqWaitNs, _ = strconv.ParseUint(f[1], 10, 64)
+			return c, nil
+		}
+	}
+	stat, err := os.ReadFile(base + "stat")
+	if err != nil {
+		return Counters{}, ErrGone
+	}
+	f := statFields(stat)
+	if len(f) > 14 {
+		ut, _ := strconv.ParseUint(f[13], 10, 64)
+		stt, _ := strconv.ParseUint(f[14], 10, 64)
+		c.CPUNs = (ut + stt) * 10_000_000 // USER_HZ is 100 in the Linux ABI
+	}
+	return c, nil
+}
+
+func statusField(b []byte, key string) uint64 {
+	i := bytes.Index(b, []byte("\n"+key))
+	if i < 0 {
+		return 0
+	}
+	rest := b[i+1+len(key):]
+	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j]
+	}
+	v, _ := strconv.ParseUint(strings.TrimSpace(string(rest)), 10, 64)
+	return v
+}
+
+// statFields splits /proc/<pid>/stat into fields, field 0 being the pid and field 1
+// the command (which may itself contain spaces and parentheses).
+func statFields(b []byte) []string {
+	s := string(b)
+	open := strings.IndexByte(s, '(')
+	closeP := strings.LastIndexByte(s, ')')
+	if open < 0 || closeP < open {
+		return nil
+	}
+	out := []string{strings.TrimSpace(s[:open]), s[open+1 : closeP]}
+	return append(out, strings.Fields(s[closeP+1:])...)
+}
+
+// Stat is the part of /proc/<pid>/stat this package uses.
+type Stat struct {
+	Pid, PPid, Pgrp int
+	Comm            string
+	State           string
+	// StartTicks is the process start time in clock ticks since boot; with the pid it
+	// identifies a process across pid reuse.
+	StartTicks uint64
+}
+
+// ReadStat parses /proc/<pid>/stat.
+func ReadStat(pid int) (Stat, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return Stat{}, ErrGone
+	}
+	f := statFields(b)
+	if len(f) < 22 {
+		return Stat{}, fmt.Errorf("pid %d: short stat", pid)
+	}
+	st := Stat{Pid: pid, Comm: f[1], State: f[2]}
+	st.PPid, _ = strconv.Atoi(f[3])
+	st.Pgrp, _ = strconv.Atoi(f[4])
+	st.StartTicks, _ = strconv.ParseUint(f[21], 10, 64)
+	return st, nil
+}
+
+// Alive reports whether pid exists, is not a zombie and (when startTicks != 0) is the
+// same process that was recorded.
+func Alive(pid int, startTicks uint64) bool {
+	st, err := ReadStat(pid)
+	if err != nil || st.State == "Z" || st.State == "X" {
+		return false
+	}
+	return startTicks == 0 || st.StartTicks == startTicks
+}
+
+// all lists every process on the system (each pid once).
+func all() []Stat {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []Stat
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, err := ReadStat(pid); err == nil {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// Children lists the live (non-zombie) child processes of ppid. The kernel's
+// /proc/<pid>/task/<tid>/children is optional (CONFIG_PROC_CHILDREN), so /proc is scanned.
+func Children(ppid int) []int {
+	var out []int
+	for _, st := range all() {
+		if st.PPid == ppid && st.State != "Z" {
+			out = append(out, st.Pid)
+		}
+	}
+	return out
+}
+
+// Group lists the live processes whose process group is pgid.
+func Group(pgid int) []int {
+	var out []int
+	for _, st := range all() {
+		if st.Pgrp == pgid && st.State != "Z" {
+			out = append(out, st.Pid)
+		}
+	}
+	return out
+}
+
+// Cmdline returns the process's command line with NULs turned into spaces (PostgreSQL
+// rewrites it into a title such as "postgres: checkpointer").
+func Cmdline(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+}
+
+// Rusage is the calling process's own resource usage (all threads, exited ones included).
+type Rusage struct {
+	Voluntary   uint64 `json:"voluntary"`
+	Involuntary uint64 `json:"involuntary"`
+	UserNs      uint64 `json:"user_ns"`
+	SysNs       uint64 `json:"sys_ns"`
+}
+
+// Self reads getrusage(RUSAGE_SELF).
+func Self() Rusage {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return Rusage{}
+	}
+	return Rusage{
+		Voluntary:   uint64(ru.Nvcsw),
+		Involuntary: uint64(ru.Nivcsw),
+		UserNs:      uint64(ru.Utime.Nano()),
+		SysNs:       uint64(ru.Stime.Nano()),
+	}
+}
+
+// Sub returns r - o.
+func (r Rusage) Sub(o Rusage) Rusage {
+	return Rusage{
+		Voluntary:   r.Voluntary - o.Voluntary,
+		Involuntary: r.Involuntary - o.Involuntary,
+		UserNs:      r.UserNs - o.UserNs,
+		SysNs:       r.SysNs - o.SysNs,
+	}
+}
+
+// CPUNs is user plus system time.
+func (r Rusage) CPUNs() uint64 { return r.UserNs + r.SysNs }
+
+// CPUTime is time accounted to a set of CPUs in /proc/stat (10 ms ticks).
+type CPUTime struct {
+	// BusyNs is user + nice + system + irq + softirq: anything but idle, iowait and steal.
+	BusyNs uint64 `json:"busy_ns"`
+	// StealNs is time the hypervisor ran something else while the guest wanted the CPU.
+	StealNs uint64 `json:"steal_ns"`
+}
+
+// ReadCPUTime sums /proc/stat's per-CPU lines for cpus.
+func ReadCPUTime(cpus []int) (CPUTime, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return CPUTime{}, err
+	}
+	want := map[string]bool{}
+	for _, c := range cpus {
+		want["cpu"+strconv.Itoa(c)] = true
+	}
+	var t CPUTime
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 9 || !want[f[0]] {
+			continue
+		}
+		v := make([]uint64, 8)
+		for i := range v {
+			v[i], _ = strconv.ParseUint(f[i+1], 10, 64)
+		}
+		// user nice system idle iowait irq softirq steal
+		t.BusyNs += (v[0] + v[1] + v[2] + v[5] + v[6]) * 10_000_000
+		t.StealNs += v[7] * 10_000_000
+	}
+	return t, nil
+}

@@ -1,0 +1,86 @@
+package serverdir
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctxbench/ctxbench/internal/workload/procs"
+)
+
+func TestNewAndRemove(t *testing.T) {
+	d, err := New("t", -1, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(d.Path) != Base || len(d.Path) > 60 {
+		t.Errorf("path %q: want a short path in %s", d.Path, Base)
+	}
+	if _, err := os.Stat(d.File("owner")); err != nil {
+		t.Error("no owner file")
+	}
+	// A live owner (this process) protects the directory from a sweep.
+	if _, err := Sweep(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(d.Path); err != nil {
+		t.Fatal("sweep removed a live run's directory")
+	}
+	if err := d.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(d.Path); !os.IsNotExist(err) {
+		t.Error("directory remains after Remove")
+	}
+}
+
+// A directory whose owner died is swept, and its recorded server (with its process
+// group) is killed.
+func TestSweepStale(t *testing.T) {
+	d, err := New("t", -1, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Remove()
+	// The "owner" is a process that has exited.
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeID(d.File("owner"), gone.Process.Pid, 1); err != nil {
+		t.Fatal(err)
+	}
+	// The "server": a shell leading its own group with a child.
+	srv := exec.Command("sh", "-c", "sleep 60 & sleep 60")
+	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan struct{})
+	go func() { srv.Wait(); close(waited) }()
+	time.Sleep(100 * time.Millisecond)
+	if err := d.RecordServer(srv.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(procs.Group(srv.Process.Pid)); n < 2 {
+		t.Fatalf("server group has %d processes, want 2", n)
+	}
+	removed, err := Sweep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(removed, d.Path) {
+		t.Errorf("stale %s not swept (removed %v)", d.Path, removed)
+	}
+	<-waited
+	if left := procs.Group(srv.Process.Pid); len(left) != 0 {
+		t.Errorf("server group members %v survive the sweep", left)
+	}
+	if _, err := os.Stat(d.Path); !os.IsNotExist(err) {
+		t.Error("stale directory remains")
+	}
+}
