@@ -13,9 +13,6 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // KVMBuilt reports whether the vm-rung kernels are compiled in.
@@ -37,50 +34,24 @@ func KVMRun(k KVMKernel, blk Block) (Output, KVMOut, error) {
 	type ret struct {
 		out Output
 		ko  KVMOut
-		err error
 	}
-	ch := make(chan ret, 1)
-	go func() {
-		runtime.LockOSThread()
-		var old unix.CPUSet
-		saved := unix.SchedGetaffinity(0, &old) == nil
+	r, err := onThread(func() (ret, error) {
 		out, ko, err := kvmRun(k, blk)
-		if saved && unix.SchedSetaffinity(0, &old) == nil {
-			runtime.UnlockOSThread()
-		}
-		ch <- ret{out, ko, err}
-	}()
-	r := <-ch
-	return r.out, r.ko, r.err
+		return ret{out, ko}, err
+	})
+	return r.out, r.ko, err
 }
 
 func kvmRun(k KVMKernel, blk Block) (Output, KVMOut, error) {
-	if blk.Samples <= 0 || blk.Iters == 0 || blk.Warmup < 0 {
-		return Output{}, KVMOut{}, fmt.Errorf("kernel %s: need samples > 0 and iterations > 0", k)
+	if blk.Iters == 0 {
+		return Output{}, KVMOut{}, errBlock(Kernel(k))
 	}
-	n := C.size_t(blk.Samples)
-	ns := (*C.uint64_t)(C.calloc(n, 8))
-	tsc := (*C.uint64_t)(C.calloc(n, 8))
-	defer C.free(unsafe.Pointer(ns))
-	defer C.free(unsafe.Pointer(tsc))
-
-	var b C.cb_block
-	b.iters = C.uint64_t(blk.Iters)
-	b.samples = C.uint32_t(blk.Samples)
-	b.warmup = C.uint32_t(blk.Warmup)
-	b.cpu_a = C.int32_t(blk.CPUA)
-	b.cpu_b = C.int32_t(blk.CPUB)
-	for i, fd := range blk.FD {
-		b.fd[i] = C.int32_t(fd)
+	c, err := newCBlock(string(k), blk, 0)
+	if err != nil {
+		return Output{}, KVMOut{}, err
 	}
-	b.arg = C.int64_t(blk.Arg)
-	if blk.Perf {
-		b.perf = 1
-	}
-	b.ns = ns
-	b.tsc = tsc
-	b.a.perf_cs, b.a.perf_migrations, b.a.perf_instructions, b.a.perf_cycles = -1, -1, -1, -1
-	b.b.perf_cs, b.b.perf_migrations, b.b.perf_instructions, b.b.perf_cycles = -1, -1, -1, -1
+	defer c.free()
+	b := &c.b
 	var o C.cb_kvm_out
 	for i := range o.stat {
 		o.stat[i] = -1
@@ -90,21 +61,21 @@ func kvmRun(k KVMKernel, blk Block) (Output, KVMOut, error) {
 	var rc C.int
 	switch k {
 	case KVMExitUser:
-		rc = C.cb_kvm_exit_user(&b, &o)
+		rc = C.cb_kvm_exit_user(b, &o)
 	case KVMExitKernel:
-		rc = C.cb_kvm_exit_kernel(&b, &o)
+		rc = C.cb_kvm_exit_kernel(b, &o)
 	case KVMSelfCheck:
-		rc = C.cb_kvm_selfcheck(&b, &o)
+		rc = C.cb_kvm_selfcheck(b, &o)
 	case KVMSwitchUA:
-		rc = C.cb_kvm_vmswitch_u_a(&b, &o)
+		rc = C.cb_kvm_vmswitch_u_a(b, &o)
 	case KVMSwitchUB:
-		rc = C.cb_kvm_vmswitch_u_b(&b, &o)
+		rc = C.cb_kvm_vmswitch_u_b(b, &o)
 	case KVMSwitchKA:
-		rc = C.cb_kvm_vmswitch_k_a(&b, &o)
+		rc = C.cb_kvm_vmswitch_k_a(b, &o)
 	case KVMSwitchKB:
-		rc = C.cb_kvm_vmswitch_k_b(&b, &o)
+		rc = C.cb_kvm_vmswitch_k_b(b, &o)
 	case KVMCreate:
-		rc = C.cb_kvm_create(&b, &o)
+		rc = C.cb_kvm_create(b, &o)
 	default:
 		return Output{}, KVMOut{}, fmt.Errorf("unknown vm-rung kernel %q", k)
 	}
@@ -115,30 +86,9 @@ func kvmRun(k KVMKernel, blk Block) (Output, KVMOut, error) {
 		}
 	}
 	if rc != 0 {
-		return Output{}, ko, errors.New(C.GoString(&b.err[0]))
+		return Output{}, ko, c.err()
 	}
-	out := Output{
-		NS:  make([]uint64, blk.Samples),
-		TSC: make([]uint64, blk.Samples),
-		A:   kvmCounts(&b.a),
-		B:   kvmCounts(&b.b),
-	}
-	copy(out.NS, unsafe.Slice((*uint64)(unsafe.Pointer(ns)), blk.Samples))
-	copy(out.TSC, unsafe.Slice((*uint64)(unsafe.Pointer(tsc)), blk.Samples))
-	return out, ko, nil
-}
-
-func kvmCounts(c *C.cb_counts) Counts {
-	return Counts{
-		Voluntary:        int64(c.nvcsw),
-		Involuntary:      int64(c.nivcsw),
-		PerfSwitches:     int64(c.perf_cs),
-		PerfMigrations:   int64(c.perf_migrations),
-		PerfInstructions: int64(c.perf_instructions),
-		PerfCycles:       int64(c.perf_cycles),
-		CPUsSeen:         uint64(c.cpus_seen),
-		Ops:              uint64(c.ops),
-	}
+	return c.output(), ko, nil
 }
 
 // KVMMemory creates n minimal VMs in guest mode, each run to its first exit,

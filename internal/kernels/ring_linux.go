@@ -10,10 +10,6 @@ import "C"
 
 import (
 	"errors"
-	"runtime"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // RingThreads runs a ring of cfg.Tasks threads of this process (ring.c,
@@ -44,29 +40,6 @@ func RingOverhead(blk Block, cfg RingConfig) (RingOutput, error) {
 // ringMember is kernel RingMember, called by Run in a partner process.
 func ringMember(b *C.cb_block) C.int { return C.cb_ring_member(b) }
 
-// onThread runs f locked to an OS thread and gives the thread back with
-// its affinity restored (ring.c pins it); a thread is never destroyed here,
-// because a partner started from it would get its Pdeathsig.
-func onThread(f func() (RingOutput, error)) (RingOutput, error) {
-	type ret struct {
-		out RingOutput
-		err error
-	}
-	ch := make(chan ret, 1)
-	go func() {
-		runtime.LockOSThread()
-		var old unix.CPUSet
-		saved := unix.SchedGetaffinity(0, &old) == nil
-		out, err := f()
-		if saved && unix.SchedSetaffinity(0, &old) == nil {
-			runtime.UnlockOSThread()
-		}
-		ch <- ret{out, err}
-	}()
-	r := <-ch
-	return r.out, r.err
-}
-
 func ringCall(blk Block, cfg RingConfig, which byte) (RingOutput, error) {
 	if blk.Samples <= 0 || blk.Warmup < 0 || cfg.Tasks < 1 || cfg.WorkingSet < 0 {
 		return RingOutput{}, errors.New("ring: need samples > 0, warm-up >= 0, tasks >= 1 and a working set >= 0")
@@ -77,30 +50,13 @@ func ringCall(blk Block, cfg RingConfig, which byte) (RingOutput, error) {
 	if which == 'o' && blk.Iters == 0 {
 		return RingOutput{}, errors.New("ring overhead: need the ring's rounds per sample")
 	}
-	n := blk.Samples
-	buf := (*C.uint64_t)(C.calloc(C.size_t(6*n), 8))
-	if buf == nil {
-		return RingOutput{}, errors.New("ring: out of memory")
+	// Buffers: 0 ns, 1 TSC, 2-3 overhead ns/TSC, 4-5 hot-cache overhead ns/TSC.
+	c, err := newCBlock("ring", blk, 4)
+	if err != nil {
+		return RingOutput{}, err
 	}
-	defer C.free(unsafe.Pointer(buf))
-	all := unsafe.Slice((*uint64)(unsafe.Pointer(buf)), 6*n)
-	at := func(i int) *C.uint64_t { return (*C.uint64_t)(unsafe.Pointer(&all[i*n])) }
-
-	var b C.cb_block
-	b.iters = C.uint64_t(blk.Iters)
-	b.samples = C.uint32_t(blk.Samples)
-	b.warmup = C.uint32_t(blk.Warmup)
-	b.cpu_a = C.int32_t(blk.CPUA)
-	b.cpu_b = C.int32_t(blk.CPUB)
-	for i, fd := range blk.FD {
-		b.fd[i] = C.int32_t(fd)
-	}
-	if blk.Perf {
-		b.perf = 1
-	}
-	b.ns, b.tsc = at(0), at(1)
-	b.a.perf_cs, b.a.perf_migrations, b.a.perf_instructions, b.a.perf_cycles = -1, -1, -1, -1
-	b.b.perf_cs, b.b.perf_migrations, b.b.perf_instructions, b.b.perf_cycles = -1, -1, -1, -1
+	defer c.free()
+	b := &c.b
 
 	var r C.cb_ring
 	r.n = C.int32_t(cfg.Tasks)
@@ -112,17 +68,17 @@ func ringCall(blk Block, cfg RingConfig, which byte) (RingOutput, error) {
 		r.overhead = 1
 	}
 	r.members = b.b
-	r.ovh_ns, r.ovh_tsc, r.hot_ns, r.hot_tsc = at(2), at(3), at(4), at(5)
+	r.ovh_ns, r.ovh_tsc, r.hot_ns, r.hot_tsc = c.slot(2), c.slot(3), c.slot(4), c.slot(5)
 
 	var rc C.int
 	switch which {
 	case 't':
-		rc = C.cb_ring_threads(&b, &r)
+		rc = C.cb_ring_threads(b, &r)
 	case 'h':
-		rc = C.cb_ring_head(&b, &r)
+		rc = C.cb_ring_head(b, &r)
 	default:
 		r.rounds_per_sample = C.uint64_t(blk.Iters)
-		rc = C.cb_ring_overhead(&b, &r)
+		rc = C.cb_ring_overhead(b, &r)
 	}
 	out := RingOutput{
 		Output:          Output{A: counts(&b.a), B: counts(&r.members)},
@@ -136,14 +92,13 @@ func ringCall(blk Block, cfg RingConfig, which byte) (RingOutput, error) {
 		Errno:           int(r.fail_errno),
 	}
 	if rc != 0 {
-		return out, errors.New(C.GoString(&b.err[0]))
+		return out, c.err()
 	}
-	cp := func(i int) []uint64 { return append([]uint64(nil), all[i*n:(i+1)*n]...) }
 	if which != 'o' {
-		out.NS, out.TSC = cp(0), cp(1)
+		out.NS, out.TSC = c.samples(0), c.samples(1)
 	}
 	if cfg.Overhead || which == 'o' {
-		out.OverheadNS, out.OverheadTSC, out.HotNS, out.HotTSC = cp(2), cp(3), cp(4), cp(5)
+		out.OverheadNS, out.OverheadTSC, out.HotNS, out.HotTSC = c.samples(2), c.samples(3), c.samples(4), c.samples(5)
 	}
 	return out, nil
 }

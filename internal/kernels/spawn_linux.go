@@ -12,7 +12,6 @@ import "C"
 
 import (
 	"errors"
-	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -27,73 +26,46 @@ import (
 // Like Run, the kernel runs on a fresh OS thread that is destroyed after
 // (it was pinned and had its signal mask changed).
 func SpawnRun(k SpawnKernel, blk Block, ctr *SpawnContainerSpec) (Output, error) {
-	type ret struct {
-		out Output
-		err error
-	}
-	ch := make(chan ret, 1)
-	go func() {
-		runtime.LockOSThread()
-		out, err := spawnRun(k, blk, ctr)
-		ch <- ret{out, err}
-	}()
-	r := <-ch
-	return r.out, r.err
+	return onThread(func() (Output, error) { return spawnRun(k, blk, ctr) })
 }
 
 func spawnRun(k SpawnKernel, blk Block, ctr *SpawnContainerSpec) (Output, error) {
-	if blk.Samples <= 0 || blk.Iters == 0 || blk.Warmup < 0 {
-		return Output{}, errors.New("spawn kernel " + string(k) + ": need samples > 0 and iterations > 0")
+	if blk.Iters == 0 {
+		return Output{}, errBlock(Kernel(k))
 	}
-	n := C.size_t(blk.Samples)
-	ns := (*C.uint64_t)(C.calloc(n, 8))
-	tsc := (*C.uint64_t)(C.calloc(n, 8))
-	defer C.free(unsafe.Pointer(ns))
-	defer C.free(unsafe.Pointer(tsc))
-
-	var b C.cb_block
-	b.iters = C.uint64_t(blk.Iters)
-	b.samples = C.uint32_t(blk.Samples)
-	b.warmup = C.uint32_t(blk.Warmup)
-	b.cpu_a = C.int32_t(blk.CPUA)
-	b.cpu_b = -1
-	for i, fd := range blk.FD {
-		b.fd[i] = C.int32_t(fd)
+	c, err := newCBlock(string(k), blk, 0)
+	if err != nil {
+		return Output{}, err
 	}
-	b.arg = C.int64_t(blk.Arg)
-	b.ns = ns
-	b.tsc = tsc
+	defer c.free()
+	b := &c.b
 
 	var rc C.int
 	switch k {
 	case SpawnThread:
-		rc = C.cb_spawn_thread(&b)
+		rc = C.cb_spawn_thread(b)
 	case SpawnFork:
-		rc = C.cb_spawn_fork(&b)
+		rc = C.cb_spawn_fork(b)
 	case SpawnForkExec:
-		rc = C.cb_spawn_fork_exec(&b)
+		rc = C.cb_spawn_fork_exec(b)
 	case SpawnVforkExec:
-		rc = C.cb_spawn_vfork_exec(&b)
+		rc = C.cb_spawn_vfork_exec(b)
 	case SpawnPosixSpawn:
-		rc = C.cb_spawn_posix_spawn(&b)
+		rc = C.cb_spawn_posix_spawn(b)
 	case SpawnContainer:
 		if ctr == nil {
 			return Output{}, errors.New("spawn kernel " + string(k) + ": no container description")
 		}
-		c, free := ctr.toC()
+		cs, free := ctr.toC()
 		defer free()
-		rc = C.cb_spawn_container(&b, c)
+		rc = C.cb_spawn_container(b, cs)
 	default:
 		return Output{}, errors.New("unknown spawn kernel " + string(k))
 	}
 	if rc != 0 {
-		return Output{}, errors.New(C.GoString(&b.err[0]))
+		return Output{}, c.err()
 	}
-	out := Output{NS: make([]uint64, blk.Samples), TSC: make([]uint64, blk.Samples)}
-	copy(out.NS, unsafe.Slice((*uint64)(unsafe.Pointer(ns)), blk.Samples))
-	copy(out.TSC, unsafe.Slice((*uint64)(unsafe.Pointer(tsc)), blk.Samples))
-	out.A.Ops = uint64(b.a.ops)
-	return out, nil
+	return c.output(), nil
 }
 
 // toC copies the description into C memory (cgo forbids handing C a Go
