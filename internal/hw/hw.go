@@ -6,6 +6,8 @@
 // On other architectures both report that they are unavailable.
 package hw
 
+import "strings"
+
 // CPUID returns the registers of CPUID(leaf, sub); ok is false where the
 // instruction does not exist.
 func CPUID(leaf, sub uint32) (eax, ebx, ecx, edx uint32, ok bool) {
@@ -33,4 +35,25 @@ func HypervisorVendor() string {
 		sig = sig[:len(sig)-1]
 	}
 	return string(sig)
+}
+
+// HypervisorName turns a CPUID vendor signature into the product's name.
+func HypervisorName(sig string) string {
+	switch strings.TrimSpace(sig) {
+	case "KVMKVMKVM":
+		return "KVM"
+	case "Microsoft Hv":
+		return "Hyper-V"
+	case "VMwareVMware":
+		return "VMware"
+	case "XenVMMXenVMM":
+		return "Xen"
+	case "TCGTCGTCGTCG":
+		return "QEMU TCG (emulated)"
+	case "VBoxVBoxVBox":
+		return "VirtualBox"
+	case "ACRNACRNACRN":
+		return "ACRN"
+	}
+	return strings.TrimSpace(sig)
 }

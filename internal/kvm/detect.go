@@ -121,7 +121,7 @@ func Detect(o Options) Detection {
 	if !o.NoProbe {
 		if v := hw.HypervisorVendor(); v != "" {
 			d.InsideVM = true
-			d.Hypervisor = hypervisorName(v)
+			d.Hypervisor = hw.HypervisorName(v)
 		}
 	}
 	if d.InsideVM && d.Hypervisor == "" && strings.Contains(r.str("sys/devices/system/clocksource/clocksource0/available_clocksource"), "kvm-clock") {
@@ -284,20 +284,4 @@ func params(dir string) map[string]string {
 		}
 	}
 	return m
-}
-
-func hypervisorName(sig string) string {
-	switch strings.TrimSpace(sig) {
-	case "KVMKVMKVM":
-		return "KVM"
-	case "Microsoft Hv":
-		return "Hyper-V"
-	case "VMwareVMware":
-		return "VMware"
-	case "XenVMMXenVMM":
-		return "Xen"
-	case "TCGTCGTCGTCG":
-		return "QEMU TCG"
-	}
-	return strings.TrimSpace(sig)
 }

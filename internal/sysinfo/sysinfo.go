@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ctxbench/ctxbench/internal/hw"
+	"github.com/ctxbench/ctxbench/internal/kvm"
 	"github.com/ctxbench/ctxbench/internal/result"
 )
 
@@ -174,45 +175,21 @@ func virtualization(r reader, o Options, cpu result.CPUInfo, cmdline, kernel str
 	if strings.Contains(cmdline, "firecracker") || strings.Contains(kernel, "-fc-") {
 		v.Platform = "firecracker"
 	}
-	v.KVM = kvmInfo(r, o, cpuFlags, v.Guest)
+	v.KVM = kvmInfo(r, o)
 	v.Label = VirtLabel(v)
 	return v
 }
 
-func kvmInfo(r reader, o Options, cpuFlags string, guest bool) result.KVMInfo {
-	var k result.KVMInfo
-	hasVMX := strings.Contains(cpuFlags, " vmx")
-	hasSVM := strings.Contains(cpuFlags, " svm")
-	switch {
-	case r.exists("sys/module/kvm_pvm"):
-		k.Backend = "pvm"
-	case r.exists("sys/module/kvm_intel") || (hasVMX && r.exists("sys/module/kvm")):
-		k.Backend = "vmx"
-	case r.exists("sys/module/kvm_amd") || (hasSVM && r.exists("sys/module/kvm")):
-		k.Backend = "svm"
-	default:
-		k.Backend = "none"
+// kvmInfo is internal/kvm's detection, as the environment records it.
+func kvmInfo(r reader, o Options) result.KVMInfo {
+	d := kvm.Detect(kvm.Options{Root: r.root, NoProbe: o.NoProbe})
+	k := result.KVMInfo{Device: d.Present, Usable: d.Usable, Backend: string(d.Backend), Nested: d.Nested, Reason: d.Reason}
+	if d.HaltPollNS >= 0 {
+		k.HaltPollNS = d.HaltPollNS
 	}
-	k.Nested = guest && (k.Backend == "vmx" || k.Backend == "svm")
-	if s := r.str("sys/module/kvm/parameters/halt_poll_ns"); s != "" {
-		k.HaltPollNS, _ = strconv.ParseInt(s, 10, 64)
+	if k.Backend == string(kvm.BackendUnknown) {
+		k.Backend = "unknown"
 	}
-	dev := r.path("dev/kvm")
-	if _, err := os.Stat(dev); err != nil {
-		k.Reason = "no /dev/kvm"
-		return k
-	}
-	k.Device = true
-	if o.NoProbe {
-		return k
-	}
-	f, err := os.OpenFile(dev, os.O_RDWR, 0)
-	if err != nil {
-		k.Reason = "cannot open /dev/kvm: " + err.Error()
-		return k
-	}
-	f.Close()
-	k.Usable = true
 	return k
 }
 
@@ -224,7 +201,7 @@ func VirtLabel(v result.Virtualization) string {
 	}
 	parts := []string{"virtual machine guest"}
 	if v.HypervisorVendor != "" {
-		parts = append(parts, "hypervisor "+hypervisorName(v.HypervisorVendor))
+		parts = append(parts, "hypervisor "+hw.HypervisorName(v.HypervisorVendor))
 	} else if v.Detected != "" {
 		parts = append(parts, "hypervisor "+v.Detected)
 	}
@@ -232,27 +209,6 @@ func VirtLabel(v result.Virtualization) string {
 		parts = append(parts, v.Platform)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// hypervisorName turns a CPUID vendor signature into the product's name.
-func hypervisorName(sig string) string {
-	switch strings.TrimSpace(sig) {
-	case "KVMKVMKVM":
-		return "KVM"
-	case "Microsoft Hv":
-		return "Hyper-V"
-	case "VMwareVMware":
-		return "VMware"
-	case "XenVMMXenVMM":
-		return "Xen"
-	case "TCGTCGTCGTCG":
-		return "QEMU TCG (emulated)"
-	case "VBoxVBoxVBox":
-		return "VirtualBox"
-	case "ACRNACRNACRN":
-		return "ACRN"
-	}
-	return sig
 }
 
 func mitigations(r reader) map[string]string {

@@ -23,7 +23,7 @@ func Warnings(env result.Environment) []result.Warning {
 			"compare only figures from one sitting on one machine; use bare metal for hardware costs")
 	}
 	if env.Virtualization.KVM.Backend == "pvm" {
-		add("kvm-pvm", "/dev/kvm is the PVM backend: guests are emulated or paravirtualized in software, so VM figures are not hardware VM exits",
+		add("kvm-pvm", "/dev/kvm is the PVM backend (no VMX/SVM): a CPL3 guest runs natively but each exit is a trap through PVM's switcher, a CPL0 guest is emulated instruction by instruction; VM figures are not hardware VM exits",
 			"run the vm rung on a host with VMX or SVM for hardware VM-exit costs")
 	}
 	if env.CPU.Hybrid {
