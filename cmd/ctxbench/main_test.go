@@ -13,85 +13,35 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ctxbench/ctxbench/internal/e2e"
 	"github.com/ctxbench/ctxbench/internal/result"
 )
 
 var bin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ctxbench-e2e-")
+	var cleanup func()
+	var err error
+	bin, cleanup, err = e2e.Build(".")
 	if err != nil {
-		panic(err)
-	}
-	_ = os.Chmod(dir, 0o755) // the unprivileged-user test runs the binary too
-	bin = filepath.Join(dir, "ctxbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building ctxbench: %v\n%s", err, out)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
-// ours lists live processes running the test binary, with their argv.
-func ours() map[int]string {
-	out := map[int]string{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if err != nil || strings.TrimSuffix(exe, " (deleted)") != bin {
-			continue
-		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if strings.Contains(string(stat), ") Z ") {
-			continue // a zombie is gone, just not reaped by an unrelated parent
-		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		out[pid] = strings.ReplaceAll(string(cmdline), "\x00", " ")
-	}
-	return out
-}
+func assertNothingLeft(t *testing.T) { t.Helper(); e2e.AssertNothingLeft(t, bin, 5*time.Second) }
 
-func assertNothingLeft(t *testing.T) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		left := ours()
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes left behind: %v", left)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// waitFor polls until a process whose argv contains role appears.
 func waitFor(t *testing.T, role string, timeout time.Duration) int {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		for pid, argv := range ours() {
-			if strings.Contains(argv, role) {
-				return pid
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("no %s process appeared within %v", role, timeout)
-	return 0
+	return e2e.WaitFor(t, bin, role, timeout)
 }
 
 func needCPUs(t *testing.T, n int) {

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,64 +18,28 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/bench"
 	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/e2e"
 	"github.com/ctxbench/ctxbench/internal/result"
 )
 
 var bin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ctxbench-ring-e2e-")
+	var cleanup func()
+	var err error
+	bin, cleanup, err = e2e.Build("../../cmd/ctxbench")
 	if err != nil {
-		panic(err)
-	}
-	bin = filepath.Join(dir, "ctxbench")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/ctxbench").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building ctxbench: %v\n%s", err, out)
-		os.RemoveAll(dir)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
-// ours lists live processes of the test binary.
-func ours() map[int]string {
-	out := map[int]string{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if err != nil || strings.TrimSuffix(exe, " (deleted)") != bin {
-			continue
-		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if strings.Contains(string(stat), ") Z ") {
-			continue
-		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		out[pid] = strings.ReplaceAll(string(cmdline), "\x00", " ")
-	}
-	return out
-}
+func ours() map[int]string { return e2e.Processes(bin) }
 
-func assertNothingLeft(t *testing.T) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		left := ours()
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d processes left behind, e.g. %v", len(left), left)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+func assertNothingLeft(t *testing.T) { t.Helper(); e2e.AssertNothingLeft(t, bin, 10*time.Second) }
 
 func ringRun(t *testing.T, args ...string) *result.Document {
 	t.Helper()

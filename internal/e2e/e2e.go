@@ -1,0 +1,89 @@
+// Package e2e helps end-to-end tests drive the built ctxbench binary: build
+// it once, list the processes running it, and assert that none is left.
+// Only tests import it.
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Build compiles ./cmd/ctxbench (pkg is its path relative to the caller's
+// directory) into a fresh directory readable by every user, and returns the
+// binary and a function that removes it.
+func Build(pkg string) (string, func(), error) {
+	dir, err := os.MkdirTemp("", "ctxbench-e2e-")
+	if err != nil {
+		return "", nil, err
+	}
+	_ = os.Chmod(dir, 0o755) // tests also run it as an unprivileged user
+	bin := filepath.Join(dir, "ctxbench")
+	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("building ctxbench: %v\n%s", err, out)
+	}
+	return bin, func() { os.RemoveAll(dir) }, nil
+}
+
+// Processes lists live (not zombie) processes running bin, with their argv.
+func Processes(bin string) map[int]string {
+	out := map[int]string{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if err != nil || strings.TrimSuffix(exe, " (deleted)") != bin {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if strings.Contains(string(stat), ") Z ") {
+			continue // a zombie is gone, just not reaped by an unrelated parent
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		out[pid] = strings.ReplaceAll(string(cmdline), "\x00", " ")
+	}
+	return out
+}
+
+// AssertNothingLeft fails t if a process running bin is still alive after
+// timeout.
+func AssertNothingLeft(t *testing.T, bin string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		left := Processes(bin)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d processes left behind, e.g. %v", len(left), left)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// WaitFor polls until a process running bin whose argv contains role
+// appears, and returns its pid.
+func WaitFor(t *testing.T, bin, role string, timeout time.Duration) int {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		for pid, argv := range Processes(bin) {
+			if strings.Contains(argv, role) {
+				return pid
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no %s process appeared within %v", role, timeout)
+	return 0
+}
