@@ -35,32 +35,43 @@ func lifecycleCell(name string, cpus []int) (Cell, error) {
 	return CellFor(b, bench.Unpinned, cpus)
 }
 
-// Spawn measures creation cost, one worker per kind.
-func Spawn(ctx context.Context, kinds []string, o LifecycleOptions) ([]result.Spawn, []result.Failure, error) {
+// eachKind runs one worker block per kind of a lifecycle measurement and
+// hands each response to take; a kind that cannot run or fails becomes a
+// failure, and only cancellation stops the loop.
+func eachKind(ctx context.Context, prefix string, kinds []string, o LifecycleOptions, timeout time.Duration,
+	params func(kind string) map[string]int64, take func(name string, c Cell, resp bench.Response) error) ([]result.Failure, error) {
 	if o.Executor == nil {
 		o.Executor = ProcessExecutor{}
 	}
-	var out []result.Spawn
 	var fails []result.Failure
 	for _, k := range kinds {
-		name := bench.SpawnPrefix + k
+		name := prefix + k
 		if o.Progress != nil {
 			o.Progress(name)
 		}
 		c, err := lifecycleCell(name, o.CPUs)
-		if err != nil {
-			fails = append(fails, result.Failure{Name: name, Error: err.Error()})
-			continue
-		}
-		req := bench.Request{Bench: name, Placement: bench.Unpinned, CPUA: o.CPU, CPUB: -1, Samples: o.Samples}
-		resp, err := o.Executor.Block(ctx, c, req, 10*time.Minute)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, nil, ctx.Err()
+		if err == nil {
+			req := bench.Request{Bench: name, Placement: bench.Unpinned, CPUA: o.CPU, CPUB: -1, Samples: o.Samples, Params: params(k)}
+			var resp bench.Response
+			if resp, err = o.Executor.Block(ctx, c, req, timeout); err == nil {
+				err = take(name, c, resp)
 			}
-			fails = append(fails, result.Failure{Name: name, Error: err.Error()})
-			continue
 		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			fails = append(fails, result.Failure{Name: name, Error: err.Error()})
+		}
+	}
+	return fails, nil
+}
+
+// Spawn measures creation cost, one worker per kind.
+func Spawn(ctx context.Context, kinds []string, o LifecycleOptions) ([]result.Spawn, []result.Failure, error) {
+	var out []result.Spawn
+	noParams := func(string) map[string]int64 { return nil }
+	fails, err := eachKind(ctx, bench.SpawnPrefix, kinds, o, 10*time.Minute, noParams, func(name string, c Cell, resp bench.Response) error {
 		s := result.Spawn{Name: name, Kind: resp.Facts["context"], Description: c.Bench.Description, Op: resp.Facts["op"],
 			Label: resp.Facts["label"], Claim: resp.Facts["claim"]}
 		for _, ns := range resp.NS {
@@ -71,48 +82,31 @@ func Spawn(ctx context.Context, kinds []string, o LifecycleOptions) ([]result.Sp
 			s.Notes = strings.Split(n, "\n")
 		}
 		out = append(out, s)
-	}
-	return out, fails, nil
+		return nil
+	})
+	return out, fails, err
 }
 
 // Memory measures what contexts cost to keep, one worker per kind.
 func Memory(ctx context.Context, kinds []string, o LifecycleOptions) ([]result.Memory, []result.Failure, error) {
-	if o.Executor == nil {
-		o.Executor = ProcessExecutor{}
-	}
 	var out []result.Memory
-	var fails []result.Failure
-	for _, k := range kinds {
-		name := bench.MemoryPrefix + k
-		if o.Progress != nil {
-			o.Progress(name)
-		}
-		c, err := lifecycleCell(name, o.CPUs)
-		if err != nil {
-			fails = append(fails, result.Failure{Name: name, Error: err.Error()})
-			continue
-		}
-		params := map[string]int64{"n": int64(o.N[k])}
+	params := func(k string) map[string]int64 {
+		p := map[string]int64{"n": int64(o.N[k])}
 		if o.NoSettle {
-			params["nosettle"] = 1
+			p["nosettle"] = 1
 		}
-		req := bench.Request{Bench: name, Placement: bench.Unpinned, CPUA: o.CPU, CPUB: -1, Samples: 1, Params: params}
-		resp, err := o.Executor.Block(ctx, c, req, 15*time.Minute)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, nil, ctx.Err()
-			}
-			fails = append(fails, result.Failure{Name: name, Error: err.Error()})
-			continue
-		}
+		return p
+	}
+	o.Samples = 1
+	fails, err := eachKind(ctx, bench.MemoryPrefix, kinds, o, 15*time.Minute, params, func(name string, c Cell, resp bench.Response) error {
 		var m memory.Result
 		if err := json.Unmarshal([]byte(resp.Facts["result"]), &m); err != nil {
-			fails = append(fails, result.Failure{Name: name, Error: "unreadable memory result: " + err.Error()})
-			continue
+			return fmt.Errorf("unreadable memory result: %w", err)
 		}
 		out = append(out, memoryResult(name, c.Bench.Description, m))
-	}
-	return out, fails, nil
+		return nil
+	})
+	return out, fails, err
 }
 
 func memoryResult(name, what string, m memory.Result) result.Memory {
