@@ -304,7 +304,7 @@ func verdict(sr *ServerResult) string {
 		if s.USL.NStar != nil {
 			fmt.Fprintf(&b, ", USL α=%.3g β=%.3g N*=%.0f R²=%.2f", s.USL.Alpha, s.USL.Beta, *s.USL.NStar, s.USL.R2)
 		} else {
-			fmt.Fprintf(&b, ", USL α=%.3g β=0 (no peak) R²=%.2f", s.USL.Alpha, s.USL.R2)
+			fmt.Fprintf(&b, ", USL α=%.3g β=%.3g (no interior peak) R²=%.2f", s.USL.Alpha, s.USL.Beta, s.USL.R2)
 		}
 	}
 	fmt.Fprintf(&b, "; %s", s.Shape)

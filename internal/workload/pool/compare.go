@@ -16,17 +16,17 @@ func estimate(vals []float64) Estimate {
 	s := benchmath.NewSample(slices.Clone(vals), &benchmath.DefaultThresholds)
 	sum := benchmath.AssumeNothing.Summary(s, 0.95)
 	e := Estimate{Median: sum.Center, Confidence: sum.Confidence, N: len(vals)}
-	if !math.IsInf(sum.Lo, 0) && !math.IsNaN(sum.Lo) {
-		lo := sum.Lo
-		e.CILow = &lo
+	lo, hi := sum.Lo, sum.Hi
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
+		if len(vals) < 2 {
+			return Estimate{Median: sum.Center, N: len(vals)}
+		}
+		// Too few windows for 95%: the widest order-statistic interval, [min, max],
+		// covers the median with probability 1 − 2·(1/2)^n (93.75% for 5 windows).
+		lo, hi = slices.Min(vals), slices.Max(vals)
+		e.Confidence = 1 - 2*math.Pow(0.5, float64(len(vals)))
 	}
-	if !math.IsInf(sum.Hi, 0) && !math.IsNaN(sum.Hi) {
-		hi := sum.Hi
-		e.CIHigh = &hi
-	}
-	if e.CILow == nil || e.CIHigh == nil {
-		e.Confidence = 0
-	}
+	e.CILow, e.CIHigh = &lo, &hi
 	return e
 }
 

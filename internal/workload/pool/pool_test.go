@@ -151,8 +151,11 @@ func TestRatioCI(t *testing.T) {
 		}
 	}
 	e := estimate([]float64{3, 1, 2})
-	if e.Median != 2 || e.CILow != nil || e.N != 3 {
-		t.Errorf("estimate of 3 values: %+v (no 95%% interval exists)", e)
+	if e.Median != 2 || e.CILow == nil || *e.CILow != 1 || *e.CIHigh != 3 || e.Confidence != 0.75 || e.N != 3 {
+		t.Errorf("estimate of 3 values: %+v, want [min, max] at 75%% (no 95%% interval exists)", e)
+	}
+	if e := estimate([]float64{7}); e.CILow != nil || e.Median != 7 {
+		t.Errorf("estimate of one value: %+v", e)
 	}
 	e = estimate([]float64{5, 1, 2, 4, 3, 6, 7, 8})
 	if e.CILow == nil || *e.CILow > e.Median || *e.CIHigh < e.Median {

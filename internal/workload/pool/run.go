@@ -261,6 +261,7 @@ func methods() Method {
 			"(Hodges–Lehmann over all window pairs) with the distribution-free interval inverting the " +
 			"Mann–Whitney test; p from benchmath's Mann–Whitney U test.",
 		IntervalsMedian: "per-point figures are medians over repeated windows; intervals are benchmath " +
-			"AssumeNothing (order statistics) at 95%, absent when there are too few windows.",
+			"AssumeNothing (order statistics) at 95%; with fewer than 6 windows the interval is [min, max] " +
+			"at its own confidence 1 − 2·(1/2)^n, stated in the output.",
 	}
 }

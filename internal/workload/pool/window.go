@@ -30,7 +30,6 @@ const (
 // workerState is one worker's private record: no sharing, no allocation while timing.
 type workerState struct {
 	lat, wait hist.H
-	err       error
 	_         [64]byte // keep neighbours' hot fields off this cache line
 }
 
@@ -212,8 +211,9 @@ func (r *runner) window(ctx context.Context, t *target, spec WindowSpec, pl plac
 	for i := range ws {
 		ws[i].lat.Reset()
 		ws[i].wait.Reset()
-		ws[i].err = nil
 	}
+	// The first query error; workers stop on it and the window fails.
+	var failed atomic.Pointer[error]
 
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -231,7 +231,7 @@ func (r *runner) window(ctx context.Context, t *target, spec WindowSpec, pl plac
 				waitNs, err := cl.query(wctx, id)
 				el := time.Since(t0)
 				if err != nil {
-					st.err = err
+					failed.CompareAndSwap(nil, &err)
 					return
 				}
 				if phase.Load() == phaseMeasure {
@@ -277,7 +277,7 @@ func (r *runner) window(ctx context.Context, t *target, spec WindowSpec, pl plac
 	if err := sleep(ctx, t, r.cfg.Warmup); err != nil {
 		return w, err
 	}
-	if err := firstErr(ws); err != nil {
+	if err := firstErr(&failed); err != nil {
 		return w, err
 	}
 
@@ -333,7 +333,7 @@ func (r *runner) window(ctx context.Context, t *target, spec WindowSpec, pl plac
 	if werr != nil {
 		return w, werr
 	}
-	if err := firstErr(ws); err != nil {
+	if err := firstErr(&failed); err != nil {
 		return w, err
 	}
 	if cerr != nil {
@@ -511,11 +511,9 @@ func ids0ForCounters(t *target, ids []int64) []int64 {
 	return nil
 }
 
-func firstErr(ws []workerState) error {
-	for i := range ws {
-		if ws[i].err != nil {
-			return fmt.Errorf("query failed: %w", ws[i].err)
-		}
+func firstErr(failed *atomic.Pointer[error]) error {
+	if e := failed.Load(); e != nil {
+		return fmt.Errorf("query failed: %w", *e)
 	}
 	return nil
 }
