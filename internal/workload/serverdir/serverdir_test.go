@@ -41,6 +41,11 @@ func TestNewAndRemove(t *testing.T) {
 // A directory whose owner died is swept, and its recorded server (with its process
 // group) is killed.
 func TestSweepStale(t *testing.T) {
+	// A private base: other packages' tests sweep the shared one in
+	// parallel, and this test's directory is stale on purpose.
+	old := Base
+	Base = t.TempDir()
+	defer func() { Base = old }()
 	d, err := New("t", -1, -1)
 	if err != nil {
 		t.Fatal(err)
