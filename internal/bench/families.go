@@ -127,7 +127,7 @@ func init() {
 			Name: "process/pipe", Rung: Process, Kind: Switch,
 			Description: "two processes ping-pong a 4-byte int over two pipes (perf bench sched pipe; the fork-and-two-pipes experiment); the partner is this binary re-executed",
 			Op:          "round trip: write to pipe 1, blocking read of pipe 2 (2 hops)", HopsPerOp: 2,
-			Switched: "another process (separate address space)", Mechanism: "pipe ping-pong (4-byte write, blocking read)",
+			Switched: "another process (separate address space; both processes multi-threaded, as every Go process is)", Mechanism: "pipe ping-pong (4-byte write, blocking read)",
 			Placements: pair, Ladder: pairLadder, ExpectSwitch: true,
 			StartIters: 256, Needs: needsCgo,
 			Run: func(ctx context.Context, req Request) (Response, error) {
@@ -138,7 +138,7 @@ func init() {
 			Name: "process/futex", Rung: Process, Kind: Switch,
 			Description: "two processes ping-pong a turn flag in a shared page with FUTEX_WAKE / FUTEX_WAIT (shared futex), never spinning",
 			Op:          "round trip: store + FUTEX_WAKE, FUTEX_WAIT until answered (2 hops)", HopsPerOp: 2,
-			Switched: "another process (separate address space)", Mechanism: "futex ping-pong over a shared memfd page",
+			Switched: "another process (separate address space; both processes multi-threaded, as every Go process is)", Mechanism: "futex ping-pong over a shared memfd page",
 			Placements: pair, Ladder: pairLadder, ExpectSwitch: true,
 			StartIters: 256, Needs: needsCgo,
 			Run: func(ctx context.Context, req Request) (Response, error) {
