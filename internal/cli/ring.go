@@ -326,8 +326,11 @@ func printRingNotes(w io.Writer, st export.Style, rs []result.Ring) {
 		}
 		for _, m := range r.Warnings {
 			code := "note"
-			if strings.HasPrefix(m, "high variation") {
+			switch {
+			case strings.HasPrefix(m, "high variation"):
 				code = "note high-variation"
+			case strings.Contains(m, "switches per hop, more than one"):
+				code = "note switches"
 			}
 			add(code, r, m)
 		}
@@ -352,7 +355,7 @@ func printRingNotes(w io.Writer, st export.Style, rs []result.Ring) {
 		}
 		summary := hits[0].msg
 		switch code {
-		case "flag switch-count":
+		case "flag switch-count", "note switches":
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for _, h := range hits {
 				if v := h.r.SwitchesPerHop; v != nil {
