@@ -203,6 +203,14 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 		s.start = st.StartTicks
 	}
 	if err := dir.RecordServer(s.pid); err != nil {
+		// A server that dies at once can be gone before its pid is
+		// recorded: say it exited, with its log, as below.
+		select {
+		case <-s.done:
+			b, _ := os.ReadFile(logPath)
+			return nil, fmt.Errorf("postgres exited during start-up: %s", tail(string(b), 600))
+		case <-time.After(2 * time.Second):
+		}
 		return nil, err
 	}
 
