@@ -165,7 +165,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 	// On cancellation kill initdb's whole group: it runs postgres in bootstrap mode as a child.
 	initdb.Cancel = func() error { return syscall.Kill(-initdb.Process.Pid, syscall.SIGKILL) }
 	if out, err := initdb.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("initdb: %w: %s", err, tail(string(out), 400))
+		return nil, fmt.Errorf("initdb: %w: %s", err, serverdir.Tail(string(out), 400))
 	}
 
 	logPath := dir.File("postgres.log")
@@ -208,7 +208,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 		select {
 		case <-s.done:
 			b, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("postgres exited during start-up: %s", tail(string(b), 600))
+			return nil, fmt.Errorf("postgres exited during start-up: %s", serverdir.Tail(string(b), 600))
 		case <-time.After(2 * time.Second):
 		}
 		return nil, err
@@ -259,7 +259,7 @@ func (s *Server) waitReady(ctx context.Context, logPath string) (*pgx.Conn, erro
 		select {
 		case <-s.done:
 			b, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("postgres exited during start-up: %s", tail(string(b), 600))
+			return nil, fmt.Errorf("postgres exited during start-up: %s", serverdir.Tail(string(b), 600))
 		default:
 		}
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -273,7 +273,7 @@ func (s *Server) waitReady(ctx context.Context, logPath string) (*pgx.Conn, erro
 		}
 		if time.Now().After(deadline) {
 			b, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("postgres not ready after 60 s: %v: %s", err, tail(string(b), 600))
+			return nil, fmt.Errorf("postgres not ready after 60 s: %v: %s", err, serverdir.Tail(string(b), 600))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -303,20 +303,8 @@ func (s *Server) Stop() error {
 	s.stopped = true
 	var errs []error
 	if s.cmd != nil {
-		select {
-		case <-s.done:
-		default:
-			_ = s.cmd.Process.Signal(syscall.SIGINT)  // "fast" shutdown: roll back, disconnect, exit
-			_ = syscall.Kill(-s.pid, syscall.SIGCONT) // a stopped server must run to exit
-			select {
-			case <-s.done:
-			case <-time.After(10 * time.Second):
-				_ = syscall.Kill(-s.pid, syscall.SIGKILL)
-				<-s.done
-			}
-		}
-		// Backends may outlive a killed postmaster for a moment; they share its group.
-		if err := serverdir.KillGroup(s.pid, s.start, 5*time.Second); err != nil {
+		// SIGINT is postgres's "fast" shutdown: roll back, disconnect, exit.
+		if err := serverdir.Shutdown(s.cmd.Process, s.pid, s.start, s.done, syscall.SIGINT); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -324,12 +312,4 @@ func (s *Server) Stop() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
-}
-
-func tail(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) > n {
-		s = "…" + s[len(s)-n:]
-	}
-	return strings.ReplaceAll(s, "\n", " | ")
 }

@@ -157,7 +157,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 		select {
 		case <-s.done:
 			b, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("redis-server exited during start-up: %s", tail(string(b), 600))
+			return nil, fmt.Errorf("redis-server exited during start-up: %s", serverdir.Tail(string(b), 600))
 		case <-time.After(2 * time.Second):
 		}
 		return nil, err
@@ -172,7 +172,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 		select {
 		case <-s.done:
 			b, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("redis-server exited during start-up: %s", tail(string(b), 600))
+			return nil, fmt.Errorf("redis-server exited during start-up: %s", serverdir.Tail(string(b), 600))
 		default:
 		}
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -186,7 +186,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 		}
 		if time.Now().After(deadline) {
 			b, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("redis-server not ready after 30 s: %v: %s", perr, tail(string(b), 600))
+			return nil, fmt.Errorf("redis-server not ready after 30 s: %v: %s", perr, serverdir.Tail(string(b), 600))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -262,19 +262,7 @@ func (s *Server) Stop() error {
 	s.stopped = true
 	var errs []error
 	if s.cmd != nil {
-		select {
-		case <-s.done:
-		default:
-			_ = s.cmd.Process.Signal(syscall.SIGTERM)
-			_ = syscall.Kill(-s.pid, syscall.SIGCONT) // a stopped server must run to exit
-			select {
-			case <-s.done:
-			case <-time.After(10 * time.Second):
-				_ = syscall.Kill(-s.pid, syscall.SIGKILL)
-				<-s.done
-			}
-		}
-		if err := serverdir.KillGroup(s.pid, s.start, 5*time.Second); err != nil {
+		if err := serverdir.Shutdown(s.cmd.Process, s.pid, s.start, s.done, syscall.SIGTERM); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -282,12 +270,4 @@ func (s *Server) Stop() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
-}
-
-func tail(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) > n {
-		s = "…" + s[len(s)-n:]
-	}
-	return strings.ReplaceAll(s, "\n", " | ")
 }

@@ -180,3 +180,33 @@ func Owned() []string {
 	}
 	return out
 }
+
+// Shutdown stops a server started as the leader of its own process group:
+// sig asks it to exit (SIGCONT first, so a stopped server can), SIGKILL to
+// the group after 10 s, then the group is reaped of stragglers (a
+// postmaster's backends can outlive it for a moment). done is closed when
+// the server's Wait returned.
+func Shutdown(p *os.Process, pid int, startTicks uint64, done <-chan struct{}, sig syscall.Signal) error {
+	select {
+	case <-done:
+	default:
+		_ = p.Signal(sig)
+		_ = syscall.Kill(-pid, syscall.SIGCONT)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			<-done
+		}
+	}
+	return KillGroup(pid, startTicks, 5*time.Second)
+}
+
+// Tail is the last n bytes of a server's log, on one line, for an error.
+func Tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		s = "…" + s[len(s)-n:]
+	}
+	return strings.ReplaceAll(s, "\n", " | ")
+}
