@@ -77,14 +77,15 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]Outcome, error) {
 	}
 	blocks := (o.Runs + o.SamplesPerBlock - 1) / o.SamplesPerBlock
 	runs := make([]*cellRun, len(cells))
-	prepared := map[string]bool{}
+	prepared := map[string]error{}
 	for _, c := range cells {
-		if c.Bench.Prepare != nil && !prepared[c.Bench.Name] {
-			prepared[c.Bench.Name] = true
+		if _, done := prepared[c.Bench.Name]; c.Bench.Prepare != nil && !done {
 			o.Progress.Block(c, "prepare")
-			if err := c.Bench.Prepare(ctx); err != nil && ctx.Err() != nil {
+			err := c.Bench.Prepare(ctx)
+			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
+			prepared[c.Bench.Name] = err
 		}
 	}
 	total := 0
@@ -109,6 +110,10 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]Outcome, error) {
 
 	for i, c := range cells {
 		runs[i] = &cellRun{cell: c, iters: o.Iterations}
+		if err := prepared[c.Bench.Name]; err != nil {
+			runs[i].err = fmt.Errorf("prepare: %w", err)
+			continue
+		}
 		if o.Iterations == 0 && !c.Bench.SelfCalibrating {
 			o.Progress.Block(c, "calibrate")
 			iters, err := calibrate(ctx, c, o)
@@ -184,9 +189,10 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]Outcome, error) {
 }
 
 // perfBlock says whether a cell gets a perf verification block: the C
-// kernels open perf events per thread; Go and other runtimes' loops do not.
+// kernels open perf events per thread; Go loops and other runtimes' probes
+// (self-calibrating) do not.
 func perfBlock(c Cell) bool {
-	return c.Bench.Rung != bench.Goroutine && c.Bench.Rung != bench.Runtime
+	return c.Bench.Rung != bench.Goroutine && !c.Bench.SelfCalibrating
 }
 
 func request(c Cell, iters uint64, samples, warmup int, perf bool) bench.Request {
