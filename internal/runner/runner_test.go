@@ -169,3 +169,27 @@ func TestAggregateFlags(t *testing.T) {
 		t.Fatalf("label %q", r.Label)
 	}
 }
+
+func TestFailedPrepareFailsItsCellsOnly(t *testing.T) {
+	calls := 0
+	broken := &bench.Benchmark{Name: "test/broken", Rung: bench.Runtime, Kind: bench.Switch, HopsPerOp: 2,
+		Placements: []bench.Placement{bench.SameCPU}, SelfCalibrating: true,
+		Prepare: func(context.Context) error { calls++; return errors.New("toolchain missing") }}
+	bc, _ := CellFor(broken, bench.SameCPU, []int{0})
+	good, _ := CellFor(bench.Lookup("thread/pipe"), bench.SameCPU, []int{0})
+	out, err := Run(context.Background(), []Cell{bc, bc, good}, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Errorf("prepare ran %d times, want once per benchmark", calls)
+	}
+	for _, o := range out[:2] {
+		if o.Err == nil || !strings.Contains(o.Err.Error(), "toolchain missing") {
+			t.Errorf("cell with a failed prepare: %v", o.Err)
+		}
+	}
+	if out[2].Err != nil || out[2].Result == nil {
+		t.Errorf("an unrelated cell failed: %v", out[2].Err)
+	}
+}
