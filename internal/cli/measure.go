@@ -246,7 +246,7 @@ func measure(ctx context.Context, m *measureFlags, benches []*bench.Benchmark, e
 	}
 	env := sysinfo.Collect(sysinfo.Options{})
 	o.Host = export.HostLine(env)
-	if env.Perf.Software == false {
+	if !env.Perf.Software {
 		o.PerfCheck = false
 	}
 	if !m.quiet && isTTY(stderr) {
