@@ -58,7 +58,7 @@ func (m *measureFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.IntVarP(&m.runs, "runs", "r", 0, "measured samples per benchmark and placement (default: 40; --quick 12; --thorough 150)")
 	f.IntVarP(&m.warmup, "warmup", "w", -1, "samples discarded at the start of every block")
-	f.Lookup("warmup").DefValue = "1" // -1 means "the preset's", which is 1 in every preset
+	f.Lookup("warmup").DefValue = "1; --thorough 2" // -1 means "the preset's"
 	f.IntVar(&m.block, "samples-per-block", 0, "samples per worker process; cells are interleaved block by block (default 8)")
 	f.DurationVar(&m.minTime, "min-time", 0, "target duration of one sample; ops per sample are calibrated to it (default 2ms)")
 	f.Uint64Var(&m.iterations, "iterations", 0, "fixed ops per sample instead of calibrating")
