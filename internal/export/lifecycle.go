@@ -37,7 +37,7 @@ func Memory(w io.Writer, d *result.Document) {
 	}
 	fmt.Fprintln(w, "\nmemory: what a parked context costs to keep, per context (virtual is address space reserved, not memory used)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONTEXT\tMEASUREMENT\tHELD\tPSS\tRSS\tKERNEL\tCHARGED\tVIRTUAL\t")
+	fmt.Fprintln(tw, "CONTEXT\tMEASUREMENT\tHELD\tPSS\tRSS\tKERNEL\tCHARGED\tVIRTUAL\tRUNTIME'S OWN COUNT\t")
 	for _, m := range d.Memory {
 		held := fmt.Sprintf("%d", m.Contexts)
 		if m.Contexts < m.Requested {
@@ -47,15 +47,28 @@ func Memory(w io.Writer, d *result.Document) {
 		if m.ChargedBytes > 0 {
 			charged = FormatBytes(m.ChargedBytes)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", m.Kind, m.Name, held, FormatBytes(m.PSSBytes), FormatBytes(m.RSSBytes),
-			FormatBytes(m.KernelBytes), charged, FormatBytes(m.VirtBytes))
+		own := "—"
+		if m.RuntimeBytes > 0 {
+			own = FormatBytes(m.RuntimeBytes)
+		}
+		dash := func(v float64) string {
+			if v == 0 && m.RuntimeBytes > 0 {
+				return "—" // a runtime probe measures what its runtime counts, not these
+			}
+			return FormatBytes(v)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", m.Kind, m.Name, held, dash(m.PSSBytes), dash(m.RSSBytes),
+			dash(m.KernelBytes), charged, dash(m.VirtBytes), own)
 	}
 	tw.Flush()
 	for _, m := range d.Memory {
 		for _, c := range m.Claims {
 			line := fmt.Sprintf("  %s — claim: %s (%s)", m.Name, c.Text, c.Source)
-			if c.BytesPerContext > 0 && m.PSSBytes > 0 {
+			switch {
+			case c.BytesPerContext > 0 && m.PSSBytes > 0:
 				line += fmt.Sprintf("; measured PSS is %.2fx that", m.PSSBytes/c.BytesPerContext)
+			case c.BytesPerContext > 0 && m.RuntimeBytes > 0:
+				line += fmt.Sprintf("; the runtime's own count is %.2fx that", m.RuntimeBytes/c.BytesPerContext)
 			}
 			fmt.Fprintln(w, line)
 		}

@@ -146,6 +146,10 @@ type PerContext struct {
 	// Go's own account (goroutine kind): runtime.MemStats deltas.
 	GoStackInuse float64 `json:"go_stack_inuse,omitempty"`
 	GoSys        float64 `json:"go_sys,omitempty"`
+	// Runtime is another runtime's own count of what one parked context
+	// takes (a probe's first memory metric, named by RuntimeMetric).
+	Runtime       float64 `json:"runtime,omitempty"`
+	RuntimeMetric string  `json:"runtime_metric,omitempty"`
 }
 
 // Result is one memory measurement.

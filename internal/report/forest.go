@@ -460,7 +460,7 @@ func memoryForest(runs []*runView) *forest {
 	for _, rv := range runs {
 		for _, m := range rv.Doc.Memory {
 			n++
-			vals := []float64{m.RSSBytes, m.PSSBytes, m.KernelBytes, m.VirtBytes, m.ChargedBytes}
+			vals := []float64{m.RSSBytes, m.PSSBytes, m.KernelBytes, m.VirtBytes, m.ChargedBytes, m.RuntimeBytes}
 			for _, c := range m.Claims {
 				vals = append(vals, c.BytesPerContext)
 			}
@@ -501,7 +501,7 @@ func memoryForest(runs []*runView) *forest {
 				}
 				cls, _ := kindClass(m.Kind)
 				row := forestRow{Name: m.Name, Label: trimHost(m.Label), Placement: m.Kind,
-					PClass: cls, Run: rv, Median: bytesOrDash(m.PSSBytes), Claims: claimList(m), N: m.Contexts,
+					PClass: cls, Run: rv, Median: bytesOrDash(memFigure(m)), Claims: claimList(m), N: m.Contexts,
 					Extra: []string{bytesOrDash(m.ChargedBytes), bytesOrDash(m.RSSBytes), bytesOrDash(m.KernelBytes),
 						fmtCount(float64(m.Contexts)) + " / " + fmtCount(float64(m.Requested))}}
 				if m.Limit != "" {
@@ -557,8 +557,8 @@ func memoryFig(x scale, ticks []tick, m result.Memory, cls, title string) Fig {
 	if m.ChargedBytes > 0 {
 		g = append(g, marker("diamond", x.clampPos(m.ChargedBytes), mid, 4, "mk"))
 	}
-	if m.PSSBytes > 0 {
-		g = append(g, marker("circle", x.clampPos(m.PSSBytes), mid, 4, "mk"))
+	if f := memFigure(m); f > 0 {
+		g = append(g, marker("circle", x.clampPos(f), mid, 4, "mk"))
 	}
 	e := group(title, g...)
 	e.Class = cls
@@ -615,4 +615,13 @@ func bytesOrDash(b float64) string {
 		return "—"
 	}
 	return fmtBytes(b)
+}
+
+// memFigure is a memory row's headline: PSS, or for another runtime's probe
+// (which measures what its runtime counts, not the process) that count.
+func memFigure(m result.Memory) float64 {
+	if m.PSSBytes == 0 && m.RuntimeBytes > 0 {
+		return m.RuntimeBytes
+	}
+	return m.PSSBytes
 }

@@ -184,15 +184,20 @@ type Memory struct {
 	VirtBytes   float64 `json:"virtual_bytes_per_context"` // reserved address space, not memory used
 	// Charged* are what the contexts' own memory cgroup was charged: exact,
 	// undisturbed by the rest of the machine; 0 when not measured.
-	ChargedBytes       float64  `json:"charged_bytes_per_context"`
-	ChargedUserBytes   float64  `json:"charged_user_bytes_per_context"`
-	ChargedKernelBytes float64  `json:"charged_kernel_bytes_per_context"`
-	CreateNS           float64  `json:"create_ns_per_context,omitempty"` // first-touch creation while parking
-	Claim              string   `json:"claim,omitempty"`                 // the folklore claims beside it
-	Claims             []Claim  `json:"claims,omitempty"`
-	Limit              string   `json:"limit,omitempty"` // what stopped it short of Requested
-	Limits             []string `json:"limits,omitempty"`
-	Notes              []string `json:"notes,omitempty"`
+	ChargedBytes       float64 `json:"charged_bytes_per_context"`
+	ChargedUserBytes   float64 `json:"charged_user_bytes_per_context"`
+	ChargedKernelBytes float64 `json:"charged_kernel_bytes_per_context"`
+	CreateNS           float64 `json:"create_ns_per_context,omitempty"` // first-touch creation while parking
+	// RuntimeBytes is another runtime's own count per context (e.g.
+	// erlang:memory(processes), a coroutine frame's size); RuntimeMetric
+	// says which.
+	RuntimeBytes  float64  `json:"runtime_bytes_per_context,omitempty"`
+	RuntimeMetric string   `json:"runtime_metric,omitempty"`
+	Claim         string   `json:"claim,omitempty"` // the folklore claims beside it
+	Claims        []Claim  `json:"claims,omitempty"`
+	Limit         string   `json:"limit,omitempty"` // what stopped it short of Requested
+	Limits        []string `json:"limits,omitempty"`
+	Notes         []string `json:"notes,omitempty"`
 }
 
 // Claim is a published or folklore statement shown beside a figure;

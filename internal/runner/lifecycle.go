@@ -114,7 +114,8 @@ func memoryResult(name, what string, m memory.Result) result.Memory {
 		Contexts: m.Reached, Requested: m.Requested, RSSBytes: m.Per.RSS, PSSBytes: m.Per.PSS,
 		KernelBytes: m.Per.KernelStack + m.Per.PageTables, SlabBytes: m.Per.Slab, VirtBytes: m.Per.Virtual,
 		ChargedBytes: m.Per.Charged, ChargedUserBytes: m.Per.ChargedUser, ChargedKernelBytes: m.Per.ChargedKernel,
-		CreateNS: m.CreateNs, Limit: m.Limit, Limits: m.Limits, Notes: m.Notes}
+		CreateNS: m.CreateNs, Limit: m.Limit, Limits: m.Limits, Notes: m.Notes,
+		RuntimeBytes: m.Per.Runtime, RuntimeMetric: m.Per.RuntimeMetric}
 	if r.Label == "" {
 		r.Label = what
 	}
