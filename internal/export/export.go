@@ -32,6 +32,8 @@ func FormatNS(ns float64) string {
 	switch {
 	case math.IsNaN(ns) || math.IsInf(ns, 0):
 		return "?"
+	case ns < 0: // a net figure (raw minus overhead) can be negative
+		return "-" + FormatNS(-ns)
 	case ns >= 1e6:
 		return trim(ns/1e6) + " ms"
 	case ns >= 1e4:

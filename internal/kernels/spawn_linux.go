@@ -23,8 +23,8 @@ import (
 // touched heap in bytes; blk.CPUA pins the creating thread. ctr describes
 // the container for SpawnContainer and is ignored otherwise.
 //
-// Like Run, the kernel runs on a fresh OS thread that is destroyed after
-// (it was pinned and had its signal mask changed).
+// Like Run, the kernel runs on an OS thread of its own (onThread); the C
+// side restores the signal mask it blocks while creating.
 func SpawnRun(k SpawnKernel, blk Block, ctr *SpawnContainerSpec) (Output, error) {
 	return onThread(func() (Output, error) { return spawnRun(k, blk, ctr) })
 }

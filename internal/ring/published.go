@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/bench"
+	"github.com/ctxbench/ctxbench/internal/export"
 	"github.com/ctxbench/ctxbench/internal/replicate"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/runner"
@@ -185,9 +186,9 @@ func Published(ctx context.Context, e replicate.Env) ([]result.Replication, erro
 			hw = "instructions and core cycles: the perf verification block did not return them"
 		}
 		measured = append(measured, fmt.Sprintf("%s, all 400 on CPU %d: threads %s, processes %s per hop%s; the address space adds %s (%+.0f%%; %s); %s",
-			g.name, cpu, fmtNS(t.RawNS.Median), fmtNS(p.RawNS.Median), cyc, signedNS(over), 100*rel, sig, hw))
+			g.name, cpu, export.FormatNS(t.RawNS.Median), export.FormatNS(p.RawNS.Median), cyc, signedNS(over), 100*rel, sig, hw))
 		mistakes = append(mistakes, fmt.Sprintf("%s: the one-context pipe overhead is %s (threads' block) and %s (processes' block) per hop; net of it threads cost %s and processes %s per hop, so the address space adds %s of the net switch",
-			g.name, fmtNS(t.OverheadNS.Median), fmtNS(p.OverheadNS.Median), signedNS(t.NetNS), signedNS(p.NetNS), pctOf(p.NetNS-t.NetNS, t.NetNS)))
+			g.name, export.FormatNS(t.OverheadNS.Median), export.FormatNS(p.OverheadNS.Median), signedNS(t.NetNS), signedNS(p.NetNS), pctOf(p.NetNS-t.NetNS, t.NetNS)))
 		for _, r := range []*result.Ring{t, p} {
 			for _, f := range r.Flags {
 				notes = append(notes, fmt.Sprintf("%s ring flagged (%s): %s", r.Kind, f.Code, f.Message))

@@ -204,8 +204,9 @@ func (o Options) timeout(c Cell, samples int) time.Duration {
 	n := time.Duration(c.Tasks)
 	touch := time.Duration(float64(c.Tasks) * float64(c.WorkingSet) / 0.5e9 * float64(time.Second)) // one round's sums at 0.5 GB/s
 	round := n*hop + 2*touch
-	rounds := time.Duration(2*(samples+o.Warmup) + 8) // ring and overhead samples, calibration
-	return 2*time.Minute + n*start + rounds*(round+20*o.MinTime)
+	perSample := time.Duration(max(o.Rounds, 1)) * round  // --iterations fixes the rounds per sample
+	samplesAll := time.Duration(2*(samples+o.Warmup) + 8) // ring and overhead samples, calibration
+	return 2*time.Minute + n*start + samplesAll*(perSample+20*o.MinTime)
 }
 
 // Outcome is one point's result or why it has none.
