@@ -3,11 +3,10 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/ctxbench/ctxbench/internal/container"
 	"github.com/ctxbench/ctxbench/internal/kernels"
@@ -59,67 +58,57 @@ func containerPair(ctx context.Context, req Request, preset string, futex bool) 
 	}
 	defer set.Close()
 
-	var filesA, filesB, closeAfter []*os.File
-	var ka, kb kernels.Kernel
+	pair := pipePair
 	if futex {
-		fd, err := unix.MemfdCreate("ctxbench-futex", unix.MFD_CLOEXEC)
-		if err != nil {
-			return Response{}, fmt.Errorf("memfd_create: %w", err)
-		}
-		if err := unix.Ftruncate(fd, 4096); err != nil {
-			unix.Close(fd)
-			return Response{}, err
-		}
-		f := os.NewFile(uintptr(fd), "ctxbench-futex")
-		filesA, filesB, closeAfter = []*os.File{f}, []*os.File{f}, []*os.File{f}
-		ka, kb = kernels.ProcFutexA, kernels.ProcFutexB
-	} else {
-		aToBr, aToBw, err := os.Pipe()
-		if err != nil {
-			return Response{}, err
-		}
-		bToAr, bToAw, err := os.Pipe()
-		if err != nil {
-			aToBr.Close()
-			aToBw.Close()
-			return Response{}, err
-		}
-		filesA, filesB = []*os.File{bToAr, aToBw}, []*os.File{aToBr, bToAw}
-		closeAfter = []*os.File{aToBr, aToBw, bToAr, bToAw}
-		ka, kb = kernels.ProcPipeA, kernels.ProcPipeB
+		pair = sharedPage
 	}
-	defer func() {
-		for _, f := range closeAfter {
-			f.Close()
-		}
-	}()
-
-	var inA, inB *container.Instance
-	startInto := func(member string, in **container.Instance) func(*exec.Cmd) error {
-		return func(cmd *exec.Cmd) error {
-			i, err := set.Start(cmd, member)
-			*in = i
-			return err
-		}
-	}
-	blk := req.Block()
-	pb, err := partner.Start(ctx, partner.Spec{Request: partner.Request{Kernel: kb, Block: blk}, Files: filesB, Stderr: os.Stderr, Start: startInto("b", &inB)})
+	t, cleanup, err := pair()
 	if err != nil {
-		return Response{}, fmt.Errorf("side B: %w", err)
+		return Response{}, err
 	}
-	defer inB.Release()
-	pa, err := partner.Start(ctx, partner.Spec{Request: partner.Request{Kernel: ka, Block: blk}, Files: filesA, Stderr: os.Stderr, Start: startInto("a", &inA)})
+	defer cleanup()
+
+	// Both sides start held: they are verified from outside before either
+	// enters its timed loop, so the inspection costs no sample.
+	var inA, inB *container.Instance
+	start := func(member string, k kernels.Kernel, files []*os.File, in **container.Instance) (*partner.Process, error) {
+		spec := partner.Spec{Request: partner.Request{Kernel: k, Block: req.Block(), Hold: true}, Files: files, Stderr: os.Stderr,
+			Start: func(cmd *exec.Cmd) error {
+				i, err := set.Start(cmd, member)
+				*in = i
+				return err
+			}}
+		p, err := partner.Start(ctx, spec)
+		if err != nil {
+			return nil, fmt.Errorf("side %s: %w", member, err)
+		}
+		return p, nil
+	}
+	release := func() {
+		for _, in := range []*container.Instance{inA, inB} {
+			if in != nil {
+				in.Release()
+			}
+		}
+	}
+	defer release()
+	pb, err := start("b", t.B, t.Files, &inB)
+	if err != nil {
+		return Response{}, err
+	}
+	pa, err := start("a", t.A, t.FilesA, &inA)
 	if err != nil {
 		pb.Kill()
-		return Response{}, fmt.Errorf("side A: %w", err)
+		return Response{}, err
 	}
-	defer inA.Release()
 	// Only the partners hold the pipes now: a dead side is end-of-file.
-	for _, f := range closeAfter {
-		f.Close()
-	}
-	closeAfter = nil
+	cleanup()
 	va, vb := inA.Verify(), inB.Verify()
+	if err := errors.Join(pb.Go(), pa.Go()); err != nil {
+		pa.Kill()
+		pb.Kill()
+		return Response{}, fmt.Errorf("releasing the sides: %w", err)
+	}
 
 	type ret struct {
 		out kernels.Output

@@ -62,6 +62,7 @@ type TwoProcess struct {
 	A, B            kernels.Kernel
 	Files           []*os.File
 	CloseAfterStart []*os.File
+	FilesA          []*os.File // side A's own descriptors, when side A is a partner too
 	FDsA            []int
 	Spec            partner.Spec // SysProcAttr, Enter hook; Request and Files are filled in
 	// RunA runs side A; nil means kernels.Run(A, ...).
@@ -151,6 +152,7 @@ func pipePair() (TwoProcess, func(), error) {
 		A: kernels.ProcPipeA, B: kernels.ProcPipeB,
 		Files:           []*os.File{aToBr, bToAw},
 		CloseAfterStart: []*os.File{aToBr, bToAw},
+		FilesA:          []*os.File{bToAr, aToBw},
 		FDsA:            []int{int(bToAr.Fd()), int(aToBw.Fd())},
 	}
 	cleanup := func() {
@@ -172,7 +174,7 @@ func sharedPage() (TwoProcess, func(), error) {
 		return TwoProcess{}, nil, fmt.Errorf("ftruncate: %w", err)
 	}
 	f := os.NewFile(uintptr(fd), "ctxbench-futex")
-	t := TwoProcess{A: kernels.ProcFutexA, B: kernels.ProcFutexB, Files: []*os.File{f}, FDsA: []int{fd}}
+	t := TwoProcess{A: kernels.ProcFutexA, B: kernels.ProcFutexB, Files: []*os.File{f}, FilesA: []*os.File{f}, FDsA: []int{fd}}
 	return t, func() { f.Close() }, nil
 }
 

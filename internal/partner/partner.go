@@ -41,6 +41,10 @@ type Request struct {
 	// seccomp filter); EnterArg is its argument.
 	Enter    string          `json:"enter,omitempty"`
 	EnterArg json.RawMessage `json:"enter_arg,omitempty"`
+	// Hold makes the partner wait, after "ready", for Process.Go before it
+	// enters its kernel, so the parent can inspect it (e.g. verify the
+	// container it entered) before the first timed sample.
+	Hold bool `json:"hold,omitempty"`
 }
 
 type reply struct {
@@ -86,6 +90,7 @@ type Process struct {
 	cmd     *exec.Cmd
 	ctl     *bufio.Reader
 	ctlFile *os.File
+	stdin   io.WriteCloser
 	exited  chan struct{}
 	waitErr error
 	Entered json.RawMessage // what the enter hook reported
@@ -111,7 +116,12 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		return nil, err
 	}
 	cmd := exec.Command(exe, Arg)
-	cmd.Stdin = strings.NewReader(string(in))
+	// The request is one line on stdin; a held partner then waits for one
+	// more byte (Go) on the same pipe.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
 	cmd.Stderr = s.Stderr
 	cmd.ExtraFiles = s.Files
 	attr := &syscall.SysProcAttr{}
@@ -140,7 +150,11 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		out.Close()
 		return nil, fmt.Errorf("starting the partner process: %w", err)
 	}
-	p := &Process{cmd: cmd, ctl: bufio.NewReader(out), ctlFile: out, exited: make(chan struct{})}
+	p := &Process{cmd: cmd, ctl: bufio.NewReader(out), ctlFile: out, stdin: stdin, exited: make(chan struct{})}
+	if _, err := stdin.Write(append(in, '\n')); err != nil {
+		p.Kill()
+		return nil, fmt.Errorf("sending the partner its request: %w", err)
+	}
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
@@ -174,6 +188,12 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		p.Kill()
 		return nil, ctx.Err()
 	}
+}
+
+// Go releases a partner started with Hold into its kernel.
+func (p *Process) Go() error {
+	_, err := p.stdin.Write([]byte{'\n'})
+	return err
 }
 
 // Pid is the partner's process id.
@@ -237,7 +257,12 @@ func (p *Process) Kill() {
 // hook, reports ready on ctl, runs the kernel and reports its counts.
 func Main(stdin io.Reader, ctl io.Writer) int {
 	var req Request
-	if err := json.NewDecoder(stdin).Decode(&req); err != nil {
+	in := bufio.NewReader(stdin)
+	line, err := in.ReadBytes('\n')
+	if err == nil {
+		err = json.Unmarshal(line, &req)
+	}
+	if err != nil {
 		fmt.Fprintf(ctl, "error bad request: %v\n", err)
 		return 2
 	}
@@ -257,8 +282,12 @@ func Main(stdin io.Reader, ctl io.Writer) int {
 		}
 	}
 	fmt.Fprintf(ctl, "ready %s\n", entered)
+	if req.Hold {
+		if _, err := in.ReadByte(); err != nil {
+			return 1 // the parent went away before releasing us
+		}
+	}
 	var out kernels.Output
-	var err error
 	if strings.HasPrefix(string(req.Kernel), "kvm-") {
 		out, _, err = kernels.KVMRun(kernels.KVMKernel(req.Kernel), req.Block)
 	} else {
