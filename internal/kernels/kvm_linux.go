@@ -11,7 +11,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 )
 
@@ -99,21 +98,14 @@ func KVMMemory(n int, mode KVMGuestMode, cpu int) (KVMMem, error) {
 	if n < 1 || n > 100000 {
 		return KVMMem{}, fmt.Errorf("VM count %d out of range 1..100000", n)
 	}
-	type ret struct {
-		m   KVMMem
-		err error
-	}
-	ch := make(chan ret, 1)
-	go func() {
-		runtime.LockOSThread()
+	return onThread(func() (KVMMem, error) {
 		var b C.cb_block
 		var m C.cb_kvm_mem
 		b.arg = C.int64_t(KVMArg(mode, int32(n)))
 		b.cpu_a = C.int32_t(cpu)
 		b.cpu_b = -1
 		if C.cb_kvm_memory(&b, &m) != 0 {
-			ch <- ret{err: errors.New(C.GoString(&b.err[0]))}
-			return
+			return KVMMem{}, errors.New(C.GoString(&b.err[0]))
 		}
 		r := KVMMem{
 			Requested: int(m.requested), Created: int(m.created), FDsPerVM: int(m.fds_per_vm),
@@ -125,8 +117,6 @@ func KVMMemory(n int, mode KVMGuestMode, cpu int) (KVMMem, error) {
 			r.Before[key] = int64(m.before[i])
 			r.After[key] = int64(m.after[i])
 		}
-		ch <- ret{m: r}
-	}()
-	r := <-ch
-	return r.m, r.err
+		return r, nil
+	})
 }
