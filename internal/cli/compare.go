@@ -70,7 +70,7 @@ larger than the threshold exists; 2 for unreadable or malformed files.`,
 			default:
 				return usagef("--format must be text, csv or markdown, got %q", format)
 			}
-			inputs, err := loadInputs(args)
+			inputs, err := loadInputs(args, cmd.InOrStdin())
 			if err != nil {
 				return err
 			}
@@ -127,9 +127,18 @@ func (p *percentValue) Set(s string) error {
 
 // loadInputs reads LABEL=PATH arguments (a bare PATH is its own label).
 // Any file that cannot be read or is not a valid result is bad input.
-func loadInputs(args []string) ([]compare.Input, error) {
+func loadInputs(args []string, stdin io.Reader) ([]compare.Input, error) {
 	var inputs []compare.Input
 	labels := map[string]string{}
+	fromStdin := 0
+	for _, a := range args {
+		if a == "-" || strings.HasSuffix(a, "=-") {
+			fromStdin++
+		}
+	}
+	if fromStdin > 1 {
+		return nil, usagef("standard input (-) can be read only once")
+	}
 	for _, a := range args {
 		label, path := a, a
 		if i := strings.IndexByte(a, '='); i >= 0 {
@@ -144,7 +153,7 @@ func loadInputs(args []string) ([]compare.Input, error) {
 			return nil, usagef("%s and %s have the same label %q; name them with LABEL=PATH", prev, path, label)
 		}
 		labels[label] = path
-		doc, err := result.Load(path)
+		doc, err := result.Load(path, stdin)
 		if err != nil {
 			var fe *result.FormatError
 			var pe *fs.PathError

@@ -10,14 +10,6 @@ import (
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
 
-// cliRun drives the whole command line in-process.
-func cliRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = Main(args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
-
 // writeDoc saves a fake document into dir and returns its path.
 func writeDoc(t *testing.T, dir, name string, o testdoc.Options) string {
 	t.Helper()
@@ -75,7 +67,7 @@ func TestCompareRejectsBadFiles(t *testing.T) {
 	good := writeDoc(t, dir, "good.json", testdoc.Options{Seed: 1})
 	for name, p := range badFiles(t, dir) {
 		for _, args := range [][]string{{"compare", good, p}, {"report", p, "-o", filepath.Join(dir, "r.html")}} {
-			code, _, stderr := cliRun(t, args...)
+			code, _, stderr := run(t, args...)
 			if code != ExitUsage {
 				t.Errorf("%s %s: exit status %d, want %d (stderr %q)", args[0], name, code, ExitUsage, stderr)
 			}
@@ -100,7 +92,7 @@ func TestCompareFlags(t *testing.T) {
 		{"compare", "x=" + a, "x=" + a},
 		{"compare", "=" + a},
 	} {
-		code, _, stderr := cliRun(t, args...)
+		code, _, stderr := run(t, args...)
 		if code != ExitUsage {
 			t.Errorf("%v: exit status %d, want %d (stderr %q)", args, code, ExitUsage, stderr)
 		}
@@ -115,7 +107,7 @@ func TestCompareRegression(t *testing.T) {
 	same := writeDoc(t, dir, "same.json", testdoc.Options{Seed: 1, Redraw: 7})
 	same2 := writeDoc(t, dir, "same2.json", testdoc.Options{Seed: 1, Redraw: 8})
 
-	code, out, stderr := cliRun(t, "compare", "old="+base, "new="+slow, "--fail-on-regression", "10%")
+	code, out, stderr := run(t, "compare", "old="+base, "new="+slow, "--fail-on-regression", "10%")
 	if code != ExitRegression {
 		t.Fatalf("2x slowdown with --fail-on-regression 10%%: exit status %d, want %d; stderr %q", code, ExitRegression, stderr)
 	}
@@ -123,13 +115,13 @@ func TestCompareRegression(t *testing.T) {
 	if !strings.Contains(out, "+100") || !strings.Contains(out, "│     old") {
 		t.Errorf("the table is missing or unlabelled:\n%s", out)
 	}
-	if code, _, _ := cliRun(t, "compare", base, slow, "--fail-on-regression", "150"); code != ExitOK {
+	if code, _, _ := run(t, "compare", base, slow, "--fail-on-regression", "150"); code != ExitOK {
 		t.Errorf("a 100%% slowdown failed a 150%% threshold (status %d)", code)
 	}
-	if code, _, _ := cliRun(t, "compare", slow, base, "--fail-on-regression", "0"); code != ExitOK {
+	if code, _, _ := run(t, "compare", slow, base, "--fail-on-regression", "0"); code != ExitOK {
 		t.Errorf("a speed-up counted as a regression (status %d)", code)
 	}
-	code, out, _ = cliRun(t, "compare", same, same2, "--fail-on-regression", "0")
+	code, out, _ = run(t, "compare", same, same2, "--fail-on-regression", "0")
 	if code != ExitOK {
 		t.Errorf("two draws of one distribution: status %d\n%s", code, out)
 	}
@@ -137,7 +129,7 @@ func TestCompareRegression(t *testing.T) {
 		t.Errorf("no ~ in a comparison of two draws:\n%s", out)
 	}
 	// Without the flag, a regression is reported but the status is 0.
-	if code, _, _ := cliRun(t, "compare", base, slow); code != ExitOK {
+	if code, _, _ := run(t, "compare", base, slow); code != ExitOK {
 		t.Errorf("status %d without --fail-on-regression", code)
 	}
 }
@@ -146,18 +138,18 @@ func TestCompareFormats(t *testing.T) {
 	dir := t.TempDir()
 	base := writeDoc(t, dir, "base.json", testdoc.Options{Seed: 1})
 	slow := writeDoc(t, dir, "slow.json", testdoc.Options{Seed: 1, Scale: 2})
-	code, out, stderr := cliRun(t, "compare", base, slow, "--format", "csv")
+	code, out, stderr := run(t, "compare", base, slow, "--format", "csv")
 	if code != ExitOK || !strings.HasPrefix(out, "table,unit,name,placement,input,") {
 		t.Errorf("csv: status %d, output %q", code, out)
 	}
 	if !strings.Contains(stderr, "dry run") {
 		t.Errorf("csv: the warnings are not on stderr: %q", stderr)
 	}
-	code, out, _ = cliRun(t, "compare", base, slow, "--format", "markdown")
+	code, out, _ = run(t, "compare", base, slow, "--format", "markdown")
 	if code != ExitOK || !strings.Contains(out, "| benchmark | placement |") {
 		t.Errorf("markdown: status %d, output %q", code, out)
 	}
-	code, out, _ = cliRun(t, "compare", "--ignore-placement", base, slow)
+	code, out, _ = run(t, "compare", "--ignore-placement", base, slow)
 	if code != ExitUsage {
 		t.Errorf("--ignore-placement with two placements per benchmark: status %d\n%s", code, out)
 	}
@@ -168,7 +160,7 @@ func TestReport(t *testing.T) {
 	a := writeDoc(t, dir, "a.json", testdoc.Options{Seed: 1, Experiments: true})
 	b := writeDoc(t, dir, "b.json", testdoc.Options{Seed: 2})
 	out := filepath.Join(dir, "r.html")
-	code, _, stderr := cliRun(t, "report", "laptop="+a, "server="+b, "-o", out)
+	code, _, stderr := run(t, "report", "laptop="+a, "server="+b, "-o", out)
 	if code != ExitOK {
 		t.Fatalf("status %d: %s", code, stderr)
 	}
@@ -181,12 +173,12 @@ func TestReport(t *testing.T) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
-	if code, _, stderr := cliRun(t, "report", a); code != ExitUsage {
+	if code, _, stderr := run(t, "report", a); code != ExitUsage {
 		t.Errorf("report without -o: status %d", code)
 	} else {
 		assertOneLine(t, stderr)
 	}
-	code, stdout, _ := cliRun(t, "report", a, "-o", "-")
+	code, stdout, _ := run(t, "report", a, "-o", "-")
 	if code != ExitOK || !strings.HasPrefix(stdout, "<!DOCTYPE html>") {
 		t.Errorf("report -o -: status %d", code)
 	}

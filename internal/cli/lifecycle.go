@@ -36,9 +36,15 @@ func pickKinds(args, all []string, what string) ([]string, error) {
 	return args, nil
 }
 
-func lifecycleDoc(cpus []int) *result.Document {
+// lifecycleDoc starts the document of a spawn or memory run; custom says
+// the run's sizes were set by flags rather than each kind's defaults.
+func lifecycleDoc(cpus []int, custom bool) *result.Document {
+	preset := "default"
+	if custom {
+		preset = "custom"
+	}
 	return &result.Document{SchemaVersion: result.SchemaVersion, Tool: tool(), Command: append([]string{"ctxbench"}, os.Args[1:]...),
-		StartedAt: time.Now().UTC(), Results: []result.Result{}, Settings: result.Settings{CPUs: cpus}}
+		StartedAt: time.Now().UTC(), Results: []result.Result{}, Settings: result.Settings{Preset: preset, CPUs: cpus}}
 }
 
 func finishLifecycle(doc *result.Document, exportJSON string, quiet bool, stdout, stderr io.Writer, print func(io.Writer, *result.Document)) error {
@@ -47,33 +53,29 @@ func finishLifecycle(doc *result.Document, exportJSON string, quiet bool, stdout
 		doc.Environment = sysinfo.Collect(sysinfo.Options{})
 	}
 	doc.Warnings = doc.Environment.Warnings
-	if exportJSON != "" {
-		if err := doc.Save(exportJSON, stdout); err != nil {
-			return err
-		}
-	}
-	out := stdout
-	if exportJSON == "-" {
-		out = stderr
+	out, err := saveJSON(doc, exportJSON, stdout, stderr)
+	if err != nil {
+		return err
 	}
 	if !quiet {
 		fmt.Fprintf(out, "ctxbench — %s\n", export.HostLine(doc.Environment))
 		print(out, doc)
-		for _, f := range doc.Failures {
-			fmt.Fprintf(out, "failed: %s: %s\n", f.Name, f.Error)
-		}
+		printMissing(out, doc)
 	}
-	if len(doc.Failures) > 0 {
-		return &exitError{ExitFailure, fmt.Sprintf("%d measurement(s) failed", len(doc.Failures))}
-	}
-	return nil
+	return failed(doc, "measurements", len(doc.Failures)+len(doc.Spawn)+len(doc.Memory))
 }
 
 func progressLine(stderr io.Writer, quiet bool) func(string) {
 	if quiet || !isTTY(stderr) {
 		return nil
 	}
-	return func(name string) { fmt.Fprintf(stderr, "\r\x1b[K%s ...", name) }
+	return func(name string) {
+		if name == "" { // done: clear the line
+			fmt.Fprint(stderr, "\r\x1b[K")
+			return
+		}
+		fmt.Fprintf(stderr, "\r\x1b[K%s ...", name)
+	}
 }
 
 func newSpawnCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -103,12 +105,17 @@ minimal static ELF in a memfd, so no dynamic loading is timed.`,
 			if err != nil {
 				return err
 			}
-			doc := lifecycleDoc(cpuList)
+			if err := checkExports([2]string{"--export-json", exportJSON}); err != nil {
+				return err
+			}
+			doc := lifecycleDoc(cpuList, samples != 0)
 			o := runner.LifecycleOptions{Samples: samples, CPU: cpuList[len(cpuList)-1], CPUs: cpuList, Progress: progressLine(stderr, quiet)}
-			doc.Spawn, doc.Failures, err = runner.Spawn(cmd.Context(), kinds, o)
+			var miss runner.Missing
+			doc.Spawn, miss, err = runner.Spawn(cmd.Context(), kinds, o)
 			if err != nil {
 				return err
 			}
+			doc.Failures, doc.Skipped = miss.Failed, miss.Skipped
 			return finishLifecycle(doc, exportJSON, quiet, stdout, stderr, export.Spawn)
 		},
 	}
@@ -154,12 +161,17 @@ allows, and why not more). Kinds: ` + strings.Join(bench.MemoryKinds(), ", ") + 
 			if err != nil {
 				return err
 			}
-			doc := lifecycleDoc(cpuList)
+			if err := checkExports([2]string{"--export-json", exportJSON}); err != nil {
+				return err
+			}
+			doc := lifecycleDoc(cpuList, len(counts) > 0)
 			o := runner.LifecycleOptions{CPU: -1, CPUs: cpuList, N: counts, NoSettle: !settle, Progress: progressLine(stderr, quiet)}
-			doc.Memory, doc.Failures, err = runner.Memory(cmd.Context(), kinds, o)
+			var miss runner.Missing
+			doc.Memory, miss, err = runner.Memory(cmd.Context(), kinds, o)
 			if err != nil {
 				return err
 			}
+			doc.Failures, doc.Skipped = miss.Failed, miss.Skipped
 			return finishLifecycle(doc, exportJSON, quiet, stdout, stderr, export.Memory)
 		},
 	}
@@ -179,7 +191,7 @@ func lifecycle(ctx context.Context, doc *result.Document, quick bool, cpus []int
 		samples = 15
 	}
 	o := runner.LifecycleOptions{Samples: samples, CPU: cpus[len(cpus)-1], CPUs: cpus, NoSettle: true, Progress: progressLine(stderr, quiet)}
-	sp, f1, err := runner.Spawn(ctx, ladderSpawnKinds, o)
+	sp, m1, err := runner.Spawn(ctx, ladderSpawnKinds, o)
 	if err != nil {
 		return err
 	}
@@ -187,11 +199,12 @@ func lifecycle(ctx context.Context, doc *result.Document, quick bool, cpus []int
 	if quick {
 		o.N = map[string]int{"goroutine": 10000, "thread": 1000, "process": 100, "container": 20, "vm": 20}
 	}
-	mem, f2, err := runner.Memory(ctx, []string{"goroutine", "thread", "process", "container", "vm"}, o)
+	mem, m2, err := runner.Memory(ctx, []string{"goroutine", "thread", "process", "container", "vm"}, o)
 	if err != nil {
 		return err
 	}
 	doc.Spawn, doc.Memory = sp, mem
-	doc.Failures = append(append(doc.Failures, f1...), f2...)
+	doc.Failures = append(append(doc.Failures, m1.Failed...), m2.Failed...)
+	doc.Skipped = append(append(doc.Skipped, m1.Skipped...), m2.Skipped...)
 	return nil
 }

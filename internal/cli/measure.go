@@ -81,16 +81,22 @@ func (m *measureFlags) register(cmd *cobra.Command) {
 	cmd.MarkFlagsMutuallyExclusive("quick", "thorough")
 }
 
+// preset is the base preset the flags chose; explicit --runs etc. then
+// override parts of it (and the record says "custom").
+func (m *measureFlags) preset() preset {
+	switch {
+	case m.quick:
+		return presetQuick
+	case m.thorough:
+		return presetThorough
+	}
+	return presetDefault
+}
+
 // settings validates the flags into runner options and the document's
 // settings record.
 func (m *measureFlags) settings() (runner.Options, result.Settings, []bench.Placement, []int, error) {
-	p := presetDefault
-	if m.quick {
-		p = presetQuick
-	}
-	if m.thorough {
-		p = presetThorough
-	}
+	p := m.preset()
 	set := result.Settings{Preset: p.name, Runs: p.runs, SamplesPerBlock: p.block, Warmup: p.warmup, MinTimeNS: p.minTime.Nanoseconds()}
 	custom := false
 	if m.runs != 0 {
@@ -143,6 +149,10 @@ func (m *measureFlags) settings() (runner.Options, result.Settings, []bench.Plac
 	if err != nil {
 		return runner.Options{}, set, nil, nil, err
 	}
+	if err := checkExports([2]string{"--export-json", m.exportJSON}, [2]string{"--export-csv", m.exportCSV},
+		[2]string{"--export-markdown", m.exportMarkdown}, [2]string{"--export-gobench", m.exportGoBench}); err != nil {
+		return runner.Options{}, set, nil, nil, err
+	}
 	seed := m.seed
 	if seed == 0 {
 		seed = time.Now().UnixNano()
@@ -157,7 +167,7 @@ func (m *measureFlags) settings() (runner.Options, result.Settings, []bench.Plac
 		PerfCheck: !m.noPerf,
 	}
 	if m.dryRun {
-		o.Executor = runner.FakeExecutor{Seed: seed}
+		o.Executor, o.DryRun = runner.FakeExecutor{Seed: seed}, true
 	}
 	return o, set, placements, cpus, nil
 }
@@ -231,11 +241,13 @@ func style(w io.Writer) export.Style {
 	return export.Style{Color: !noColor && isTTY(w) && os.Getenv("TERM") != "dumb"}
 }
 
-// measure runs cells with the flags' settings and returns the document.
-func measure(ctx context.Context, m *measureFlags, benches []*bench.Benchmark, explicit bool, stderr io.Writer) (*result.Document, []runner.Skip, error) {
+// measure runs cells with the flags' settings and returns the document. A
+// cell that cannot run here is recorded as skipped, with the reason, whether
+// it was named or came with the ladder.
+func measure(ctx context.Context, m *measureFlags, benches []*bench.Benchmark, stderr io.Writer) (*result.Document, error) {
 	o, set, placements, cpus, err := m.settings()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	cells, skips := runner.Plan(benches, placements, cpus)
 	if len(cells) == 0 {
@@ -243,10 +255,13 @@ func measure(ctx context.Context, m *measureFlags, benches []*bench.Benchmark, e
 		if len(skips) > 0 {
 			why = skips[0].Bench + " " + skips[0].Placement + ": " + skips[0].Reason
 		}
-		return nil, skips, usagef("nothing to run: %s", why)
+		return nil, usagef("nothing to run: %s", why)
 	}
 	env := sysinfo.Collect(sysinfo.Options{})
 	o.Host = export.HostLine(env)
+	if o.DryRun {
+		o.Host += " (dry run: synthetic figures)" // every label says so, not just the table's banner
+	}
 	if !env.Perf.Software {
 		o.PerfCheck = false
 	}
@@ -260,7 +275,7 @@ func measure(ctx context.Context, m *measureFlags, benches []*bench.Benchmark, e
 	before := sysinfo.ReadCPUTimes("")
 	outcomes, err := runner.Run(ctx, cells, o)
 	if err != nil {
-		return nil, skips, err
+		return nil, err
 	}
 	env.Steal = sysinfo.Steal(before, sysinfo.ReadCPUTimes(""))
 	doc.FinishedAt = time.Now().UTC()
@@ -280,11 +295,9 @@ func measure(ctx context.Context, m *measureFlags, benches []*bench.Benchmark, e
 		env.CPU.TSC.HzMeasured = tscTicks / tscNS * 1e9
 	}
 	for _, s := range skips {
-		if explicit {
-			doc.Skipped = append(doc.Skipped, result.Failure{Name: s.Bench, Placement: s.Placement, Error: s.Reason})
-		}
+		doc.Skipped = append(doc.Skipped, result.Failure{Name: s.Bench, Placement: s.Placement, Error: s.Reason})
 	}
 	doc.Environment = env
 	doc.Warnings = append(append([]result.Warning{}, env.Warnings...), sysinfo.RunWarnings(env.Steal)...)
-	return doc, skips, nil
+	return doc, nil
 }

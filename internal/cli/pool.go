@@ -115,6 +115,9 @@ method. Needs: apt-get install -y postgresql redis-server`,
 			if err := cfg.Validate(); err != nil {
 				return usagef("%v", err)
 			}
+			if err := checkExports([2]string{"--export-json", exportJSON}); err != nil {
+				return err
+			}
 
 			var prog pool.Progress = pool.NoProgress{}
 			if !quiet && isTTY(stderr) {
@@ -150,16 +153,11 @@ method. Needs: apt-get install -y postgresql redis-server`,
 			for _, w := range res.Warnings {
 				doc.Warnings = append(doc.Warnings, result.Warning{Code: "pool", Message: w})
 			}
-			if exportJSON != "" {
-				if err := doc.Save(exportJSON, stdout); err != nil {
-					return err
-				}
+			out, err := saveJSON(doc, exportJSON, stdout, stderr)
+			if err != nil {
+				return err
 			}
 			if !quiet {
-				out := stdout
-				if exportJSON == "-" {
-					out = stderr
-				}
 				printPools(out, res)
 			}
 			return nil

@@ -50,6 +50,9 @@ publication got wrong. With no names it runs them all; some take minutes
 			if err != nil {
 				return err
 			}
+			if err := checkExports([2]string{"--export-json", exportJSON}); err != nil {
+				return err
+			}
 			env := sysinfo.Collect(sysinfo.Options{})
 			log := io.Writer(stderr)
 			if quiet {
@@ -75,16 +78,11 @@ publication got wrong. With no names it runs them all; some take minutes
 			doc.FinishedAt = time.Now().UTC()
 			doc.Environment = env
 			doc.Warnings = env.Warnings
-			if exportJSON != "" {
-				if err := doc.Save(exportJSON, stdout); err != nil {
-					return err
-				}
+			out, err := saveJSON(doc, exportJSON, stdout, stderr)
+			if err != nil {
+				return err
 			}
 			if !quiet {
-				out := stdout
-				if exportJSON == "-" {
-					out = stderr
-				}
 				printReplications(out, doc)
 			}
 			if failed > 0 {

@@ -45,7 +45,7 @@ An argument LABEL=PATH names the run (default: the path).`,
 			if !(alpha > 0 && alpha < 1) {
 				return usagef("--alpha must be between 0 and 1 (exclusive), got %v", alpha)
 			}
-			inputs, err := loadInputs(args)
+			inputs, err := loadInputs(args, cmd.InOrStdin())
 			if err != nil {
 				return err
 			}

@@ -95,7 +95,7 @@ available memory is refused with the limit named. See docs/ring.md.`,
 	f.StringSliceVar(&rf.tasks, "tasks", []string{"2,4,8,16,32,64,128,256,400"}, "ring sizes: a list, or a range A-B doubling from A (2-400 = 2,4,...,256,400)")
 	f.StringSliceVar(&rf.workingSets, "working-set", []string{"0,4KiB,64KiB,1MiB"}, "bytes each context sums per pass: 0, 4KiB, 64KiB, 1MiB, ... (KiB/MiB/GiB; KB/MB/GB are powers of 1000)")
 	f.StringVar(&rf.stack, "stack", "64KiB", "stack of each member thread (thread rings)")
-	f.StringVar(&rf.container, "container", "full", "container rings: what each member's container is made of ("+strings.Join(container.PresetNames(), ", ")+"; see 'ctxbench list container')")
+	f.StringVar(&rf.container, "container", "full", "container rings: what each member's container is made of ("+strings.Join(container.PresetNames(), ", ")+"; each is the container/pipe-PRESET rung in 'ctxbench list', see docs/containers.md)")
 	f.StringVar(&rf.ipc, "ipc", "pipe", "what links thread and process rings: pipe (two descriptors per context, as lmbench) or eventfd (one)")
 	return cmd
 }
@@ -144,7 +144,9 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 	if err != nil {
 		return err
 	}
-	if d := ringRuns[set.Preset]; d[0] > 0 {
+	// The base preset, not set.Preset: "--quick --runs 3" is recorded as
+	// custom but still takes quick's samples per block.
+	if d := ringRuns[mf.preset().name]; d[0] > 0 {
 		if mf.runs == 0 {
 			set.Runs = d[0]
 		}
@@ -209,14 +211,9 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 	doc.Environment = env
 	doc.Warnings = append(append([]result.Warning{}, env.Warnings...), sysinfo.RunWarnings(env.Steal)...)
 
-	table := stdout
-	if mf.exportJSON == "-" {
-		table = stderr
-	}
-	if mf.exportJSON != "" {
-		if err := doc.Save(mf.exportJSON, stdout); err != nil {
-			return fmt.Errorf("writing %s: %w", mf.exportJSON, err)
-		}
+	table, err := saveJSON(doc, mf.exportJSON, stdout, stderr)
+	if err != nil {
+		return err
 	}
 	if !mf.quiet {
 		printRings(table, doc, style(table))
@@ -224,11 +221,7 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
 		}
 	}
-	if len(doc.Failures) > 0 {
-		f := doc.Failures[0]
-		return &exitError{ExitFailure, fmt.Sprintf("%d of %d ring points failed; the first, %s: %s", len(doc.Failures), len(doc.Failures)+len(doc.Rings), f.Name, oneLine(f.Error))}
-	}
-	return nil
+	return failed(doc, "ring points", len(doc.Failures)+len(doc.Rings))
 }
 
 // printRings shows each kind and placement as a table of points and, when

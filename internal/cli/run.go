@@ -49,7 +49,7 @@ func runLadder(ctx context.Context, mf *measureFlags, benches []*bench.Benchmark
 	if ladder && mf.exportJSON == "" {
 		mf.exportJSON = time.Now().Format("ctxbench-20060102-150405.json")
 	}
-	doc, _, err := measure(ctx, mf, benches, !ladder, stderr)
+	doc, err := measure(ctx, mf, benches, stderr)
 	if err != nil {
 		return err
 	}
@@ -76,20 +76,12 @@ func runLadder(ctx context.Context, mf *measureFlags, benches []*bench.Benchmark
 		if ladder {
 			export.PrintHierarchy(table, doc)
 		}
-		for _, f := range doc.Failures {
-			fmt.Fprintf(table, "failed: %s %s: %s\n", f.Name, f.Placement, f.Error)
-		}
-		for _, s := range doc.Skipped {
-			fmt.Fprintf(table, "skipped: %s %s: %s\n", s.Name, s.Placement, s.Error)
-		}
+		printMissing(table, doc)
 		if mf.exportJSON != "" && mf.exportJSON != "-" {
 			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
 		}
 	}
-	if len(doc.Failures) > 0 {
-		return &exitError{ExitFailure, fmt.Sprintf("%d of %d measurements failed (see above)", len(doc.Failures), len(doc.Failures)+len(doc.Results))}
-	}
-	return nil
+	return failed(doc, "measurements", len(doc.Failures)+len(doc.Results)+len(doc.Spawn)+len(doc.Memory))
 }
 
 // writeExports writes every requested export atomically.

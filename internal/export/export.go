@@ -12,9 +12,16 @@ import (
 	"github.com/ctxbench/ctxbench/internal/result"
 )
 
-// Baseline returns the index of the cheapest goroutine row that is a pure
-// user-space handoff (the published table's 1x), or -1.
+// Baseline returns the index of the result every "× goroutine" multiple
+// divides by, so the ladder, the hierarchy and the replication agree: the
+// published table's 1x (Hierarchy[0]) when it was measured, else the
+// cheapest goroutine row that is a pure user-space handoff; -1 if none.
 func Baseline(d *result.Document) int {
+	for i, r := range d.Results {
+		if r.Name == Hierarchy[0].Name && r.Placement == Hierarchy[0].Placement && r.OneWayNS.N > 0 {
+			return i
+		}
+	}
 	best := -1
 	for i, r := range d.Results {
 		if r.Rung != "goroutine" || r.Verification.ExpectedPerHop != nil || r.OneWayNS.N == 0 {
@@ -25,6 +32,13 @@ func Baseline(d *result.Document) int {
 		}
 	}
 	return best
+}
+
+func baselineWhy(r result.Result) string {
+	if r.Name == Hierarchy[0].Name {
+		return "the published table's baseline"
+	}
+	return "the cheapest goroutine handoff (the published baseline was not measured)"
 }
 
 // FormatNS renders nanoseconds with three significant digits and a unit.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/export"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
 
@@ -192,4 +193,25 @@ func TestEnvironment(t *testing.T) {
 	var buf bytes.Buffer
 	export.Environment(&buf, d.Environment, export.Style{})
 	golden(t, "fake.env.txt", buf.Bytes())
+}
+
+// The "× goroutine" column divides by the published table's 1x when it was
+// measured, even if another goroutine row is cheaper, so the ladder, the
+// hierarchy and the replication all speak of the same multiple; without it,
+// the cheapest pure user-space goroutine row stands in.
+func TestBaselineIsThePublishedRowWhenMeasured(t *testing.T) {
+	row := func(name, pl string, median float64) result.Result {
+		return result.Result{Name: name, Rung: "goroutine", Placement: pl, OneWayNS: stats.Summary{N: 10, Median: median}}
+	}
+	d := &result.Document{Results: []result.Result{
+		row("goroutine/gosched", "same-cpu", 50),
+		row(export.Hierarchy[0].Name, export.Hierarchy[0].Placement, 150),
+	}}
+	if got := export.Baseline(d); got != 1 {
+		t.Fatalf("Baseline = %d, want the published row (1)", got)
+	}
+	d.Results = d.Results[:1]
+	if got := export.Baseline(d); got != 0 {
+		t.Fatalf("without the published row Baseline = %d, want the cheapest goroutine (0)", got)
+	}
 }

@@ -63,7 +63,7 @@ func Markdown(w io.Writer, d *result.Document) error {
 	}
 	fmt.Fprintln(w, "\nOne-way = time per hop; p10–p90 and the 95% CI of the median are in the unit of the median beside them.")
 	if base >= 0 {
-		fmt.Fprintf(w, "× goroutine: multiple of `%s`.\n", d.Results[base].Name)
+		fmt.Fprintf(w, "× goroutine: multiple of `%s` %s, %s.\n", d.Results[base].Name, d.Results[base].Placement, baselineWhy(d.Results[base]))
 	}
 	return nil
 }

@@ -60,8 +60,11 @@ func find(d *result.Document, name, placement string) *result.Result {
 // PrintHierarchy prints the published hierarchy with what this machine
 // measured beside each row, and the creation and memory claims.
 func PrintHierarchy(w io.Writer, d *result.Document) {
-	base := find(d, Hierarchy[0].Name, Hierarchy[0].Placement)
-	fmt.Fprintln(w, "\nthe published hierarchy, measured here (one-way per switch; × is the multiple of the single-threaded goroutine, as published)")
+	var base *result.Result
+	if i := Baseline(d); i >= 0 {
+		base = &d.Results[i]
+	}
+	fmt.Fprintln(w, "\nthe published hierarchy, measured here (one-way per switch; × as in the table above)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ABSTRACTION\tPUBLISHED\tPUBLISHED ×\tMEASURED\t×\tSWITCHES/HOP\tFROM\t")
 	for _, h := range Hierarchy {

@@ -72,7 +72,8 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 	}
 	tw.Flush()
 	if base >= 0 {
-		fmt.Fprintf(w, "\n× GOROUTINE: multiple of %s (%s), the published table's baseline.\n", d.Results[base].Name, FormatNS(d.Results[base].OneWayNS.Median))
+		fmt.Fprintf(w, "\n× GOROUTINE: multiple of %s %s (%s), %s.\n", d.Results[base].Name, d.Results[base].Placement,
+			FormatNS(d.Results[base].OneWayNS.Median), baselineWhy(d.Results[base]))
 	}
 	fmt.Fprintln(w, "SWITCHES/HOP: counted context switches of both sides per hop (✓ within 5% of one); — where no kernel switch is expected.")
 	if noisy > 0 {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/sys/unix"
 )
 
 // FormatError says why a result file cannot be read: not JSON, another
@@ -24,12 +26,16 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("%s: malformed result file: %s", e.Path, e.Reason)
 }
 
-// Load reads and validates a result file ("-" reads standard input).
-func Load(path string) (*Document, error) {
+// Load reads and validates a result file ("-" reads stdin, the caller's
+// standard input so a testable main can inject it).
+func Load(path string, stdin io.Reader) (*Document, error) {
 	var data []byte
 	var err error
 	if path == "-" {
-		data, err = io.ReadAll(os.Stdin)
+		if stdin == nil {
+			return nil, errors.New("-: no standard input to read")
+		}
+		data, err = io.ReadAll(stdin)
 	} else {
 		data, err = os.ReadFile(path)
 	}
@@ -150,4 +156,28 @@ func (d *Document) Save(path string, stdout io.Writer) error {
 		return err
 	}
 	return WriteFile(path, data, stdout)
+}
+
+// CheckWritable reports, before any measuring, why WriteFile could not
+// write path: its directory missing or unwritable, or path a directory. A
+// run of minutes should not end by losing its results to a typo.
+func CheckWritable(path string) error {
+	if path == "-" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory", path)
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("directory %s: %w", dir, errors.Unwrap(err))
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if err := unix.Access(dir, unix.W_OK); err != nil {
+		return fmt.Errorf("directory %s is not writable", dir)
+	}
+	return nil
 }

@@ -49,7 +49,7 @@ func ringRun(t *testing.T, args ...string) *result.Document {
 	if err != nil {
 		t.Fatalf("ctxbench ring %v: %v\n%s", args, err, b)
 	}
-	doc, err := result.Load(out)
+	doc, err := result.Load(out, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,32 +24,39 @@ type LifecycleOptions struct {
 	Progress func(kind string)
 }
 
-func lifecycleCell(name string, cpus []int) (Cell, error) {
-	b := bench.Lookup(name)
-	if b == nil {
-		return Cell{}, fmt.Errorf("no measurement %s", name)
-	}
-	if ok, why := b.Available(); !ok {
-		return Cell{}, fmt.Errorf("%s", why)
-	}
-	return CellFor(b, bench.Unpinned, cpus)
+// Missing says why kinds have no result: they ran and failed, or they
+// cannot run on this machine at all (skipped, with the reason; not a
+// failure, so a ladder without root or KVM still succeeds).
+type Missing struct {
+	Failed, Skipped []result.Failure
 }
 
 // eachKind runs one worker block per kind of a lifecycle measurement and
-// hands each response to take; a kind that cannot run or fails becomes a
-// failure, and only cancellation stops the loop.
+// hands each response to take; only cancellation stops the loop.
 func eachKind(ctx context.Context, prefix string, kinds []string, o LifecycleOptions, timeout time.Duration,
-	params func(kind string) map[string]int64, take func(name string, c Cell, resp bench.Response) error) ([]result.Failure, error) {
+	params func(kind string) map[string]int64, take func(name string, c Cell, resp bench.Response) error) (Missing, error) {
 	if o.Executor == nil {
 		o.Executor = ProcessExecutor{}
 	}
-	var fails []result.Failure
+	if o.Progress != nil {
+		defer o.Progress("")
+	}
+	var miss Missing
 	for _, k := range kinds {
 		name := prefix + k
+		b := bench.Lookup(name)
+		if b == nil {
+			miss.Failed = append(miss.Failed, result.Failure{Name: name, Error: "no such measurement"})
+			continue
+		}
+		if ok, why := b.Available(); !ok {
+			miss.Skipped = append(miss.Skipped, result.Failure{Name: name, Error: why})
+			continue
+		}
 		if o.Progress != nil {
 			o.Progress(name)
 		}
-		c, err := lifecycleCell(name, o.CPUs)
+		c, err := CellFor(b, bench.Unpinned, o.CPUs)
 		if err == nil {
 			req := bench.Request{Bench: name, Placement: bench.Unpinned, CPUA: o.CPU, CPUB: -1, Samples: o.Samples, Params: params(k)}
 			var resp bench.Response
@@ -58,20 +65,20 @@ func eachKind(ctx context.Context, prefix string, kinds []string, o LifecycleOpt
 			}
 		}
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return Missing{}, ctx.Err()
 		}
 		if err != nil {
-			fails = append(fails, result.Failure{Name: name, Error: err.Error()})
+			miss.Failed = append(miss.Failed, result.Failure{Name: name, Error: err.Error()})
 		}
 	}
-	return fails, nil
+	return miss, nil
 }
 
 // Spawn measures creation cost, one worker per kind.
-func Spawn(ctx context.Context, kinds []string, o LifecycleOptions) ([]result.Spawn, []result.Failure, error) {
+func Spawn(ctx context.Context, kinds []string, o LifecycleOptions) ([]result.Spawn, Missing, error) {
 	var out []result.Spawn
 	noParams := func(string) map[string]int64 { return nil }
-	fails, err := eachKind(ctx, bench.SpawnPrefix, kinds, o, 10*time.Minute, noParams, func(name string, c Cell, resp bench.Response) error {
+	miss, err := eachKind(ctx, bench.SpawnPrefix, kinds, o, 10*time.Minute, noParams, func(name string, c Cell, resp bench.Response) error {
 		s := result.Spawn{Name: name, Kind: resp.Facts["context"], Description: c.Bench.Description, Op: resp.Facts["op"],
 			Label: resp.Facts["label"], Claim: resp.Facts["claim"]}
 		for _, ns := range resp.NS {
@@ -84,11 +91,11 @@ func Spawn(ctx context.Context, kinds []string, o LifecycleOptions) ([]result.Sp
 		out = append(out, s)
 		return nil
 	})
-	return out, fails, err
+	return out, miss, err
 }
 
 // Memory measures what contexts cost to keep, one worker per kind.
-func Memory(ctx context.Context, kinds []string, o LifecycleOptions) ([]result.Memory, []result.Failure, error) {
+func Memory(ctx context.Context, kinds []string, o LifecycleOptions) ([]result.Memory, Missing, error) {
 	var out []result.Memory
 	params := func(k string) map[string]int64 {
 		p := map[string]int64{"n": int64(o.N[k])}
@@ -98,7 +105,7 @@ func Memory(ctx context.Context, kinds []string, o LifecycleOptions) ([]result.M
 		return p
 	}
 	o.Samples = 1
-	fails, err := eachKind(ctx, bench.MemoryPrefix, kinds, o, 15*time.Minute, params, func(name string, c Cell, resp bench.Response) error {
+	miss, err := eachKind(ctx, bench.MemoryPrefix, kinds, o, 15*time.Minute, params, func(name string, c Cell, resp bench.Response) error {
 		var m memory.Result
 		if err := json.Unmarshal([]byte(resp.Facts["result"]), &m); err != nil {
 			return fmt.Errorf("unreadable memory result: %w", err)
@@ -106,7 +113,7 @@ func Memory(ctx context.Context, kinds []string, o LifecycleOptions) ([]result.M
 		out = append(out, memoryResult(name, c.Bench.Description, m))
 		return nil
 	})
-	return out, fails, err
+	return out, miss, err
 }
 
 func memoryResult(name, what string, m memory.Result) result.Memory {

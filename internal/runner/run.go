@@ -26,6 +26,7 @@ type Options struct {
 	Host            string        // host description for labels
 	Executor        Executor
 	Progress        Progress
+	DryRun          bool // synthetic figures: no cleanup of real runs' leftovers, no Prepare
 }
 
 // Progress receives events between blocks, never inside one.
@@ -70,44 +71,45 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]Outcome, error) {
 	if o.SamplesPerBlock <= 0 || o.Runs <= 0 || o.MinTime <= 0 {
 		return nil, errors.New("runner: runs, samples per block and min time must be positive")
 	}
-	if _, fake := o.Executor.(FakeExecutor); !fake {
+	// A dry run neither cleans up after real runs nor prepares anything
+	// (building probes is real work with real failures).
+	if !o.DryRun {
 		for _, f := range bench.ParentCleanups { // leftovers of earlier killed runs
 			f()
 		}
 	}
 	blocks := (o.Runs + o.SamplesPerBlock - 1) / o.SamplesPerBlock
 	runs := make([]*cellRun, len(cells))
-	prepared := map[string]error{}
+	var toPrepare []Cell // one cell per benchmark: Prepare is per benchmark, not per placement
+	seen := map[string]bool{}
 	for _, c := range cells {
-		if _, done := prepared[c.Bench.Name]; c.Bench.Prepare != nil && !done {
-			o.Progress.Block(c, "prepare")
-			err := c.Bench.Prepare(ctx)
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			prepared[c.Bench.Name] = err
+		if c.Bench.Prepare != nil && !o.DryRun && !seen[c.Bench.Name] {
+			seen[c.Bench.Name] = true
+			toPrepare = append(toPrepare, c)
 		}
 	}
-	total := 0
+	total := len(toPrepare)
 	for _, c := range cells {
 		total += cellBlocks(c, blocks)
 		if o.Iterations == 0 && !c.Bench.SelfCalibrating {
 			total++
 		}
-		if c.Bench.Prepare != nil {
+		if o.PerfCheck && perfBlock(c) {
 			total++
-		}
-	}
-	if o.PerfCheck {
-		for _, c := range cells {
-			if perfBlock(c) {
-				total++
-			}
 		}
 	}
 	o.Progress.Begin(total)
 	defer o.Progress.End()
 
+	prepared := map[string]error{}
+	for _, c := range toPrepare {
+		o.Progress.Block(c, "prepare")
+		err := c.Bench.Prepare(ctx)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		prepared[c.Bench.Name] = err
+	}
 	for i, c := range cells {
 		runs[i] = &cellRun{cell: c, iters: o.Iterations}
 		if err := prepared[c.Bench.Name]; err != nil {

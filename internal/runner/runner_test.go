@@ -193,3 +193,28 @@ func TestFailedPrepareFailsItsCellsOnly(t *testing.T) {
 		t.Errorf("an unrelated cell failed: %v", out[2].Err)
 	}
 }
+
+// A creation or memory kind that cannot run on this machine is skipped with
+// its reason, not failed: a ladder without root or KVM still succeeds.
+func TestLifecycleSkipsUnavailableKinds(t *testing.T) {
+	bench.Register(
+		&bench.Benchmark{Name: bench.SpawnPrefix + "test-missing", Rung: bench.Reference, Kind: bench.RefKind, Hidden: true,
+			Needs: func() (bool, string) { return false, "needs a widget" }},
+		&bench.Benchmark{Name: bench.SpawnPrefix + "test-here", Rung: bench.Reference, Kind: bench.RefKind, Hidden: true},
+	)
+	var shown []string
+	out, miss, err := Spawn(context.Background(), []string{"test-missing", "test-here"},
+		LifecycleOptions{Samples: 3, CPU: -1, CPUs: []int{0}, Executor: FakeExecutor{Seed: 1}, Progress: func(k string) { shown = append(shown, k) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || out[0].Name != bench.SpawnPrefix+"test-here" {
+		t.Fatalf("results %+v, want only test-here", out)
+	}
+	if len(miss.Failed) != 0 || len(miss.Skipped) != 1 || miss.Skipped[0].Error != "needs a widget" {
+		t.Fatalf("missing %+v, want one skip with its reason and no failure", miss)
+	}
+	if len(shown) == 0 || shown[len(shown)-1] != "" {
+		t.Fatalf("progress %q: the line must be cleared at the end", shown)
+	}
+}

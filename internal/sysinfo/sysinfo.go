@@ -299,6 +299,7 @@ func loadInfo(r reader) result.LoadInfo {
 
 // ParseCPUList parses a kernel CPU list such as "0-3,8,10-11".
 func ParseCPUList(s string) []int {
+	const maxCPUNumber = 8192 // the kernel's largest NR_CPUS
 	var out []int
 	for _, part := range strings.Split(strings.TrimSpace(s), ",") {
 		if part == "" {
@@ -314,6 +315,9 @@ func ParseCPUList(s string) []int {
 			if b, err = strconv.Atoi(hi); err != nil || b < a {
 				return nil
 			}
+		}
+		if a < 0 || b >= maxCPUNumber {
+			return nil // not a CPU number; also keeps "0-2000000000" from allocating gigabytes
 		}
 		for i := a; i <= b; i++ {
 			out = append(out, i)

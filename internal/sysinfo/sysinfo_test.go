@@ -141,7 +141,7 @@ func TestParsers(t *testing.T) {
 	if got := ParseCPUList("0-3,8,10-11"); !slices.Equal(got, []int{0, 1, 2, 3, 8, 10, 11}) {
 		t.Fatalf("ParseCPUList: %v", got)
 	}
-	for _, bad := range []string{"a", "3-1", "1-"} {
+	for _, bad := range []string{"a", "3-1", "1-", "0-2000000000", "9000"} {
 		if got := ParseCPUList(bad); got != nil {
 			t.Errorf("ParseCPUList(%q) = %v, want nil", bad, got)
 		}

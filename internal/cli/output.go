@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+)
+
+// checkExports refuses, before anything is measured, export paths that
+// could not be written and more than one export claiming stdout.
+// Each pair is {flag, path}.
+func checkExports(pairs ...[2]string) error {
+	stdoutBy := ""
+	for _, fp := range pairs {
+		flag, p := fp[0], fp[1]
+		if p == "" {
+			continue
+		}
+		if p == "-" {
+			if stdoutBy != "" {
+				return usagef("%s and %s both write to stdout (-); give one of them a file", stdoutBy, flag)
+			}
+			stdoutBy = flag
+			continue
+		}
+		if err := result.CheckWritable(p); err != nil {
+			return usagef("%s %s: %v", flag, p, err)
+		}
+	}
+	return nil
+}
+
+// saveJSON writes the document when asked and returns where the tables go:
+// stdout, unless the JSON claimed it.
+func saveJSON(doc *result.Document, path string, stdout, stderr io.Writer) (io.Writer, error) {
+	if path == "" {
+		return stdout, nil
+	}
+	if err := doc.Save(path, stdout); err != nil {
+		return stdout, fmt.Errorf("writing %s: %w", path, err)
+	}
+	if path == "-" {
+		return stderr, nil
+	}
+	return stdout, nil
+}
+
+// printMissing lists what failed and what was skipped (and why), one line
+// each, after the tables.
+func printMissing(w io.Writer, doc *result.Document) {
+	for _, m := range []struct {
+		verb string
+		fs   []result.Failure
+	}{{"failed", doc.Failures}, {"skipped", doc.Skipped}} {
+		for _, f := range m.fs {
+			fmt.Fprintf(w, "%s: %s: %s\n", m.verb, strings.TrimSpace(f.Name+" "+f.Placement), f.Error)
+		}
+	}
+}
+
+// failed is the exit error of a run in which some measurements failed: how
+// many of how many, and the first (the tables may have been silenced by -q).
+func failed(doc *result.Document, what string, total int) error {
+	if len(doc.Failures) == 0 {
+		return nil
+	}
+	f := doc.Failures[0]
+	return &exitError{ExitFailure, fmt.Sprintf("%d of %d %s failed; the first, %s: %s",
+		len(doc.Failures), total, what, strings.TrimSpace(f.Name+" "+f.Placement), oneLine(f.Error))}
+}
