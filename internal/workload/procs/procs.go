@@ -225,9 +225,19 @@ func all() []Stat {
 // /proc/<pid>/task/<tid>/children is optional (CONFIG_PROC_CHILDREN), so /proc is scanned.
 func Children(ppid int) []int {
 	var out []int
+	for _, st := range ChildStats(ppid) {
+		out = append(out, st.Pid)
+	}
+	return out
+}
+
+// ChildStats is Children with each child's stat, whose StartTicks lets a
+// caller recognise the child after it has been reparented.
+func ChildStats(ppid int) []Stat {
+	var out []Stat
 	for _, st := range all() {
 		if st.PPid == ppid && st.State != "Z" {
-			out = append(out, st.Pid)
+			out = append(out, st)
 		}
 	}
 	return out
@@ -242,16 +252,6 @@ func Group(pgid int) []int {
 		}
 	}
 	return out
-}
-
-// Cmdline returns the process's command line with NULs turned into spaces (PostgreSQL
-// rewrites it into a title such as "postgres: checkpointer").
-func Cmdline(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
 }
 
 // Rusage is the calling process's own resource usage (all threads, exited ones included).

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -102,17 +103,28 @@ func readID(path string) (pid int, start uint64, err error) {
 	return pid, start, nil
 }
 
-// KillGroup sends SIGKILL to the process group led by pid (and to pid itself) and waits
-// up to timeout for every member to be gone. It only signals when pid is still the
-// process that started at startTicks, so a recycled pid is never hit.
+// KillGroup sends SIGKILL to the process group led by pid, to pid itself
+// and to its children, and waits up to timeout for every one to be gone.
+// Children are taken by name because they may have left the group:
+// PostgreSQL backends call setsid(), and outlive a SIGKILLed postmaster.
+// It only signals when pid is still the process that started at
+// startTicks, so a recycled pid is never hit; a child is recognised by its
+// own start time after it has been reparented.
 func KillGroup(pid int, startTicks uint64, timeout time.Duration) error {
+	var kids []procs.Stat
 	if procs.Alive(pid, startTicks) {
+		kids = procs.ChildStats(pid) // before the parent dies and they are reparented
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	deadline := time.Now().Add(timeout)
 	for {
 		left := procs.Group(pid)
+		for _, k := range kids {
+			if procs.Alive(k.Pid, k.StartTicks) && !slices.Contains(left, k.Pid) {
+				left = append(left, k.Pid)
+			}
+		}
 		if len(left) == 0 {
 			return nil
 		}

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -59,8 +61,10 @@ func TestSweepStale(t *testing.T) {
 	if err := writeID(d.File("owner"), gone.Process.Pid, 1); err != nil {
 		t.Fatal(err)
 	}
-	// The "server": a shell leading its own group with a child.
-	srv := exec.Command("sh", "-c", "sleep 60 & sleep 60")
+	// The "server": a shell leading its own group with a child, and a child
+	// in a session of its own (as a PostgreSQL backend, which calls setsid).
+	pidFile := filepath.Join(t.TempDir(), "setsid.pid")
+	srv := exec.Command("sh", "-c", "sleep 60 & setsid sleep 60 & echo $! >"+pidFile+"; sleep 60")
 	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
@@ -74,6 +78,15 @@ func TestSweepStale(t *testing.T) {
 	if n := len(procs.Group(srv.Process.Pid)); n < 2 {
 		t.Fatalf("server group has %d processes, want 2", n)
 	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loner, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	lst, err := procs.ReadStat(loner)
+	if err != nil || lst.Pgrp == srv.Process.Pid {
+		t.Fatalf("the setsid child %d should have left the server's group: %+v %v", loner, lst, err)
+	}
 	removed, err := Sweep()
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +97,10 @@ func TestSweepStale(t *testing.T) {
 	<-waited
 	if left := procs.Group(srv.Process.Pid); len(left) != 0 {
 		t.Errorf("server group members %v survive the sweep", left)
+	}
+	if procs.Alive(loner, lst.StartTicks) {
+		t.Errorf("the server's setsid child %d survives the sweep", loner)
+		syscall.Kill(loner, syscall.SIGKILL)
 	}
 	if _, err := os.Stat(d.Path); !os.IsNotExist(err) {
 		t.Error("stale directory remains")
