@@ -153,14 +153,28 @@ method. Needs: apt-get install -y postgresql redis-server`,
 			for _, w := range res.Warnings {
 				doc.Warnings = append(doc.Warnings, result.Warning{Code: "pool", Message: w})
 			}
+			for _, s := range res.Servers {
+				for _, f := range s.FailedWindows {
+					doc.Failures = append(doc.Failures, result.Failure{Name: "pool/" + s.Server, Error: f})
+				}
+			}
 			out, err := saveJSON(doc, exportJSON, stdout, stderr)
 			if err != nil {
 				return err
 			}
 			if !quiet {
 				printPools(out, res)
+				printMissing(out, doc)
 			}
-			return nil
+			windows := 0
+			for _, s := range res.Servers {
+				for _, se := range s.Series {
+					for _, p := range se.Points {
+						windows += len(p.Windows)
+					}
+				}
+			}
+			return failed(doc, "windows", windows+len(doc.Failures))
 		},
 	}
 	fl := cmd.Flags()

@@ -520,3 +520,43 @@ func TestRunHungServerFailsAndCleansUp(t *testing.T) {
 		t.Errorf("took %v", d)
 	}
 }
+
+// A window that fails twice on a live, answering server costs its own point,
+// not the sweep: the other points are summarised and the failure is listed.
+func TestRunKeepsTheSweepPastAFailedWindow(t *testing.T) {
+	needServers(t, Redis)
+	check := watch(t)
+	cfg := QuickConfig()
+	cfg.Servers = []string{Redis}
+	cfg.PoolSizes = []int{1, 2}
+	cfg.Repetitions = 2
+	testHookWindow = func(s WindowSpec) error {
+		if s.Pool == 2 {
+			return errors.New("injected failure")
+		}
+		return nil
+	}
+	defer func() { testHookWindow = nil }()
+	res, err := Run(context.Background(), cfg, NoProgress{})
+	check()
+	if err != nil {
+		t.Fatalf("one failing point lost the sweep: %v", err)
+	}
+	sr := res.Servers[0]
+	if len(sr.FailedWindows) != cfg.Repetitions || !strings.Contains(sr.FailedWindows[0], "injected failure") {
+		t.Fatalf("failed windows %q, want one per repetition of pool 2", sr.FailedWindows)
+	}
+	if len(sr.Series) != 1 || len(sr.Series[0].Points) != 1 || sr.Series[0].Points[0].Pool != 1 ||
+		len(sr.Series[0].Points[0].Windows) != cfg.Repetitions {
+		t.Fatalf("series %+v, want pool 1 alone with every repetition", sr.Series)
+	}
+	retried := 0
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "retried after: injected failure") {
+			retried++
+		}
+	}
+	if retried != cfg.Repetitions {
+		t.Errorf("%d retries in the warnings, want %d", retried, cfg.Repetitions)
+	}
+}

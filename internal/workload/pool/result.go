@@ -65,6 +65,10 @@ type ServerResult struct {
 	Series          []Series     `json:"series"`
 	Published       []Comparison `json:"published_comparison"`
 	Verdict         string       `json:"verdict"`
+	// FailedWindows are windows that failed twice while the server stayed up
+	// and answered; their points are summarised from the repetitions that
+	// succeeded (a point with none is absent). The run exits 1.
+	FailedWindows []string `json:"failed_windows,omitempty"`
 }
 
 // Baseline is an idle window: the server and client running, no queries.

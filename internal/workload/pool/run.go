@@ -105,6 +105,9 @@ func (quietLogger) Printf(context.Context, string, ...any) {}
 // testHookStarted lets tests learn each started server (to check it is gone later).
 var testHookStarted func(*target)
 
+// testHookWindow lets tests fail a window (on a live server) before it runs.
+var testHookWindow func(WindowSpec) error
+
 func (r *runner) clients(kind string) []string {
 	if kind == Redis {
 		return []string{ClientGoRedis}
@@ -177,17 +180,24 @@ func (r *runner) runServer(ctx context.Context, kind string, salt uint64, pls ma
 		*done++
 		prog.Window(*done, total, spec)
 		w, err := r.window(ctx, t, spec, pls[spec.Placement], bases[spec.Placement])
-		if err != nil && ctx.Err() == nil && t.alive() == nil && !strings.Contains(err.Error(), "hung") {
+		recoverable := func() bool { return ctx.Err() == nil && t.alive() == nil && !strings.Contains(err.Error(), "hung") }
+		where := fmt.Sprintf("%s, %s, %s, pool %d, %s, rep %d", t.version, spec.Client, spec.Placement, spec.Pool, workersText(spec.Workers), spec.Rep)
+		if err != nil && recoverable() {
 			// One retry: a long sweep should not be lost to one transient failure; the
 			// failure is kept in the warnings.
-			r.retried = append(r.retried, fmt.Sprintf("%s %s %s pool %d %s rep %d: retried after: %v", t.version, spec.Client, spec.Placement, spec.Pool, workersText(spec.Workers), spec.Rep, err))
+			r.retried = append(r.retried, fmt.Sprintf("%s: retried after: %v", where, err))
 			w, err = r.window(ctx, t, spec, pls[spec.Placement], bases[spec.Placement])
 		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, fmt.Errorf("%s, %s, %s, pool %d, %s: %w", t.version, spec.Client, spec.Placement, spec.Pool, workersText(spec.Workers), err)
+			if !recoverable() { // the server died or hung: nothing after this would be honest
+				return nil, fmt.Errorf("%s: %w", where, err)
+			}
+			// Failed twice on a live server: keep the rest of the sweep.
+			sr.FailedWindows = append(sr.FailedWindows, fmt.Sprintf("%s: %v", where, err))
+			continue
 		}
 		w.Seq = i + 1
 		recs = append(recs, windowRecord{spec, w})

@@ -21,9 +21,14 @@ type placement struct {
 	client []int
 }
 
+// Workers query in every phase but phaseStop and record only in
+// phaseMeasure: the load runs on, unrecorded, while the counters at either
+// end of the window are read, so the server's counters see the same load
+// the client's do.
 const (
 	phaseWarmup int32 = iota
 	phaseMeasure
+	phaseEnd // the clock has stopped; the end counters are being read
 	phaseStop
 )
 
@@ -152,6 +157,11 @@ func (r *runner) window(ctx context.Context, t *target, spec WindowSpec, pl plac
 	if err := t.alive(); err != nil {
 		return w, err
 	}
+	if testHookWindow != nil {
+		if err := testHookWindow(spec); err != nil {
+			return w, err
+		}
+	}
 	if err := r.apply(t, pl); err != nil {
 		return w, err
 	}
@@ -165,8 +175,9 @@ func (r *runner) window(ctx context.Context, t *target, spec WindowSpec, pl plac
 	w.GOMAXPROCS = runtime.GOMAXPROCS(0)
 	w.Rep = spec.Rep
 
-	// Setting up and checking a pool is bounded, so a hung server fails the window
-	// instead of hanging the run.
+	// Setting up a pool is bounded, so a hung server fails the window instead
+	// of hanging the run. (The checks after the window get their own bound:
+	// this one may have run out during a long window.)
 	setupTimeout := r.cfg.WindowTimeout
 	if setupTimeout == 0 {
 		setupTimeout = 30 * time.Second
@@ -311,7 +322,7 @@ func (r *runner) window(ctx context.Context, t *target, spec WindowSpec, pl plac
 
 	werr := sleep(ctx, t, r.cfg.Duration)
 
-	phase.Store(phaseStop)
+	phase.Store(phaseEnd)
 	t1 := time.Now()
 	var p1 uint64
 	if pc != nil {
@@ -342,7 +353,9 @@ func (r *runner) window(ctx context.Context, t *target, spec WindowSpec, pl plac
 
 	// Connections: same server-side ids, no library-side opens or closes, no other
 	// backend appeared.
-	ids1, err := cl.ids(sctx)
+	actx, acancel := context.WithTimeout(ctx, setupTimeout)
+	defer acancel()
+	ids1, err := cl.ids(actx)
 	if err != nil {
 		return w, fmt.Errorf("read connection ids after the window: %w", err)
 	}
@@ -361,7 +374,7 @@ func (r *runner) window(ctx context.Context, t *target, spec WindowSpec, pl plac
 		}
 	}
 	if rc, ok := cl.(*redisClient); ok {
-		if recv1 := rc.connectionsReceived(sctx); recv1 != recv0 {
+		if recv1 := rc.connectionsReceived(actx); recv1 != recv0 {
 			problems = append(problems, fmt.Sprintf("server accepted %d connections during the window", recv1-recv0))
 		}
 	}
