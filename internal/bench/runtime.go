@@ -68,8 +68,12 @@ func workerCPUs() []int {
 	return cpus
 }
 
+// probeRequest is the probe's full-length request (its own JIT warm-up,
+// its bench's number of parked contexts) shaped by the block: samples,
+// warm-up, sample length, fixed iterations (--iterations), contexts (--n).
+// Not QuickRequest: a short JIT warm-up times the interpreter.
 func probeRequest(b probe.Bench, req Request) probe.Request {
-	r := probe.QuickRequest(b)
+	r := probe.DefaultRequest(b)
 	r.CPUs = workerCPUs()
 	if req.Samples > 0 {
 		r.Samples = req.Samples
@@ -77,6 +81,9 @@ func probeRequest(b probe.Bench, req Request) probe.Request {
 	r.Warmup = max(req.Warmup, 1)
 	if t := req.Params["target_ns"]; t > 0 {
 		r.Target = time.Duration(t)
+	}
+	if req.Iters > 0 {
+		r.Iterations = int64(req.Iters)
 	}
 	if n := req.Params["n"]; n > 0 {
 		r.Contexts = int(n)
