@@ -9,8 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/ctxbench/ctxbench/internal/affinity"
 	"github.com/ctxbench/ctxbench/internal/memory"
 	"github.com/ctxbench/ctxbench/internal/probe"
 	"github.com/ctxbench/ctxbench/internal/stats"
@@ -55,16 +54,7 @@ func probePlacements(b probe.Bench) (all, ladder []Placement) {
 
 // workerCPUs is this process's affinity: the placement the runner gave it.
 func workerCPUs() []int {
-	var set unix.CPUSet
-	if unix.SchedGetaffinity(0, &set) != nil {
-		return nil
-	}
-	var cpus []int
-	for i := 0; i < 1024; i++ {
-		if set.IsSet(i) {
-			cpus = append(cpus, i)
-		}
-	}
+	cpus, _ := affinity.Of(0)
 	return cpus
 }
 

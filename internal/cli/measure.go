@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
+	"github.com/ctxbench/ctxbench/internal/affinity"
 	"github.com/ctxbench/ctxbench/internal/bench"
 	"github.com/ctxbench/ctxbench/internal/export"
 	"github.com/ctxbench/ctxbench/internal/kernels"
@@ -175,15 +175,7 @@ func (m *measureFlags) settings() (runner.Options, result.Settings, []bench.Plac
 // resolveCPUs parses --cpus and checks every CPU against this process's
 // affinity: asking for a CPU we may not run on is bad input.
 func resolveCPUs(s string) ([]int, error) {
-	var allowed []int
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err == nil {
-		for i := 0; i < 1024; i++ {
-			if set.IsSet(i) {
-				allowed = append(allowed, i)
-			}
-		}
-	}
+	allowed, _ := affinity.Of(0)
 	if strings.TrimSpace(s) == "" {
 		return allowed, nil
 	}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ctxbench/ctxbench/internal/affinity"
 )
 
 // Request is one run of one probe bench.
@@ -288,7 +290,7 @@ func execProbe(ctx context.Context, argv, env []string, cpus []int, timeout time
 		return nil, Rusage{}, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	startErr := startPinned(cmd, cpus)
+	startErr := affinity.StartPinned(cmd, cpus)
 	outW.Close()
 	errW.Close()
 	if startErr != nil {
@@ -380,39 +382,4 @@ func execProbe(ctx context.Context, argv, env []string, cpus []int, timeout time
 		return nil, ru, fmt.Errorf("probe printed more than %d bytes", maxProbeOutput)
 	}
 	return stdout.Bytes(), ru, nil
-}
-
-// startPinned starts cmd so that it inherits the CPU set cpus: the calling goroutine is
-// locked to its OS thread, that thread's affinity is narrowed, the child is cloned from it
-// (affinity is inherited across fork and exec), and the thread's mask is restored.
-func startPinned(cmd *exec.Cmd, cpus []int) error {
-	if len(cpus) == 0 {
-		return cmd.Start()
-	}
-	var set unix.CPUSet
-	for _, c := range cpus {
-		set.Set(c)
-	}
-	runtime.LockOSThread()
-	var old unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &old); err != nil {
-		runtime.UnlockOSThread()
-		return fmt.Errorf("reading CPU affinity: %v", err)
-	}
-	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		runtime.UnlockOSThread()
-		return fmt.Errorf("pinning to CPUs %v: %v", cpus, err)
-	}
-	startErr := cmd.Start()
-	if err := unix.SchedSetaffinity(0, &old); err != nil {
-		// The thread stays locked, so the runtime retires it with this goroutine instead of
-		// handing a pinned thread to other goroutines; the probe cannot run honestly though.
-		if startErr == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-		return fmt.Errorf("restoring CPU affinity: %v", err)
-	}
-	runtime.UnlockOSThread()
-	return startErr
 }

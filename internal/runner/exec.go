@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ctxbench/ctxbench/internal/affinity"
 	"github.com/ctxbench/ctxbench/internal/bench"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 )
@@ -57,7 +57,7 @@ func (e ProcessExecutor) Block(ctx context.Context, c Cell, req bench.Request, t
 	cmd.Stderr = &stderr
 	cmd.Env = workerEnv(c.Bench)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := startPinned(cmd, c.Affinity); err != nil {
+	if err := affinity.StartPinned(cmd, c.Affinity); err != nil {
 		return bench.Response{}, err
 	}
 	pgid := cmd.Process.Pid
@@ -141,35 +141,6 @@ func workerEnv(b *bench.Benchmark) []string {
 	// should land inside a sample.
 	env = append(env, "GOGC=off")
 	return append(env, b.Env...)
-}
-
-// startPinned starts cmd from an OS thread whose affinity is cpus: the
-// child inherits the affinity of the thread that forks it, so every thread
-// of the worker (the Go runtime's included) starts inside the placement.
-func startPinned(cmd *exec.Cmd, cpus []int) error { return StartPinned(cmd, cpus) }
-
-// StartPinned starts cmd with its CPU affinity set to cpus (see startPinned).
-func StartPinned(cmd *exec.Cmd, cpus []int) error {
-	if len(cpus) == 0 {
-		return cmd.Start()
-	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var old, set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &old); err != nil {
-		return err
-	}
-	for _, c := range cpus {
-		set.Set(c)
-	}
-	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		return fmt.Errorf("cannot run on CPUs %v: %w", cpus, err)
-	}
-	err := cmd.Start()
-	if rerr := unix.SchedSetaffinity(0, &old); rerr != nil && err == nil {
-		err = rerr
-	}
-	return err
 }
 
 func killGroup(pgid int) {

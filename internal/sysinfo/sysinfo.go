@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ctxbench/ctxbench/internal/affinity"
 	"github.com/ctxbench/ctxbench/internal/hw"
 	"github.com/ctxbench/ctxbench/internal/kvm"
 	"github.com/ctxbench/ctxbench/internal/result"
@@ -144,14 +145,7 @@ func cpuInfo(r reader, o Options) result.CPUInfo {
 		c.Caches = append(c.Caches, result.Cache{Level: lvl, Type: r.str(d + "type"), SizeBytes: ParseSize(r.str(d + "size")), SharedWith: r.str(d + "shared_cpu_list")})
 	}
 	if !o.NoProbe {
-		var set unix.CPUSet
-		if unix.SchedGetaffinity(0, &set) == nil {
-			for i := 0; i < 1024; i++ {
-				if set.IsSet(i) {
-					c.Allowed = append(c.Allowed, i)
-				}
-			}
-		}
+		c.Allowed, _ = affinity.Of(0)
 	}
 	return c
 }

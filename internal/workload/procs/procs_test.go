@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxbench/ctxbench/internal/affinity"
 )
 
 func TestProcessCountsEveryThread(t *testing.T) {
@@ -62,7 +64,7 @@ func TestChildrenGroupAndPinning(t *testing.T) {
 	cmd := exec.Command("sleep", "30")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	want := allowed[len(allowed)-1:]
-	if err := StartPinned(cmd, want); err != nil {
+	if err := affinity.StartPinned(cmd, want); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
