@@ -98,7 +98,9 @@ func probeSwitch(b probe.Bench) func(context.Context, Request) (Response, error)
 		r.B = r.A
 		r.B.Ops = 0
 		if bl.CtxSwitches != nil {
-			// The probe counts its whole process over the timed samples.
+			// The probe counts its whole process over the timed samples,
+			// voluntary and involuntary together; the sum is what the
+			// verification uses, and switch_method says it is not split.
 			r.A.Voluntary = *bl.CtxSwitches
 		}
 		settings := bl.SettingsList()
@@ -107,6 +109,10 @@ func probeSwitch(b probe.Bench) func(context.Context, Request) (Response, error)
 			"language": string(b.Language),
 			"command":  strings.Join(res.Command, " "),
 			"settings": strings.Join(settings, " "),
+			"probe_process": fmt.Sprintf("%d voluntary and %d involuntary switches, %v user and %v system CPU, max RSS %d KiB, %v wall (wait4 of the whole probe run, start-up included)",
+				res.Rusage.Voluntary, res.Rusage.Involuntary, res.Rusage.User, res.Rusage.System, res.Rusage.MaxRSSKiB, res.Wall.Round(time.Millisecond)),
+			"switch_method": "the probe's own count of its whole process's OS context switches (voluntary and involuntary " +
+				"together, reported under voluntary) over the timed samples",
 		}
 		return r, nil
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
@@ -77,6 +78,9 @@ func Aggregate(c Cell, iters uint64, resps []bench.Response, perf *bench.Respons
 	case b.Rung == bench.Goroutine:
 		v.Method = "getrusage(RUSAGE_SELF) of the whole Go process (all its threads) over every measured block"
 	}
+	if len(resps) > 0 && resps[0].Facts["switch_method"] != "" {
+		v.Method = resps[0].Facts["switch_method"] // the benchmark counted its own way (a probe's whole process)
+	}
 	v.Hops, v.Voluntary, v.Involuntary = hops, vol, invol
 	if hops > 0 {
 		perHop := float64(sw) / hops
@@ -117,21 +121,26 @@ func Aggregate(c Cell, iters uint64, resps []bench.Response, perf *bench.Respons
 		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("%d CPU migrations counted in the perf block although both sides were pinned", *v.PerfMigrations)})
 	}
 	r.Warnings = noiseWarnings(r.OneWayNS, c.Placement)
+	// A flag a block raised (flag:CODE facts) is kept once, whichever
+	// blocks raised it; facts are maps, so codes are sorted for a stable order.
+	seenFlag := map[result.Flag]bool{}
 	for _, resp := range resps {
-		for k, msg := range resp.Facts {
+		keys := slices.Sorted(maps.Keys(resp.Facts))
+		for _, k := range keys {
 			if code, ok := strings.CutPrefix(k, "flag:"); ok {
-				r.Flags = append(r.Flags, result.Flag{Code: code, Message: msg})
+				f := result.Flag{Code: code, Message: resp.Facts[k]}
+				if !seenFlag[f] {
+					seenFlag[f] = true
+					r.Flags = append(r.Flags, f)
+				}
 				v.Verified = false
 			}
-		}
-		if len(r.Flags) > 0 {
-			break
 		}
 	}
 	if len(resps) > 0 && len(resps[0].Facts) > 0 {
 		r.Evidence = map[string]string{}
 		for k, v := range resps[0].Facts {
-			if k != "label" && !strings.HasPrefix(k, "flag:") {
+			if k != "label" && k != "switch_method" && !strings.HasPrefix(k, "flag:") {
 				r.Evidence[k] = v
 			}
 		}

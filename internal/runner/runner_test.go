@@ -168,6 +168,19 @@ func TestAggregateFlags(t *testing.T) {
 	if !strings.Contains(r.Label, "same CPU") || !strings.Contains(r.Label, "host") {
 		t.Fatalf("label %q", r.Label)
 	}
+	// A flag raised by a later block is kept beside an earlier flag, and a
+	// flag raised by every block is kept once.
+	b1, b2 := resp(100, 100, 100, 2, 3), resp(100, 100, 100, 2, 3)
+	b1.Facts = map[string]string{"flag:isolation": "shared CPU"}
+	b2.Facts = map[string]string{"flag:isolation": "shared CPU", "flag:noise": "busy"}
+	r = Aggregate(pipe, 10, []bench.Response{resp(100, 100, 100, 2, 3), b1, b2}, nil, "host")
+	codes := map[string]int{}
+	for _, f := range r.Flags {
+		codes[f.Code]++
+	}
+	if codes["placement"] == 0 || codes["isolation"] != 1 || codes["noise"] != 1 || r.Verification.Verified {
+		t.Fatalf("flags of later blocks: %+v", r.Flags)
+	}
 }
 
 func TestFailedPrepareFailsItsCellsOnly(t *testing.T) {

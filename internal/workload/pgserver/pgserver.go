@@ -63,7 +63,6 @@ type Server struct {
 	pid     int
 	start   uint64
 	done    chan struct{}
-	waitErr error
 	stopped bool
 }
 
@@ -199,7 +198,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 	s.cmd = cmd
 	s.pid = cmd.Process.Pid
 	s.done = make(chan struct{})
-	go func() { s.waitErr = cmd.Wait(); close(s.done) }()
+	go func() { _ = cmd.Wait(); close(s.done) }() // how it exited is in its log
 	if st, err := procs.ReadStat(s.pid); err == nil {
 		s.start = st.StartTicks
 	}
