@@ -274,6 +274,11 @@ func TestContainerBlockKilledLeavesNoCgroup(t *testing.T) {
 	if code != 1 || !strings.Contains(out.String(), "watchdog") {
 		t.Fatalf("exit %d, output:\n%s", code, out.String())
 	}
+	// The worker, asked to stop, ran container.CleanupAll and exited on its
+	// own; the parent's sweep is only the backstop.
+	if !strings.Contains(out.String(), "cleaned up after itself") {
+		t.Errorf("the worker did not stop on request; output:\n%s", out.String())
+	}
 	assertNothingLeft(t)
 	if left := ctxbenchCgroups(); len(left) > 0 {
 		t.Fatalf("cgroups left behind: %v", left)

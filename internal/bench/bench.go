@@ -199,6 +199,13 @@ var registry []*Benchmark
 // worker could not, such as cgroups of a worker killed by the watchdog.
 var ParentCleanups []func()
 
+// WorkerCleanups run in a worker asked to stop (SIGTERM from the runner's
+// watchdog or cancellation): they stop what the block started, such as
+// container children and cgroups, while the worker can still name them.
+// The runner SIGKILLs the worker's group after a grace period either way,
+// and ParentCleanups sweep whatever that leaves.
+var WorkerCleanups []func()
+
 // Register adds benchmarks to the registry. Registration happens in init
 // functions, one file per family.
 func Register(bs ...*Benchmark) {

@@ -176,6 +176,7 @@ func sweepContainers() {
 
 func init() {
 	ParentCleanups = append(ParentCleanups, sweepContainers)
+	WorkerCleanups = append(WorkerCleanups, func() { _ = container.CleanupAll() })
 	pair := []Placement{SameCPU, CrossCPU}
 	single := []Placement{SameCPU}
 	descr := map[string]string{

@@ -65,19 +65,17 @@ func (e ProcessExecutor) Block(ctx context.Context, c Cell, req bench.Request, t
 	go func() { waited <- cmd.Wait() }()
 
 	var werr error
-	timedOut, cancelled := false, false
+	timedOut, cancelled, killed := false, false, false
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case werr = <-waited:
 	case <-timer.C:
 		timedOut = true
-		killGroup(pgid)
-		werr = <-waited
+		killed, werr = stopWorker(cmd.Process, pgid, waited)
 	case <-ctx.Done():
 		cancelled = true
-		killGroup(pgid)
-		werr = <-waited
+		killed, werr = stopWorker(cmd.Process, pgid, waited)
 	}
 	// Partners of the worker are in its process group; make sure none
 	// outlives it, whatever happened.
@@ -97,7 +95,11 @@ func (e ProcessExecutor) Block(ctx context.Context, c Cell, req bench.Request, t
 		return bench.Response{}, ctx.Err()
 	}
 	if timedOut {
-		return bench.Response{}, fmt.Errorf("%w: no answer within %v (a partner died or hung); the block was killed", ErrTimeout, timeout.Round(time.Millisecond))
+		how := "stopped, and it cleaned up after itself"
+		if killed {
+			how = fmt.Sprintf("killed (it did not stop within %v of being asked)", workerGrace)
+		}
+		return bench.Response{}, fmt.Errorf("%w: no answer within %v (a partner died or hung); the block was %s", ErrTimeout, timeout.Round(time.Millisecond), how)
 	}
 	var resp bench.Response
 	if err := json.Unmarshal(stdout.Bytes(), &resp); err != nil {
@@ -141,6 +143,23 @@ func workerEnv(b *bench.Benchmark) []string {
 	// should land inside a sample.
 	env = append(env, "GOGC=off")
 	return append(env, b.Env...)
+}
+
+// workerGrace is how long a stopped worker has to clean up after itself.
+const workerGrace = 2 * time.Second
+
+// stopWorker asks the worker to stop (SIGTERM: it runs
+// bench.WorkerCleanups and exits) and kills its whole group if it has not
+// within workerGrace; killed says it had to.
+func stopWorker(p *os.Process, pgid int, waited <-chan error) (killed bool, err error) {
+	_ = p.Signal(syscall.SIGTERM)
+	select {
+	case err := <-waited:
+		return false, err
+	case <-time.After(workerGrace):
+		killGroup(pgid)
+		return true, <-waited
+	}
 }
 
 func killGroup(pgid int) {

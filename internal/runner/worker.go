@@ -25,14 +25,30 @@ import (
 // WorkerArg is the hidden argument that makes the binary run WorkerMain.
 const WorkerArg = "__worker"
 
+// ExitStopped is a worker's exit status after the runner stopped it.
+const ExitStopped = 3
+
 // WorkerMain runs one block: a bench.Request on stdin, a bench.Response on
 // stdout. It exits 1 when the block failed (the response says why).
 func WorkerMain(stdin io.Reader, stdout io.Writer) int {
-	// The parent kills the whole group; a terminal's Ctrl-C goes to the
-	// parent only (the worker has its own process group), so a signal here
-	// means "stop now".
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
+	// A terminal's Ctrl-C goes to the parent only (the worker has its own
+	// process group), so a signal here is the runner saying "stop now": the
+	// block is cancelled and, at once, what it started is cleaned up
+	// (bench.WorkerCleanups) — a hung kernel may never return to do it —
+	// and the worker exits. The runner kills the group after a grace period.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sig)
+	go func() {
+		<-sig
+		cancel()
+		for _, f := range bench.WorkerCleanups {
+			f()
+		}
+		os.Exit(ExitStopped)
+	}()
 	var req bench.Request
 	if err := json.NewDecoder(stdin).Decode(&req); err != nil {
 		return reply(stdout, bench.Response{Error: "bad request: " + err.Error()})
