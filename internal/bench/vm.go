@@ -58,11 +58,7 @@ func selfCheck(mode kernels.KVMGuestMode, cpu int) (kvm.SelfCheck, error) {
 func vmFacts(figure string, mode kernels.KVMGuestMode, sc kvm.SelfCheck, ko kernels.KVMOut, ops uint64) map[string]string {
 	d := detectOnce()
 	f, _ := kvm.FigureByID(figure)
-	label := f.What + " — " + d.BackendDescription(kvm.GuestMode(mode), &sc)
-	if !d.HardwareExit(&sc) {
-		label += " — NOT a hardware VM exit"
-	}
-	label = kvm.Annotate(label, kvm.PerOp(ko.Stats, ops))
+	label := kvm.Annotate(kvm.Label(d, f.What, kvm.GuestMode(mode), &sc), kvm.PerOp(ko.Stats, ops))
 	facts := map[string]string{
 		"label":     label,
 		"backend":   string(d.Backend),

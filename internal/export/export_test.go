@@ -215,3 +215,33 @@ func TestBaselineIsThePublishedRowWhenMeasured(t *testing.T) {
 		t.Fatalf("without the published row Baseline = %d, want the cheapest goroutine (0)", got)
 	}
 }
+
+// The vm decomposition appears only with its rows, and the exit comparison
+// only when both exits were one real exit per op of the same guest mode.
+func TestVMDecomposition(t *testing.T) {
+	row := func(name string, median float64, exits, guest string) result.Result {
+		r := result.Result{Name: name, Placement: "same-cpu", OneWayNS: stats.Summary{N: 10, Median: median}}
+		if exits != "" {
+			r.Evidence = map[string]string{"kvm_stats_per_op": "exits=" + exits + " fpu_reload=1.00", "guest": guest}
+		}
+		return r
+	}
+	d := &result.Document{Results: []result.Result{
+		row("process/pipe", 2600, "", ""),
+		row("vm/exit-user", 29000, "1.00", "CPL3"),
+		row("vm/exit-kernel", 3000, "1.00", "CPL3"),
+		row("vm/switch-user", 34000, "1.00", "CPL3"),
+	}}
+	lines := export.VMDecomposition(d)
+	if len(lines) != 2 || !strings.Contains(lines[0], "adds 26.0 µs") || !strings.Contains(lines[1], "residual 2400 ns") {
+		t.Fatalf("decomposition %q", lines)
+	}
+	d.Results[2] = row("vm/exit-kernel", 3000, "0.00", "CPL3") // an emulated guest made no exit
+	if lines := export.VMDecomposition(d); len(lines) != 1 || strings.Contains(lines[0], "VMM adds") {
+		t.Fatalf("exit comparison without a real kernel exit: %q", lines)
+	}
+	d.Results = d.Results[:1]
+	if lines := export.VMDecomposition(d); len(lines) != 0 {
+		t.Fatalf("decomposition without vm rows: %q", lines)
+	}
+}

@@ -85,6 +85,12 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 			fmt.Fprintf(w, "[%d] %s\n", i+1, n)
 		}
 	}
+	if lines := VMDecomposition(d); len(lines) > 0 {
+		fmt.Fprintln(w)
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
+	}
 	Warnings(w, d, st)
 }
 

@@ -72,13 +72,16 @@ int cb_spawn_begin(cb_block *b, cb_spawn_env *e)
 			((volatile char *)e->heap)[off] = 1;
 	}
 	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &e->old_mask);
+	if (pthread_sigmask(SIG_BLOCK, &all, &e->old_mask) == 0)
+		e->masked = 1;
 	return 0;
 }
 
 void cb_spawn_end(cb_spawn_env *e)
 {
-	pthread_sigmask(SIG_SETMASK, &e->old_mask, NULL);
+	/* After a begin that failed early, old_mask is zeroed, not a mask. */
+	if (e->masked)
+		pthread_sigmask(SIG_SETMASK, &e->old_mask, NULL);
 	if (e->heap)
 		munmap(e->heap, e->heap_len);
 }

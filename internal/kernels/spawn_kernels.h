@@ -52,6 +52,7 @@ extern volatile int cb_spawn_stop;
 #include <stddef.h>
 typedef struct cb_spawn_env {
 	sigset_t old_mask;
+	int masked; /* old_mask holds the mask to restore (begin got that far) */
 	void *heap;
 	size_t heap_len;
 } cb_spawn_env;

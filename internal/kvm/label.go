@@ -90,12 +90,13 @@ func (d Detection) Host() string {
 	return strings.Join(parts, ", ")
 }
 
-// Label is the full label of a vm-rung figure: what was measured, the
-// backend and how the guest ran, the host, and, unless the figure is a
-// hardware VM exit, the warning that it is not one. what names the op, e.g.
-// "VM exit to user space (out to an unassigned port), round trip".
+// Label is the label of a vm-rung figure: what was measured, the backend
+// and how the guest ran, and, unless the figure is a hardware VM exit, the
+// warning that it is not one. what names the op, e.g. "VM exit to user
+// space (out to an unassigned port), round trip". The runner appends the
+// placement and the host (Host says what kind of host that is).
 func Label(d Detection, what string, mode GuestMode, sc *SelfCheck) string {
-	s := what + " — " + d.BackendDescription(mode, sc) + " — " + d.Host()
+	s := what + " — " + d.BackendDescription(mode, sc)
 	if !d.HardwareExit(sc) {
 		s += " — NOT a hardware VM exit"
 	}

@@ -344,7 +344,11 @@ func waitOrKill(cmd *exec.Cmd, grace time.Duration) {
 	select {
 	case <-done:
 	case <-time.After(grace):
+		// Its group if it leads one, and itself in any case: the later
+		// children of a batch join the first one's group, and kill(-pid)
+		// is then ESRCH.
 		_ = unix.Kill(-cmd.Process.Pid, unix.SIGKILL)
+		_ = cmd.Process.Kill()
 		<-done
 	}
 }
@@ -364,7 +368,16 @@ func runELFs(ctx context.Context, n int, spec *container.Spec, a *acct, res *Res
 			return err
 		}
 		defer set.Close()
-		if a != nil {
+		switch {
+		case a != nil && set.H.Mount == a.cg.H.Mount:
+			// One hierarchy holds both the containers' own cgroups and the
+			// accounting one (cgroup v2 only, or v1 with cpu and memory
+			// co-mounted): a process is in one cgroup per hierarchy, so
+			// the members cannot also be born in the accounting cgroup.
+			res.Notes = append(res.Notes, fmt.Sprintf("no memory cgroup accounting (charged_* are 0): the containers' cgroups and "+
+				"the accounting cgroup share the hierarchy %s, and a process is in one cgroup per hierarchy", set.H.Mount))
+			a = nil
+		case a != nil:
 			set.Extra = []*container.Cgroup{a.cg}
 		}
 	}
