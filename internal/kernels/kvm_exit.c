@@ -66,17 +66,9 @@ static int user_exit_loop(cb_block *b, cb_kvm_out *o, int mode, const cb_kvm_ima
 		cb_note_cpu(&b->a);
 		cb_stamp t0 = cb_stamp_now();
 		for (uint64_t i = 0; i < b->iters; i++) {
-			if (ioctl(vm.vcpu_fd, KVM_RUN, 0) < 0) {
-				if (errno == EINTR || errno == EAGAIN) {
-					i--; /* a signal, not a guest exit: the op is redone */
-					continue;
-				}
-				snprintf(err, (size_t)errlen, "KVM_RUN: %s", strerror(errno));
-				rc = -1;
-				break;
-			}
-			if (vm.run->exit_reason != KVM_EXIT_IO || vm.run->io.port != CB_KVM_PORT_USER) {
-				cb_kvm_bad_exit(&vm, "out to the user port", err, errlen);
+			/* KVM_RUN again after a signal (not a guest exit), then the
+			 * exit must be the guest's out to the user port. */
+			if (cb_kvm_run_to_port(&vm, CB_KVM_PORT_USER, err, errlen) < 0) {
 				rc = -1;
 				break;
 			}

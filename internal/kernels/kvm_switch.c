@@ -54,6 +54,8 @@
 #define CB_KVM_K_STALL_S 10           /* variant K: ticks without progress before giving up */
 #define CB_KVM_K_READY_MS 60000       /* variant K: how long A waits for B to be ready */
 
+/* tok_io moves one token; on failure errno is the error, or 0 for end of
+ * file (as pingpong.c's pipe_io). */
 static int tok_io(int fd, int wr, int *v)
 {
 	for (;;) {
@@ -62,6 +64,8 @@ static int tok_io(int fd, int wr, int *v)
 			return 0;
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n >= 0)
+			errno = 0;
 		return -1;
 	}
 }
@@ -84,23 +88,6 @@ static int side_vm(cb_block *b, int cpu, int mode, cb_kvm_vm *vm, int *kvm)
 		cb_kvm_vm_close(vm);
 		close(*kvm);
 		*kvm = -1;
-		return -1;
-	}
-	return 0;
-}
-
-static inline int run_user_exit(cb_kvm_vm *vm, char *err, int errlen)
-{
-	for (;;) {
-		if (ioctl(vm->vcpu_fd, KVM_RUN, 0) == 0)
-			break;
-		if (errno != EINTR && errno != EAGAIN) {
-			snprintf(err, (size_t)errlen, "KVM_RUN: %s", strerror(errno));
-			return -1;
-		}
-	}
-	if (vm->run->exit_reason != KVM_EXIT_IO || vm->run->io.port != CB_KVM_PORT_USER) {
-		cb_kvm_bad_exit(vm, "out to the user port", err, errlen);
 		return -1;
 	}
 	return 0;
@@ -129,7 +116,7 @@ int cb_kvm_vmswitch_u_a(cb_block *b, cb_kvm_out *o)
 		cb_note_cpu(&b->a);
 		cb_stamp t0 = cb_stamp_now();
 		for (uint64_t i = 0; i < b->iters; i++) {
-			if (run_user_exit(&vm, err, errlen) < 0) {
+			if (cb_kvm_run_to_port(&vm, CB_KVM_PORT_USER, err, errlen) < 0) {
 				rc = -1;
 				break;
 			}
@@ -177,7 +164,7 @@ int cb_kvm_vmswitch_u_b(cb_block *b, cb_kvm_out *o)
 	for (; rc == 0 && done < total; done++) {
 		if (tok_io(b->fd[0], 0, &tok) < 0)
 			break;
-		if (run_user_exit(&vm, err, errlen) < 0) {
+		if (cb_kvm_run_to_port(&vm, CB_KVM_PORT_USER, err, errlen) < 0) {
 			rc = -1;
 			break;
 		}

@@ -60,10 +60,16 @@ static inline void futex_wait_ne(int *w, int v, int op_wait, int64_t spins)
 		sys_futex(w, op_wait, v);
 }
 
+/* pipe_io moves one token; on failure errno is the error, or 0 for end of
+ * file (a read returning 0 leaves errno as some earlier call set it). */
 static inline int pipe_io(int fd, int write_side, int *v)
 {
 	ssize_t n = write_side ? write(fd, v, sizeof(*v)) : read(fd, v, sizeof(*v));
-	return n == (ssize_t)sizeof(*v) ? 0 : -1;
+	if (n == (ssize_t)sizeof(*v))
+		return 0;
+	if (n >= 0)
+		errno = 0;
+	return -1;
 }
 
 /* Shared description of one ping-pong, for both sides. */

@@ -146,6 +146,9 @@ type PlacementInfo struct {
 	ObservedA []int  `json:"observed_a"` // CPUs side A was seen on
 	ObservedB []int  `json:"observed_b"`
 	OK        bool   `json:"ok"`
+	// Note says what the check could not see, e.g. CPUs numbered 64 and
+	// above (the kernels record sightings in a 64-bit mask).
+	Note string `json:"note,omitempty"`
 }
 
 // Flag marks a figure that must not be read at face value.

@@ -57,6 +57,10 @@ func (e ProcessExecutor) Block(ctx context.Context, c Cell, req bench.Request, t
 	cmd.Stderr = &stderr
 	cmd.Env = workerEnv(c.Bench)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Wait also waits for the worker's stdout and stderr to close; a
+	// partner in a group of its own (a container) that inherited them must
+	// not hold the block open after the worker is gone.
+	cmd.WaitDelay = 5 * time.Second
 	if err := affinity.StartPinned(cmd, c.Affinity); err != nil {
 		return bench.Response{}, err
 	}
