@@ -237,19 +237,23 @@ func cellBlocks(c Cell, blocks int) int {
 }
 
 // calibrate finds the ops per sample that make a sample last about MinTime.
-// Each probe is a real block of 3 samples (1 warm-up) in a worker.
+// Each probe is a real block of 3 samples (after 1 warm-up) in a worker; a
+// probe whose median sample reaches a quarter of the target is scaled to
+// it, a shorter one grows the ops (at most 1000x) and probes again, up to
+// six probes.
 func calibrate(ctx context.Context, c Cell, o Options) (uint64, error) {
+	const probes = 6
 	iters := c.Bench.StartIters
 	if iters == 0 {
 		iters = 64
 	}
 	target := float64(o.MinTime.Nanoseconds())
-	for attempt := 0; attempt < 6; attempt++ {
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = 30 * time.Second
+	}
+	for attempt := 1; ; attempt++ {
 		req := request(c, iters, 3, 1, false)
-		timeout := o.Timeout
-		if timeout == 0 {
-			timeout = 30 * time.Second
-		}
 		resp, err := o.Executor.Block(ctx, c, req, timeout)
 		if err != nil {
 			return 0, err
@@ -264,10 +268,9 @@ func calibrate(ctx context.Context, c Cell, o Options) (uint64, error) {
 		slices.Sort(ns)
 		med := ns[1]
 		scale := target / med
-		if med >= target/4 || attempt == 5 {
+		if med >= target/4 || attempt == probes {
 			return max(1, uint64(math.Ceil(float64(iters)*scale))), nil
 		}
 		iters = uint64(math.Ceil(float64(iters) * math.Min(scale, 1000)))
 	}
-	return iters, nil
 }
