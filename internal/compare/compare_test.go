@@ -2,9 +2,6 @@ package compare_test
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,8 +10,6 @@ import (
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func doc(t *testing.T, o testdoc.Options) *result.Document {
 	t.Helper()
@@ -36,27 +31,6 @@ func run(t *testing.T, o compare.Options, inputs ...compare.Input) *compare.Comp
 		t.Fatal(err)
 	}
 	return c
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/compare -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./internal/compare -update rewrites it)\ngot:\n%s", path, got)
-	}
 }
 
 // A 2x shift of every sample is a real difference: every row significant,
@@ -121,7 +95,7 @@ func TestSameDistributionIsNot(t *testing.T) {
 	if err := compare.WriteText(&buf, c); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "same.txt", buf.Bytes())
+	testdoc.Golden(t, "same.txt", buf.Bytes())
 	if !strings.Contains(buf.String(), "~ (p=") {
 		t.Error("no row printed as ~")
 	}
@@ -146,7 +120,7 @@ func TestGoldenFormats(t *testing.T) {
 		if err := f.write(&buf); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, f.name, buf.Bytes())
+		testdoc.Golden(t, f.name, buf.Bytes())
 	}
 	var text bytes.Buffer
 	_ = compare.WriteText(&text, c)
@@ -187,7 +161,7 @@ func TestIgnorePlacement(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	_ = compare.WriteText(&buf, c)
-	golden(t, "placement.txt", buf.Bytes())
+	testdoc.Golden(t, "placement.txt", buf.Bytes())
 	if !strings.Contains(buf.String(), "same (same-cpu)") || !strings.Contains(buf.String(), "cross (cross-cpu)") {
 		t.Error("the columns do not say their placement")
 	}

@@ -3,10 +3,6 @@ package export_test
 import (
 	"bytes"
 	"encoding/csv"
-	"flag"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -17,8 +13,6 @@ import (
 	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // fake is the document every golden file is made from: the real runner
 // and aggregation over runner.FakeExecutor, on a fixed fake machine.
@@ -31,52 +25,13 @@ func fake(t *testing.T) *result.Document {
 	return d
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/export -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./internal/export -update rewrites it; review the diff)\n%s", path, firstDiff(want, got))
-	}
-}
-
-// firstDiff shows the first line that differs.
-func firstDiff(want, got []byte) string {
-	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + a + "\n  got:  " + b
-		}
-	}
-	return ""
-}
-
 func TestJSON(t *testing.T) {
 	d := fake(t)
 	b, err := d.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "fake.json", b)
+	testdoc.Golden(t, "fake.json", b)
 	// What was written reads back as the same document.
 	back, err := result.Decode(b)
 	if err != nil {
@@ -94,7 +49,7 @@ func TestCSV(t *testing.T) {
 	if err := export.CSV(&buf, d); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "fake.csv", buf.Bytes())
+	testdoc.Golden(t, "fake.csv", buf.Bytes())
 	recs, err := csv.NewReader(bytes.NewReader(buf.Bytes())).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +65,7 @@ func TestMarkdown(t *testing.T) {
 	if err := export.Markdown(&buf, d); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "fake.md", buf.Bytes())
+	testdoc.Golden(t, "fake.md", buf.Bytes())
 	rows, cols := 0, -1
 	for _, l := range strings.Split(buf.String(), "\n") {
 		if !strings.HasPrefix(l, "|") {
@@ -138,7 +93,7 @@ func TestGoBench(t *testing.T) {
 	if err := export.GoBench(&buf, d); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "fake.gobench.txt", buf.Bytes())
+	testdoc.Golden(t, "fake.gobench.txt", buf.Bytes())
 	want := 0
 	for _, r := range d.Results {
 		want += len(r.Samples)
@@ -170,8 +125,8 @@ func TestLadder(t *testing.T) {
 	var plain, color bytes.Buffer
 	export.Ladder(&plain, d, export.Style{})
 	export.Ladder(&color, d, export.Style{Color: true})
-	golden(t, "fake.ladder.txt", plain.Bytes())
-	golden(t, "fake.ladder-color.txt", color.Bytes())
+	testdoc.Golden(t, "fake.ladder.txt", plain.Bytes())
+	testdoc.Golden(t, "fake.ladder-color.txt", color.Bytes())
 	if bytes.Contains(plain.Bytes(), []byte("\x1b[")) {
 		t.Error("the plain table has escape sequences")
 	}
@@ -192,7 +147,7 @@ func TestEnvironment(t *testing.T) {
 	d := fake(t)
 	var buf bytes.Buffer
 	export.Environment(&buf, d.Environment, export.Style{})
-	golden(t, "fake.env.txt", buf.Bytes())
+	testdoc.Golden(t, "fake.env.txt", buf.Bytes())
 }
 
 // The "× goroutine" column divides by the published table's 1x when it was

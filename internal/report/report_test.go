@@ -2,9 +2,6 @@ package report_test
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,8 +12,6 @@ import (
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func doc(t *testing.T, o testdoc.Options) *result.Document {
 	t.Helper()
@@ -46,31 +41,10 @@ func render(t *testing.T, in []compare.Input) []byte {
 	return buf.Bytes()
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run go test ./internal/report -update and review the diff)", path)
-	}
-}
-
 func TestGolden(t *testing.T) {
 	in := inputs(t)
-	golden(t, "report.golden.html", render(t, in))
-	golden(t, "report-single.golden.html", render(t, in[:1]))
+	testdoc.Golden(t, "report.golden.html", render(t, in))
+	testdoc.Golden(t, "report-single.golden.html", render(t, in[:1]))
 }
 
 func TestDeterministic(t *testing.T) {
