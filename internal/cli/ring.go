@@ -245,13 +245,13 @@ func printRings(w io.Writer, d *result.Document, st export.Style) {
 	}
 	for _, g := range order {
 		rs := byGroup[g]
-		fmt.Fprintf(w, "\n%s: %s\n", paint(st, "1", fmt.Sprintf("ring of %s, %s", plural(g.kind), g.placement)), ringWhere(rs[0]))
+		fmt.Fprintf(w, "\n%s: %s\n", st.Paint("1", fmt.Sprintf("ring of %s, %s", plural(g.kind), g.placement)), ringWhere(rs[0]))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "N\tworking set\tfootprint\tfits in\traw/hop\toverhead\tnet\tnet/raw\tTSC cycles\tswitches/hop\tverified\t")
 		for _, r := range rs {
 			foot, in := "-", "-"
 			if r.WorkingSetB > 0 {
-				foot, in = ring.FormatBytes(r.FootprintB), r.FitsIn
+				foot, in = result.SizeLabel(r.FootprintB), r.FitsIn
 				if in == "memory" {
 					in = "> LLC"
 				}
@@ -279,7 +279,7 @@ func printRings(w io.Writer, d *result.Document, st export.Style) {
 			if r.RawNS.Median > 0 {
 				ratio = fmt.Sprintf("%.0f%%", 100*r.NetNS/r.RawNS.Median)
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Tasks, ring.FormatBytes(r.WorkingSetB), foot, in,
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Tasks, result.SizeLabel(r.WorkingSetB), foot, in,
 				export.FormatNS(r.RawNS.Median), export.FormatNS(r.OverheadNS.Median), net, ratio, cyc, sw, ver)
 		}
 		tw.Flush()
@@ -328,10 +328,10 @@ func printRingNotes(w io.Writer, st export.Style, rs []result.Ring) {
 			add(code, r, m)
 		}
 	}
-	point := func(r result.Ring) string { return fmt.Sprintf("N=%d ws=%s", r.Tasks, ring.FormatBytes(r.WorkingSetB)) }
+	point := func(r result.Ring) string { return fmt.Sprintf("N=%d ws=%s", r.Tasks, result.SizeLabel(r.WorkingSetB)) }
 	for _, code := range codes {
 		hits := byCode[code]
-		label := paint(st, "33", code+":")
+		label := st.Paint("33", code+":")
 		if len(hits) <= 2 || code == "note" {
 			for _, h := range hits {
 				fmt.Fprintf(w, "%s %s: %s\n", label, point(h.r), h.msg)
@@ -401,13 +401,13 @@ func printRingMatrix(w io.Writer, rs []result.Ring) {
 	}
 	note := ""
 	if llc > 0 {
-		note = fmt.Sprintf("; * = N x working set beyond the %s last-level cache", ring.FormatBytes(llc))
+		note = fmt.Sprintf("; * = N x working set beyond the %s last-level cache", result.SizeLabel(llc))
 	}
 	fmt.Fprintf(w, "raw per hop, N down, working set across%s\n", note)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "N\t")
 	for _, ws := range wss {
-		fmt.Fprintf(tw, "%s\t", ring.FormatBytes(ws))
+		fmt.Fprintf(tw, "%s\t", result.SizeLabel(ws))
 	}
 	fmt.Fprintln(tw)
 	for _, n := range ns {
@@ -435,11 +435,3 @@ func plural(kind string) string {
 	return kind + "s"
 }
 
-// paint colours text on a terminal (export.Style's own painter is not
-// exported).
-func paint(st export.Style, code, text string) string {
-	if !st.Color {
-		return text
-	}
-	return "\x1b[" + code + "m" + text + "\x1b[0m"
-}

@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/result"
@@ -158,7 +157,7 @@ func ladderEntries(d *result.Document) []entry {
 func ringEntries(d *result.Document) []entry {
 	var out []entry
 	for _, r := range d.Rings {
-		name := fmt.Sprintf("ring/%s N=%d ws=%s", r.Kind, r.Tasks, bytesLabel(r.WorkingSetB))
+		name := r.Point()
 		e := entry{name: name, placement: r.Placement, samples: r.Samples, summary: r.RawNS}
 		if e.summary.N != len(e.samples) {
 			e.summary = stats.Summarize(e.samples)
@@ -181,18 +180,6 @@ func spawnEntries(d *result.Document) []entry {
 		out = append(out, e)
 	}
 	return out
-}
-
-func bytesLabel(b int64) string {
-	switch {
-	case b == 0:
-		return "0"
-	case b%(1<<20) == 0:
-		return strconv.FormatInt(b>>20, 10) + "MiB"
-	case b%(1<<10) == 0:
-		return strconv.FormatInt(b>>10, 10) + "KiB"
-	}
-	return strconv.FormatInt(b, 10) + "B"
 }
 
 // Compare matches the figures of the inputs and tests every change against

@@ -165,6 +165,16 @@ func TestIgnorePlacement(t *testing.T) {
 	if !strings.Contains(buf.String(), "same (same-cpu)") || !strings.Contains(buf.String(), "cross (cross-cpu)") {
 		t.Error("the columns do not say their placement")
 	}
+	// A column of mixed placements has cells that say theirs, whatever its
+	// label looks like (a label ending in ")" once passed for a placement).
+	mixed := doc(t, testdoc.Options{Seed: 1, Only: []bench.Placement{bench.SameCPU}})
+	mixed.Results[0].Placement = string(bench.CrossCPU)
+	c = run(t, compare.Options{IgnorePlacement: true}, in("base", same), in("run (v2)", mixed))
+	buf.Reset()
+	_ = compare.WriteText(&buf, c)
+	if !strings.Contains(buf.String(), "[cross-cpu]") {
+		t.Errorf("cells of a mixed column labelled %q do not say their placement:\n%s", "run (v2)", buf.String())
+	}
 	both := doc(t, testdoc.Options{Seed: 1})
 	if _, err := compare.Compare([]compare.Input{in("both", both), in("cross", cross)}, compare.Options{IgnorePlacement: true}); err == nil {
 		t.Error("two placements of one benchmark accepted with IgnorePlacement")

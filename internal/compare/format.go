@@ -116,32 +116,37 @@ func withMarks(s string, notes []int) string {
 // header names the cells of a column: the input's label and, when rows are
 // matched by name only and the column holds one placement, that placement.
 func (c *Comparison) header(i int) string {
-	l := c.Inputs[i].Label
+	if p := c.columnPlacement(i); p != "" {
+		return c.Inputs[i].Label + " (" + p + ")"
+	}
+	return c.Inputs[i].Label
+}
+
+// columnPlacement is the one placement of column i when rows are matched by
+// name only, or "" (placements matched, or mixed in the column).
+func (c *Comparison) columnPlacement(i int) string {
 	if !c.IgnorePlacement {
-		return l
+		return ""
 	}
 	p := ""
 	for _, t := range c.Tables {
 		for _, r := range t.Rows {
 			if cell := r.Cells[i]; cell.Present {
 				if p != "" && p != cell.Placement {
-					return l
+					return ""
 				}
 				p = cell.Placement
 			}
 		}
 	}
-	if p == "" {
-		return l
-	}
-	return l + " (" + p + ")"
+	return p
 }
 
 // cellText renders a cell; with rows matched by name only and a column of
 // mixed placements, the cell says its placement.
 func (c *Comparison) cellText(i int, cell Cell, u unit, geo bool) string {
 	s := formatCell(cell, u, geo)
-	if c.IgnorePlacement && cell.Present && cell.Placement != "" && !strings.HasSuffix(c.header(i), ")") {
+	if c.IgnorePlacement && cell.Present && cell.Placement != "" && c.columnPlacement(i) == "" {
 		s += " [" + cell.Placement + "]"
 	}
 	return withMarks(s, cell.Notes)

@@ -7,6 +7,7 @@ package export
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/result"
@@ -130,4 +131,17 @@ func HostLine(e result.Environment) string {
 		parts = append(parts, "Linux "+e.Kernel)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// Mitigations lists the CPU vulnerabilities the kernel mitigates or is
+// exposed to ("Not affected" left out), sorted, as "name: state".
+func Mitigations(e result.Environment) []string {
+	var out []string
+	for k, v := range e.Mitigations {
+		if v != "Not affected" {
+			out = append(out, k+": "+v)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

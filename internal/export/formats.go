@@ -4,14 +4,11 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/result"
 )
-
-func sortStrings(s []string) { sort.Strings(s) }
 
 func f64(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 

@@ -14,7 +14,8 @@ type Style struct {
 	Color bool
 }
 
-func (s Style) paint(code, text string) string {
+// Paint colours text with an ANSI SGR code when the style has colour.
+func (s Style) Paint(code, text string) string {
 	if !s.Color {
 		return text
 	}
@@ -28,7 +29,7 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 	fmt.Fprintf(w, "ctxbench — %s\n", HostLine(d.Environment))
 	fmt.Fprintf(w, "one-way = per hop (one context hands the CPU to another); median [p10–p90, same unit] of the samples; ±CI = 95%% interval of the median\n")
 	if d.Settings.DryRun {
-		fmt.Fprintln(w, st.paint("33", "DRY RUN: the figures below are synthetic, nothing was measured"))
+		fmt.Fprintln(w, st.Paint("33", "DRY RUN: the figures below are synthetic, nothing was measured"))
 	}
 	fmt.Fprintln(w)
 	base := Baseline(d)
@@ -53,9 +54,9 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 		sw := switchesCell(r)
 		if r.SwitchesPerHop != nil {
 			if r.Verification.Verified {
-				sw = st.paint("32", sw)
+				sw = st.Paint("32", sw)
 			} else {
-				sw = st.paint("31", sw)
+				sw = st.Paint("31", sw)
 			}
 		}
 		marks := ""
@@ -101,7 +102,7 @@ func Warnings(w io.Writer, d *result.Document, st Style) {
 	}
 	fmt.Fprintln(w)
 	for _, wn := range d.Warnings {
-		fmt.Fprintf(w, "%s %s\n", st.paint("33", "warning:"), wn.Message)
+		fmt.Fprintf(w, "%s %s\n", st.Paint("33", "warning:"), wn.Message)
 		if wn.Fix != "" {
 			fmt.Fprintf(w, "         fix: %s\n", wn.Fix)
 		}
@@ -158,15 +159,8 @@ func Environment(w io.Writer, e result.Environment, st Style) {
 	}
 	row("perf", perf)
 	row("load", fmt.Sprintf("%.2f %.2f, %d runnable of %d", e.Load.Load1, e.Load.Load5, e.Load.Runnable, e.Load.Procs))
-	keys := make([]string, 0, len(e.Mitigations))
-	for k := range e.Mitigations {
-		keys = append(keys, k)
-	}
-	sortStrings(keys)
-	for _, k := range keys {
-		if v := e.Mitigations[k]; v != "Not affected" {
-			row("mitigation", k+": "+v)
-		}
+	for _, m := range Mitigations(e) {
+		row("mitigation", m)
 	}
 	kv.Flush()
 	Warnings(w, &result.Document{Warnings: e.Warnings}, st)

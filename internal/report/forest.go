@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/compare"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
 )
@@ -199,10 +200,11 @@ func summaryTitle(label string, s stats.Summary, unit string) string {
 }
 
 func ciText(s stats.Summary) string {
-	if s.Confidence == 0 || s.Median <= 0 {
+	p := compare.CIPercent(s)
+	if math.IsNaN(p) {
 		return "—"
 	}
-	return fmt.Sprintf("±%.1f%%", 100*math.Max(s.CIHigh-s.Median, s.Median-s.CILow)/s.Median)
+	return fmt.Sprintf("±%.1f%%", p)
 }
 
 func spreadText(s stats.Summary) string {

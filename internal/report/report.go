@@ -491,21 +491,7 @@ func buildEnv(runs []*runView) envView {
 			return s
 		}},
 		{"kernel", func(d *result.Document) string { return d.Environment.Kernel + " " + d.Environment.KernelBuild }},
-		{"mitigations", func(d *result.Document) string {
-			m := d.Environment.Mitigations
-			keys := make([]string, 0, len(m))
-			for k, v := range m {
-				if v != "Not affected" {
-					keys = append(keys, k)
-				}
-			}
-			sort.Strings(keys)
-			var p []string
-			for _, k := range keys {
-				p = append(p, k+": "+m[k])
-			}
-			return orDash(strings.Join(p, "; "))
-		}},
+		{"mitigations", func(d *result.Document) string { return orDash(strings.Join(export.Mitigations(d.Environment), "; ")) }},
 		{"clocksource", func(d *result.Document) string { return d.Environment.Clocksource }},
 		{"cgroups", func(d *result.Document) string {
 			g := d.Environment.Cgroup

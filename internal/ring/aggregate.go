@@ -221,7 +221,7 @@ func Label(c Cell, r result.Ring, host string) string {
 	}[c.Kind]
 	parts := []string{fmt.Sprintf("ring of %d %s", c.Tasks, what)}
 	if c.WorkingSet > 0 {
-		ws := fmt.Sprintf("%s summed per context per pass (%s in all", FormatBytes(c.WorkingSet), FormatBytes(r.FootprintB))
+		ws := fmt.Sprintf("%s summed per context per pass (%s in all", result.SizeLabel(c.WorkingSet), result.SizeLabel(r.FootprintB))
 		if r.FitsIn != "" {
 			ws += ": " + map[bool]string{true: "beyond the last-level cache", false: "fits in " + r.FitsIn}[r.FitsIn == "memory"]
 		}

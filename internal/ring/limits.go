@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ctxbench/ctxbench/internal/kernels"
+	"github.com/ctxbench/ctxbench/internal/result"
 )
 
 // LimitError says which limit of this machine a ring would exceed. The
@@ -135,7 +136,7 @@ func Check(kind Kind, n int, ws int64, ipc kernels.RingIPC, l Limits) error {
 	need := float64(per) * float64(n)
 	if l.MemAvailable > 0 && need > memoryShareAllowed*float64(l.MemAvailable) {
 		return &LimitError{fmt.Sprintf("a ring of %d %s with %s each needs about %s of memory; MemAvailable is %s (use fewer tasks or a smaller --working-set)",
-			n, name, FormatBytes(ws), human(need), human(float64(l.MemAvailable)))}
+			n, name, result.SizeLabel(ws), human(need), human(float64(l.MemAvailable)))}
 	}
 	// Descriptors: two pipe ends (or one eventfd) per context, + a
 	// control pipe per process.

@@ -104,14 +104,14 @@ type Cell struct {
 
 // Key names the point in messages and the progress bar.
 func (c Cell) Key() string {
-	return fmt.Sprintf("ring/%s N=%d ws=%s (%s)", c.Kind, c.Tasks, FormatBytes(c.WorkingSet), c.Placement)
+	return result.RingPoint(string(c.Kind), c.Tasks, c.WorkingSet) + " (" + string(c.Placement) + ")"
 }
 
 // display is the cell as the progress bar shows it: runner.Cell.Key names
 // the benchmark, so the copy carries the point's name instead.
 func (c Cell) display() runner.Cell {
 	b := *c.Bench
-	b.Name = fmt.Sprintf("ring/%s N=%d ws=%s", c.Kind, c.Tasks, FormatBytes(c.WorkingSet))
+	b.Name = result.RingPoint(string(c.Kind), c.Tasks, c.WorkingSet)
 	d := c.Cell
 	d.Bench = &b
 	return d

@@ -123,18 +123,3 @@ func ParseTasks(items []string) ([]int, error) {
 	slices.Sort(out)
 	return slices.Compact(out), nil
 }
-
-// FormatBytes renders a working set the way the flags take it.
-func FormatBytes(b int64) string {
-	switch {
-	case b == 0:
-		return "0"
-	case b%(1<<30) == 0:
-		return strconv.FormatInt(b>>30, 10) + "GiB"
-	case b%(1<<20) == 0:
-		return strconv.FormatInt(b>>20, 10) + "MiB"
-	case b%(1<<10) == 0:
-		return strconv.FormatInt(b>>10, 10) + "KiB"
-	}
-	return strconv.FormatInt(b, 10) + "B"
-}
