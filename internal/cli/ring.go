@@ -434,4 +434,3 @@ func plural(kind string) string {
 	}
 	return kind + "s"
 }
-
