@@ -72,10 +72,7 @@ type RingData struct {
 	Passes          uint64   `json:"passes"`     // members 1..N-1, each counting its own passes
 	MinPasses       uint64   `json:"min_passes"` // the fewest and most passes of one member
 	MaxPasses       uint64   `json:"max_passes"`
-	Started         int      `json:"started"`         // members started (failures: how far it got)
 	Errno           int      `json:"errno,omitempty"` // errno of a failed creation
-	Reported        int      `json:"reported"`        // members whose counts came back
-	StartNS         int64    `json:"start_ns"`        // time to start the members
 	OverheadNS      []uint64 `json:"overhead_ns"`     // one context, same pipes/channels, same N working sets
 	OverheadTSC     []uint64 `json:"overhead_tsc"`
 	HotNS           []uint64 `json:"hot_ns"` // one context, same pipes/channels, one working set (lmbench)
@@ -162,7 +159,7 @@ func ringResponse(out kernels.RingOutput, cfg kernels.RingConfig) Response {
 		Tasks: cfg.Tasks, WorkingSet: cfg.WorkingSet,
 		RoundsPerSample: out.RoundsPerSample, Rounds: out.Rounds, Token: out.Token,
 		Passes: out.Passes, MinPasses: out.MinPasses, MaxPasses: out.MaxPasses,
-		Started: out.Started, Errno: out.Errno, Reported: out.Started,
+		Errno:      out.Errno,
 		OverheadNS: out.OverheadNS, OverheadTSC: out.OverheadTSC, HotNS: out.HotNS, HotTSC: out.HotTSC,
 	}
 	return r
@@ -191,10 +188,8 @@ func runThreadRing(_ context.Context, req Request) (Response, error) {
 	if err := RaiseOpenFiles(need); err != nil {
 		return Response{}, err
 	}
-	t0 := time.Now()
 	out, err := kernels.RingThreads(req.Block(), cfg)
 	r := ringResponse(out, cfg)
-	r.Ring.StartNS = int64(time.Since(t0)) // whole call; threads start inside it
 	if err != nil {
 		err = fmt.Errorf("%v%s", err, RingLimitHint(out.Errno, "thread"))
 	}
@@ -284,7 +279,6 @@ func runProcessRing(ctx context.Context, req Request) (Response, error) {
 	}
 	release := make(chan struct{})
 	startedCh := make(chan started, 1)
-	t0 := time.Now()
 	go func() {
 		runtime.LockOSThread()
 		var s started
@@ -337,7 +331,7 @@ func runProcessRing(ctx context.Context, req Request) (Response, error) {
 			p.Kill()
 		}
 	}
-	data := &RingData{Tasks: n, WorkingSet: cfg.WorkingSet, Started: len(s.ps), StartNS: int64(time.Since(t0))}
+	data := &RingData{Tasks: n, WorkingSet: cfg.WorkingSet}
 	if s.err != nil {
 		killAll()
 		data.Errno = errnoOf(s.err)
@@ -411,7 +405,6 @@ func runProcessRing(ctx context.Context, req Request) (Response, error) {
 		return Response{Ring: data}, ctx.Err()
 	}
 	resp := ringResponse(h.out, cfg)
-	resp.Ring.Started, resp.Ring.StartNS = len(s.ps), data.StartNS
 	resp.Facts = facts
 	if dead != nil || h.err != nil {
 		killAll()
@@ -428,7 +421,7 @@ func runProcessRing(ctx context.Context, req Request) (Response, error) {
 		}
 		return resp, h.err
 	}
-	resp.Ring.MinPasses, resp.Ring.Reported = ^uint64(0), 0
+	resp.Ring.MinPasses = ^uint64(0)
 	if n == 1 {
 		resp.Ring.MinPasses = 0
 	}
@@ -440,7 +433,6 @@ func runProcessRing(ctx context.Context, req Request) (Response, error) {
 			killAll()
 			return resp, fmt.Errorf("ring member process %d of %d: %v", i+2, n, err)
 		}
-		resp.Ring.Reported++
 		resp.Ring.Passes += c.Ops
 		resp.Ring.MinPasses = min(resp.Ring.MinPasses, c.Ops)
 		resp.Ring.MaxPasses = max(resp.Ring.MaxPasses, c.Ops)

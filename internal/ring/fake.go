@@ -59,7 +59,7 @@ func (f FakeExecutor) Block(ctx context.Context, c runner.Cell, req bench.Reques
 		rounds = uint64(math.Max(1, math.Ceil(target/(hop*float64(n)))))
 	}
 	perSample := float64(rounds) * float64(n)
-	d := &bench.RingData{Tasks: n, WorkingSet: ws, RoundsPerSample: rounds, Started: n - 1, Reported: n - 1}
+	d := &bench.RingData{Tasks: n, WorkingSet: ws, RoundsPerSample: rounds}
 	resp := bench.Response{NS: make([]uint64, req.Samples), TSC: make([]uint64, req.Samples), Ring: d}
 	for _, s := range []*[]uint64{&d.OverheadNS, &d.OverheadTSC, &d.HotNS, &d.HotTSC} {
 		*s = make([]uint64, req.Samples)
