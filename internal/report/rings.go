@@ -210,9 +210,10 @@ func buildRing(rv *runView) ringView {
 			row.NetHot = fmtNS(*r.NetHotNS)
 			v.HasHot = true
 		}
+		// The footnotes for these two come with the point's flags
+		// (net-nonpositive, hop-count), below; here only the cells' colour.
 		if r.NetNS <= 0 {
 			row.NetClass = "bad"
-			row.Notes = append(row.Notes, notes.add("a net figure at or below zero means the overhead measured alone was as slow as the ring: the subtraction is not meaningful there, and is shown unclamped"))
 		}
 		if r.SwitchesPerHop != nil {
 			row.Switches = fmt.Sprintf("%.2f", *r.SwitchesPerHop)
@@ -227,7 +228,6 @@ func buildRing(rv *runView) ringView {
 		row.HopsClass = "ok"
 		if r.HopsCounted != r.HopsExpected {
 			row.HopsClass = "bad"
-			row.Notes = append(row.Notes, notes.add(fmt.Sprintf("%s ring of %d, %s (%s): %s hops counted, %s expected", r.Kind, r.Tasks, fmtBytes(float64(r.WorkingSetB)), r.Placement, fmtCount(r.HopsCounted), fmtCount(r.HopsExpected))))
 		}
 		if r.CyclesPerHop != nil {
 			row.Cycles = sig(*r.CyclesPerHop)
