@@ -416,14 +416,7 @@ func spawnForest(runs []*runView) *forest {
 	g := forestGroup{}
 	// Rows in the order of the first run, each followed by the same row of
 	// the other runs.
-	var names []string
-	for _, rv := range runs {
-		for _, s := range rv.Doc.Spawn {
-			if !slices.Contains(names, s.Name) {
-				names = append(names, s.Name)
-			}
-		}
-	}
+	names := namesInOrder(runs, func(d *result.Document) []result.Spawn { return d.Spawn }, func(s result.Spawn) string { return s.Name })
 	for _, name := range names {
 		var rows []forestRow
 		for _, rv := range runs {
@@ -486,14 +479,7 @@ func memoryForest(runs []*runView) *forest {
 		MultiRun: runsWith(runs, func(d *result.Document) bool { return len(d.Memory) > 0 }) > 1}
 	var notes noteSet
 	g := forestGroup{}
-	var names []string
-	for _, rv := range runs {
-		for _, m := range rv.Doc.Memory {
-			if !slices.Contains(names, m.Name) {
-				names = append(names, m.Name)
-			}
-		}
-	}
+	names := namesInOrder(runs, func(d *result.Document) []result.Memory { return d.Memory }, func(m result.Memory) string { return m.Name })
 	for _, name := range names {
 		var rows []forestRow
 		for _, rv := range runs {
@@ -626,4 +612,18 @@ func memFigure(m result.Memory) float64 {
 		return m.RuntimeBytes
 	}
 	return m.PSSBytes
+}
+
+// namesInOrder lists the names of every run's items, each once, in the
+// order first seen (the first run's order, then what later runs add).
+func namesInOrder[T any](runs []*runView, items func(*result.Document) []T, name func(T) string) []string {
+	var names []string
+	for _, rv := range runs {
+		for _, it := range items(rv.Doc) {
+			if n := name(it); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
 }
