@@ -21,7 +21,6 @@ import (
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/runner"
 	"github.com/ctxbench/ctxbench/internal/stats"
-	"github.com/ctxbench/ctxbench/internal/workload/curve"
 	"github.com/ctxbench/ctxbench/internal/workload/pool"
 )
 
@@ -314,7 +313,7 @@ func pools(rng *rand.Rand) json.RawMessage {
 		xs = append(xs, qps)
 	}
 	s.ClientBoundPoints = []int{64}
-	if k, err := curve.FindKnee(ns, xs); err == nil {
+	if k, err := stats.FindKnee(ns, xs); err == nil {
 		s.Knee = &k
 	}
 	r := pool.Result{

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxbench/ctxbench/internal/workload/curve"
+	"github.com/ctxbench/ctxbench/internal/stats"
 )
 
 // buildSeries groups a server's windows into curves and summarises each point.
@@ -128,10 +128,10 @@ func analyseSeries(s *Series) {
 	if len(ns) == 0 {
 		return
 	}
-	if k, err := curve.FindKnee(ns, xs); err == nil {
+	if k, err := stats.FindKnee(ns, xs); err == nil {
 		s.Knee = &k
 	}
-	if fit, err := curve.FitUSL(nf, xs); err == nil {
+	if fit, err := stats.FitUSL(nf, xs); err == nil {
 		s.USL = &USLResult{USLFit: fit}
 	} else {
 		s.USL = &USLResult{Error: err.Error()}

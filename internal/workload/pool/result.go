@@ -1,7 +1,7 @@
 package pool
 
 import (
-	"github.com/ctxbench/ctxbench/internal/workload/curve"
+	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/workload/procs"
 )
 
@@ -100,7 +100,7 @@ type Series struct {
 	// under this placement had it not been set explicitly.
 	LibraryDefaultPool int         `json:"library_default_pool"`
 	Points             []Point     `json:"points"`
-	Knee               *curve.Knee `json:"knee"`
+	Knee               *stats.Knee `json:"knee"`
 	USL                *USLResult  `json:"usl"`
 	Shape              string      `json:"shape"`
 	ClientBoundPoints  []int       `json:"client_bound_pools"`
@@ -109,7 +109,7 @@ type Series struct {
 
 // USLResult is the fit with the error, if any.
 type USLResult struct {
-	curve.USLFit
+	stats.USLFit
 	Error string `json:"error,omitempty"`
 }
 

@@ -1,4 +1,4 @@
-package curve
+package stats
 
 import (
 	"errors"

@@ -1,5 +1,5 @@
-// Package curve analyses a throughput-versus-concurrency curve: the Universal
-// Scalability Law fit and the knee (N95 and Kneedle).
+// usl.go: the Universal Scalability Law fit of a throughput-versus-concurrency
+// curve (the knee is in knee.go).
 //
 // USL (N. J. Gunther): X(N) = λN / (1 + α(N−1) + βN(N−1)), α contention, β coherency
 // (β > 0 makes the curve retrograde), peak at N* = √((1−α)/β). The fit is ordinary
@@ -7,7 +7,8 @@
 // optimisation library: for fixed (α, β) the best λ is linear least squares in closed
 // form, so a log-spaced grid over (α, β) finds the basin and Levenberg–Marquardt on all
 // three parameters (bounded α ∈ [0,1], β ≥ 0) polishes it.
-package curve
+
+package stats
 
 import (
 	"errors"
