@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxbench/ctxbench/internal/affinity"
+	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/memory"
 	"github.com/ctxbench/ctxbench/internal/probe"
 	"github.com/ctxbench/ctxbench/internal/stats"
@@ -54,7 +54,7 @@ func probePlacements(b probe.Bench) (all, ladder []Placement) {
 
 // workerCPUs is this process's affinity: the placement the runner gave it.
 func workerCPUs() []int {
-	cpus, _ := affinity.Of(0)
+	cpus, _ := machine.Of(0)
 	return cpus
 }
 

@@ -13,9 +13,9 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/bench"
 	"github.com/ctxbench/ctxbench/internal/export"
+	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/runner"
-	"github.com/ctxbench/ctxbench/internal/sysinfo"
 )
 
 func init() { extraCommands = append(extraCommands, newSpawnCmd, newMemoryCmd) }
@@ -50,7 +50,7 @@ func lifecycleDoc(cpus []int, custom bool) *result.Document {
 func finishLifecycle(doc *result.Document, exportJSON string, quiet bool, stdout, stderr io.Writer, print func(io.Writer, *result.Document)) error {
 	doc.FinishedAt = time.Now().UTC()
 	if doc.Environment.Kernel == "" {
-		doc.Environment = sysinfo.Collect(sysinfo.Options{})
+		doc.Environment = machine.Collect(machine.Options{})
 	}
 	doc.Warnings = doc.Environment.Warnings
 	out, err := saveJSON(doc, exportJSON, stdout, stderr)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/bench"
 	"github.com/ctxbench/ctxbench/internal/export"
-	"github.com/ctxbench/ctxbench/internal/sysinfo"
+	"github.com/ctxbench/ctxbench/internal/machine"
 )
 
 // listEntry is one object of `ctxbench list --json` (a contract: name,
@@ -86,7 +86,7 @@ load. Each risky setting is followed by a one-line fix. It changes nothing.`,
 		Example: "  ctxbench env\n  ctxbench env --json | jq .virtualization",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env := sysinfo.Collect(sysinfo.Options{})
+			env := machine.Collect(machine.Options{})
 			if asJSON {
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")

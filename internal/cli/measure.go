@@ -15,13 +15,12 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/ctxbench/ctxbench/internal/affinity"
 	"github.com/ctxbench/ctxbench/internal/bench"
 	"github.com/ctxbench/ctxbench/internal/export"
 	"github.com/ctxbench/ctxbench/internal/kernels"
+	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/runner"
-	"github.com/ctxbench/ctxbench/internal/sysinfo"
 )
 
 // preset is a named trade of time for precision.
@@ -175,11 +174,11 @@ func (m *measureFlags) settings() (runner.Options, result.Settings, []bench.Plac
 // resolveCPUs parses --cpus and checks every CPU against this process's
 // affinity: asking for a CPU we may not run on is bad input.
 func resolveCPUs(s string) ([]int, error) {
-	allowed, _ := affinity.Of(0)
+	allowed, _ := machine.Of(0)
 	if strings.TrimSpace(s) == "" {
 		return allowed, nil
 	}
-	cpus := sysinfo.ParseCPUList(s)
+	cpus := machine.ParseCPUList(s)
 	if len(cpus) == 0 {
 		return nil, usagef("--cpus %q is not a CPU list (examples: 1, 0,1, 0-3)", s)
 	}
@@ -249,7 +248,7 @@ func measure(ctx context.Context, m *measureFlags, benches []*bench.Benchmark, s
 		}
 		return nil, usagef("nothing to run: %s", why)
 	}
-	env := sysinfo.Collect(sysinfo.Options{})
+	env := machine.Collect(machine.Options{})
 	o.Host = export.HostLine(env)
 	if o.DryRun {
 		o.Host += " (dry run: synthetic figures)" // every label says so, not just the table's banner
@@ -264,12 +263,12 @@ func measure(ctx context.Context, m *measureFlags, benches []*bench.Benchmark, s
 		SchemaVersion: result.SchemaVersion, Tool: tool(), Command: append([]string{"ctxbench"}, os.Args[1:]...),
 		StartedAt: time.Now().UTC(), Settings: set, Results: []result.Result{},
 	}
-	before := sysinfo.ReadCPUTimes("")
+	before := machine.ReadCPUTimes("")
 	outcomes, err := runner.Run(ctx, cells, o)
 	if err != nil {
 		return nil, err
 	}
-	env.Steal = sysinfo.Steal(before, sysinfo.ReadCPUTimes(""))
+	env.Steal = machine.Steal(before, machine.ReadCPUTimes(""))
 	doc.FinishedAt = time.Now().UTC()
 	var tscTicks, tscNS float64
 	for _, oc := range outcomes {
@@ -290,6 +289,6 @@ func measure(ctx context.Context, m *measureFlags, benches []*bench.Benchmark, s
 		doc.Skipped = append(doc.Skipped, result.Failure{Name: s.Bench, Placement: s.Placement, Error: s.Reason})
 	}
 	doc.Environment = env
-	doc.Warnings = append(append([]result.Warning{}, env.Warnings...), sysinfo.RunWarnings(env.Steal)...)
+	doc.Warnings = append(append([]result.Warning{}, env.Warnings...), machine.RunWarnings(env.Steal)...)
 	return doc, nil
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/result"
-	"github.com/ctxbench/ctxbench/internal/sysinfo"
 	"github.com/ctxbench/ctxbench/internal/workload/pgserver"
 	"github.com/ctxbench/ctxbench/internal/workload/pool"
 	"github.com/ctxbench/ctxbench/internal/workload/redisserver"
@@ -145,7 +145,7 @@ method. Needs: apt-get install -y postgresql redis-server`,
 			if err != nil {
 				return fmt.Errorf("encode pool results: %w", err)
 			}
-			env := sysinfo.Collect(sysinfo.Options{})
+			env := machine.Collect(machine.Options{})
 			doc := &result.Document{SchemaVersion: result.SchemaVersion, Tool: tool(), Command: append([]string{"ctxbench"}, os.Args[1:]...),
 				StartedAt: started, FinishedAt: time.Now().UTC(), Environment: env, Results: []result.Result{}, Pools: raw,
 				Settings: result.Settings{Preset: map[bool]string{true: "quick", false: "default"}[quick], Placements: cfg.Placements, Seed: int64(cfg.Seed)}}

@@ -11,10 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxbench/ctxbench/internal/export"
+	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/replicate"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/runner"
-	"github.com/ctxbench/ctxbench/internal/sysinfo"
 )
 
 func init() { extraCommands = append(extraCommands, newReplicate) }
@@ -53,7 +53,7 @@ publication got wrong. With no names it runs them all; some take minutes
 			if err := checkExports([2]string{"--export-json", exportJSON}); err != nil {
 				return err
 			}
-			env := sysinfo.Collect(sysinfo.Options{})
+			env := machine.Collect(machine.Options{})
 			log := io.Writer(stderr)
 			if quiet {
 				log = io.Discard

@@ -16,10 +16,10 @@ import (
 	"github.com/ctxbench/ctxbench/internal/container"
 	"github.com/ctxbench/ctxbench/internal/export"
 	"github.com/ctxbench/ctxbench/internal/kernels"
+	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/ring"
 	"github.com/ctxbench/ctxbench/internal/runner"
-	"github.com/ctxbench/ctxbench/internal/sysinfo"
 )
 
 func init() { extraCommands = append(extraCommands, newRingCmd) }
@@ -158,7 +158,7 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 		placements = []bench.Placement{bench.SameCPU}
 		set.Placements = []string{string(bench.SameCPU)}
 	}
-	env := sysinfo.Collect(sysinfo.Options{})
+	env := machine.Collect(machine.Options{})
 	ro := ring.Options{
 		Kinds: kinds, Tasks: tasks, WorkingSets: wss, Placements: placements, CPUs: cpus,
 		Runs: set.Runs, SamplesPerBlock: set.SamplesPerBlock, Warmup: set.Warmup,
@@ -193,12 +193,12 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 		SchemaVersion: result.SchemaVersion, Tool: tool(), Command: append([]string{"ctxbench"}, os.Args[1:]...),
 		StartedAt: time.Now().UTC(), Settings: set, Results: []result.Result{}, Rings: []result.Ring{},
 	}
-	before := sysinfo.ReadCPUTimes("")
+	before := machine.ReadCPUTimes("")
 	outs, err := ring.Sweep(ctx, cells, ro)
 	if err != nil {
 		return err
 	}
-	env.Steal = sysinfo.Steal(before, sysinfo.ReadCPUTimes(""))
+	env.Steal = machine.Steal(before, machine.ReadCPUTimes(""))
 	doc.FinishedAt = time.Now().UTC()
 	for _, oc := range outs {
 		if oc.Err != nil {
@@ -209,7 +209,7 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 	}
 	doc.Skipped = skipped
 	doc.Environment = env
-	doc.Warnings = append(append([]result.Warning{}, env.Warnings...), sysinfo.RunWarnings(env.Steal)...)
+	doc.Warnings = append(append([]result.Warning{}, env.Warnings...), machine.RunWarnings(env.Steal)...)
 
 	table, err := saveJSON(doc, mf.exportJSON, stdout, stderr)
 	if err != nil {

@@ -9,9 +9,11 @@ package kernels
 import (
 	"errors"
 	"fmt"
+
+	"github.com/ctxbench/ctxbench/internal/model"
 )
 
-// Kernel names a C kernel. The registry (internal/bench) says what one op of
+// Kernel names a C kernel. The catalog (internal/catalog) says what one op of
 // each is and how many hops it makes.
 type Kernel string
 
@@ -35,20 +37,9 @@ const (
 	RefCacheline     Kernel = "ref-cacheline"
 )
 
-// Counts is what one side counted about itself over a whole block.
-type Counts struct {
-	Voluntary        int64  `json:"voluntary"`
-	Involuntary      int64  `json:"involuntary"`
-	PerfSwitches     int64  `json:"perf_switches"`     // -1: perf software event unavailable
-	PerfMigrations   int64  `json:"perf_migrations"`   // -1: unavailable
-	PerfInstructions int64  `json:"perf_instructions"` // -1: no hardware counters
-	PerfCycles       int64  `json:"perf_cycles"`       // -1: no hardware counters
-	CPUsSeen         uint64 `json:"cpus_seen"`         // bit i: ran on CPU i at a sample boundary
-	Ops              uint64 `json:"ops"`
-}
-
-// Switches is voluntary plus involuntary switches.
-func (c Counts) Switches() int64 { return c.Voluntary + c.Involuntary }
+// Counts is what one side counted about itself over a whole block (the
+// vocabulary's type: workers answer with it).
+type Counts = model.Counts
 
 // Block is one call into a kernel: Warmup discarded samples, then Samples
 // measured ones, each of Iters ops.

@@ -1,5 +1,7 @@
 package kernels
 
+import "github.com/ctxbench/ctxbench/internal/model"
+
 // RingMember is the partner-side kernel of a process ring (ring.c,
 // cb_ring_member): Block.FD[0] is the read end of the previous context's
 // pipe, FD[1] the write end of this member's pipe, Arg the working-set bytes,
@@ -25,23 +27,16 @@ type RingConfig struct {
 	IPC RingIPC
 }
 
-// RingIPC is what carries the token between the contexts of a C ring.
-type RingIPC int
+// RingIPC is what carries the token between the contexts of a C ring: a
+// pipe (two descriptors) or an eventfd whose counter is the token (one
+// descriptor; ring.h).
+type RingIPC = model.RingIPC
 
-// The links: a pipe (two descriptors) or an eventfd whose counter is the
-// token (one descriptor; ring.h).
+// The links.
 const (
-	RingPipe    RingIPC = 0
-	RingEventfd RingIPC = 1
+	RingPipe    = model.RingPipe
+	RingEventfd = model.RingEventfd
 )
-
-// String names the link as the CLI takes it.
-func (i RingIPC) String() string {
-	if i == RingEventfd {
-		return "eventfd"
-	}
-	return "pipe"
-}
 
 // RingOutput is what a ring measured. Output.NS and TSC are the ring's
 // samples (RoundsPerSample rounds of Tasks hops each); Output.A counts the

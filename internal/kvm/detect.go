@@ -22,7 +22,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ctxbench/ctxbench/internal/hw"
+	"github.com/ctxbench/ctxbench/internal/machine/x86"
 )
 
 // Backend is the KVM vendor module that runs guests.
@@ -119,9 +119,9 @@ func Detect(o Options) Detection {
 	d.CPUModel = model
 	d.Kernel = r.str("proc/sys/kernel/osrelease")
 	if !o.NoProbe {
-		if v := hw.HypervisorVendor(); v != "" {
+		if v := x86.HypervisorVendor(); v != "" {
 			d.InsideVM = true
-			d.Hypervisor = hw.HypervisorName(v)
+			d.Hypervisor = x86.HypervisorName(v)
 		}
 	}
 	if d.InsideVM && d.Hypervisor == "" && strings.Contains(r.str("sys/devices/system/clocksource/clocksource0/available_clocksource"), "kvm-clock") {

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxbench/ctxbench/internal/affinity"
 	"github.com/ctxbench/ctxbench/internal/bench"
+	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/runner"
 	"github.com/ctxbench/ctxbench/internal/stats"
@@ -192,7 +192,7 @@ func perfPipe(ctx context.Context, cpu int, threads bool, loops int) (float64, e
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
-	if err := affinity.StartPinned(cmd, []int{cpu}); err != nil {
+	if err := machine.StartPinned(cmd, []int{cpu}); err != nil {
 		return 0, err
 	}
 	if err := cmd.Wait(); err != nil {

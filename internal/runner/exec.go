@@ -18,9 +18,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ctxbench/ctxbench/internal/affinity"
 	"github.com/ctxbench/ctxbench/internal/bench"
 	"github.com/ctxbench/ctxbench/internal/kernels"
+	"github.com/ctxbench/ctxbench/internal/machine"
 )
 
 // Executor runs one block of a cell.
@@ -61,7 +61,7 @@ func (e ProcessExecutor) Block(ctx context.Context, c Cell, req bench.Request, t
 	// partner in a group of its own (a container) that inherited them must
 	// not hold the block open after the worker is gone.
 	cmd.WaitDelay = 5 * time.Second
-	if err := affinity.StartPinned(cmd, c.Affinity); err != nil {
+	if err := machine.StartPinned(cmd, c.Affinity); err != nil {
 		return bench.Response{}, err
 	}
 	pgid := cmd.Process.Pid

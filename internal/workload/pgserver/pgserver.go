@@ -20,7 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/ctxbench/ctxbench/internal/affinity"
+	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/workload/procs"
 	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
 )
@@ -192,7 +192,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := affinity.StartPinned(cmd, o.CPUs); err != nil {
+	if err := machine.StartPinned(cmd, o.CPUs); err != nil {
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
 	s.cmd = cmd

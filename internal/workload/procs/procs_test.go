@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxbench/ctxbench/internal/affinity"
+	"github.com/ctxbench/ctxbench/internal/machine"
 )
 
 func TestProcessCountsEveryThread(t *testing.T) {
@@ -64,7 +64,7 @@ func TestChildrenGroupAndPinning(t *testing.T) {
 	cmd := exec.Command("sleep", "30")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	want := allowed[len(allowed)-1:]
-	if err := affinity.StartPinned(cmd, want); err != nil {
+	if err := machine.StartPinned(cmd, want); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()

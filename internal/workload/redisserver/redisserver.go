@@ -17,7 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
-	"github.com/ctxbench/ctxbench/internal/affinity"
+	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/workload/procs"
 	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
 )
@@ -142,7 +142,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 	cmd.Dir = dir.Path
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := affinity.StartPinned(cmd, o.CPUs); err != nil {
+	if err := machine.StartPinned(cmd, o.CPUs); err != nil {
 		return nil, fmt.Errorf("start redis-server: %w", err)
 	}
 	s.cmd = cmd

@@ -1,4 +1,4 @@
-package affinity
+package machine
 
 import (
 	"os/exec"

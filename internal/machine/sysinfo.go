@@ -1,10 +1,13 @@
-// Package sysinfo captures the machine a figure was measured on, and warns
-// about settings that move or blur context-switch costs, each with a
-// one-line fix. It only reads; it never changes the system.
+// Package machine is what ctxbench knows about the machine it runs on: the
+// facts every result records (CPU, caches, virtualization and its KVM
+// backend, kernel, cgroups, idle driver, perf, load, steal) with a one-line
+// fix for each risky setting; CPU affinity of child processes; the TSC and
+// CPUID; and the kernel and resource limits that bound how many contexts can
+// exist. It only reads (and pins children); it never changes the system.
 //
 // Everything is read through a root directory (normally "/") so tests can
 // point it at a fake /proc and /sys tree.
-package sysinfo
+package machine
 
 import (
 	"bufio"
@@ -19,9 +22,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ctxbench/ctxbench/internal/affinity"
-	"github.com/ctxbench/ctxbench/internal/hw"
 	"github.com/ctxbench/ctxbench/internal/kvm"
+	"github.com/ctxbench/ctxbench/internal/machine/x86"
 	"github.com/ctxbench/ctxbench/internal/result"
 )
 
@@ -145,7 +147,7 @@ func cpuInfo(r reader, o Options) result.CPUInfo {
 		c.Caches = append(c.Caches, result.Cache{Level: lvl, Type: r.str(d + "type"), SizeBytes: ParseSize(r.str(d + "size")), SharedWith: r.str(d + "shared_cpu_list")})
 	}
 	if !o.NoProbe {
-		c.Allowed, _ = affinity.Of(0)
+		c.Allowed, _ = Of(0)
 	}
 	return c
 }
@@ -155,7 +157,7 @@ func virtualization(r reader, o Options, cpu result.CPUInfo, cmdline, kernel str
 	cpuFlags := r.str("proc/cpuinfo")
 	v.Guest = strings.Contains(cpuFlags, " hypervisor")
 	if !o.NoProbe {
-		v.HypervisorVendor = hw.HypervisorVendor()
+		v.HypervisorVendor = x86.HypervisorVendor()
 		if v.HypervisorVendor != "" {
 			v.Guest = true
 		}
@@ -195,7 +197,7 @@ func VirtLabel(v result.Virtualization) string {
 	}
 	parts := []string{"virtual machine guest"}
 	if v.HypervisorVendor != "" {
-		parts = append(parts, "hypervisor "+hw.HypervisorName(v.HypervisorVendor))
+		parts = append(parts, "hypervisor "+x86.HypervisorName(v.HypervisorVendor))
 	} else if v.Detected != "" {
 		parts = append(parts, "hypervisor "+v.Detected)
 	}

@@ -1,4 +1,4 @@
-package hw
+package x86
 
 import (
 	"runtime"

@@ -1,10 +1,12 @@
-// Package hw reads two x86 instructions the Go standard library does not
+// Package x86 reads two x86 instructions the Go standard library does not
 // expose: CPUID (to name the hypervisor and detect hybrid cores) and RDTSCP
 // (to give the goroutine kernels the same reference-cycle clock the C
 // kernels use). Hand-written in Go assembly because no maintained library
 // exposes RDTSCP, and golang.org/x/sys/cpu does not expose raw CPUID leaves.
-// On other architectures both report that they are unavailable.
-package hw
+// On other architectures both report that they are unavailable. It is a
+// leaf of the machine package, so the C kernels and the KVM code can use it
+// without importing what machine reads.
+package x86
 
 import "strings"
 

@@ -1,9 +1,8 @@
-// Package affinity starts child processes inside a CPU placement.
-//
-// It is a leaf (x/sys/unix only) so the runner, the probes and the pool's
-// servers share one copy of the delicate part: narrowing and restoring the
-// affinity of the OS thread that forks.
-package affinity
+// affinity.go: starting child processes inside a CPU placement. One copy of
+// the delicate part — narrowing and restoring the affinity of the OS thread
+// that forks — shared by the scheduler, the probes and the pool's servers.
+
+package machine
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 //go:build amd64
 
-package hw
+package x86
 
 func cpuidRaw(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 func rdtscpRaw() uint64

@@ -1,0 +1,109 @@
+package model
+
+import "strings"
+
+// Request is one block, as a worker process receives it (JSON on stdin).
+// The payload of experiments beyond the ladder is typed: Ring for a ring
+// block, Memory for a memory measurement.
+type Request struct {
+	Bench     string    `json:"bench"`
+	Placement Placement `json:"placement"`
+	CPUA      int       `json:"cpu_a"` // -1: not pinned
+	CPUB      int       `json:"cpu_b"`
+	Iters     uint64    `json:"iters"`
+	Samples   int       `json:"samples"`
+	Warmup    int       `json:"warmup"`
+	Perf      bool      `json:"perf"`
+	Arg       int64     `json:"arg,omitempty"`
+	// TargetNS is the sample length a self-calibrating benchmark aims at.
+	TargetNS int64         `json:"target_ns,omitempty"`
+	Ring     *RingParams   `json:"ring,omitempty"`
+	Memory   *MemoryParams `json:"memory,omitempty"`
+}
+
+// Response is what one block measured (JSON on the worker's stdout).
+type Response struct {
+	// Iters is the ops per sample, set by self-calibrating benchmarks.
+	Iters uint64 `json:"iters,omitempty"`
+	// NS and TSC are the elapsed nanoseconds and TSC ticks of each
+	// measured sample (warm-up excluded).
+	NS  []uint64 `json:"ns"`
+	TSC []uint64 `json:"tsc"`
+	A   Counts   `json:"a"`
+	B   Counts   `json:"b"`
+	// Process is the whole worker's switches, when A and B count threads.
+	Process *Counts     `json:"process,omitempty"`
+	Ring    *RingData   `json:"ring,omitempty"`
+	Spawn   *SpawnData  `json:"spawn,omitempty"`
+	Memory  *MemoryData `json:"memory,omitempty"`
+	// Label is what the benchmark found out about itself (how a VM's guest
+	// really ran, what a container side entered); the placement, settings
+	// and host are added by the caller.
+	Label *Label `json:"label,omitempty"`
+	// SwitchMethod says how switches were counted when not the default
+	// getrusage of both sides (a probe counts its whole process).
+	SwitchMethod string `json:"switch_method,omitempty"`
+	// GOMAXPROCS is the Go runtime's setting in the worker, for Go rows.
+	GOMAXPROCS int `json:"gomaxprocs,omitempty"`
+	// Flags are what the block found wrong with itself (an isolation it
+	// did not enter); a flagged figure is never reported as verified.
+	Flags []Flag `json:"flags,omitempty"`
+	// Evidence is key/value proof of what was verified (namespace inodes,
+	// cgroup path, KVM's counters...).
+	Evidence map[string]string `json:"evidence,omitempty"`
+	Error    string            `json:"error,omitempty"`
+}
+
+// Counts is what one side counted about itself over a whole block.
+type Counts struct {
+	Voluntary        int64  `json:"voluntary"`
+	Involuntary      int64  `json:"involuntary"`
+	PerfSwitches     int64  `json:"perf_switches"`     // -1: perf software event unavailable
+	PerfMigrations   int64  `json:"perf_migrations"`   // -1: unavailable
+	PerfInstructions int64  `json:"perf_instructions"` // -1: no hardware counters
+	PerfCycles       int64  `json:"perf_cycles"`       // -1: no hardware counters
+	CPUsSeen         uint64 `json:"cpus_seen"`         // bit i: ran on CPU i at a sample boundary
+	Ops              uint64 `json:"ops"`
+}
+
+// Switches is voluntary plus involuntary switches.
+func (c Counts) Switches() int64 { return c.Voluntary + c.Involuntary }
+
+// NoPerf is a Counts whose perf fields say "not measured".
+func NoPerf() Counts {
+	return Counts{PerfSwitches: -1, PerfMigrations: -1, PerfInstructions: -1, PerfCycles: -1}
+}
+
+// Flag marks a figure that must not be read at face value.
+type Flag struct {
+	Code    string `json:"code"` // e.g. "switch-count", "placement", "isolation"
+	Message string `json:"message"`
+}
+
+// Label is the structured description of what a figure is: what the CPU
+// was handed to, how, under which isolation, where, with which settings,
+// on which host. String joins the parts that are set, in this order.
+type Label struct {
+	What      string   `json:"what"`
+	Mechanism string   `json:"mechanism,omitempty"`
+	Isolation string   `json:"isolation,omitempty"` // namespaces, cgroups, filters entered (verified)
+	Guest     string   `json:"guest,omitempty"`     // how a VM guest really ran: backend, execution mode
+	Workload  string   `json:"workload,omitempty"`  // e.g. a ring's working set
+	Placement string   `json:"placement,omitempty"`
+	Settings  []string `json:"settings,omitempty"`
+	Host      string   `json:"host,omitempty"`
+}
+
+// String is the one-line label.
+func (l Label) String() string {
+	var parts []string
+	for _, p := range []string{l.What, l.Mechanism, l.Isolation, l.Guest, l.Workload, l.Placement, strings.Join(l.Settings, ", ")} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if l.Host != "" {
+		parts = append(parts, "on "+l.Host)
+	}
+	return strings.Join(parts, " — ")
+}
