@@ -17,10 +17,11 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/container"
 	"github.com/ctxbench/ctxbench/internal/memory"
 	"github.com/ctxbench/ctxbench/internal/partner"
-	"github.com/ctxbench/ctxbench/internal/runner"
+	"github.com/ctxbench/ctxbench/internal/schedule"
 )
 
 // Exit statuses.
@@ -52,7 +53,9 @@ func (e *exitError) Error() string { return e.msg }
 
 // Hidden entry points of re-executed children, by their first argument.
 var hidden = map[string]func(stdin io.Reader, stdout, stderr io.Writer, args []string) int{
-	runner.WorkerArg: func(in io.Reader, out, _ io.Writer, _ []string) int { return runner.WorkerMain(in, out) },
+	schedule.WorkerArg: func(in io.Reader, out, _ io.Writer, _ []string) int {
+		return schedule.WorkerMain(in, out, catalog.Lookup, catalog.WorkerCleanup)
+	},
 	partner.Arg: func(in io.Reader, out, stderr io.Writer, _ []string) int {
 		// A partner started into a container applies what a process can
 		// only apply to itself (seccomp, dropped capabilities) first thing.
@@ -63,11 +66,6 @@ var hidden = map[string]func(stdin io.Reader, stdout, stderr io.Writer, args []s
 		return partner.Main(in, out)
 	},
 	memory.ParkSubcommand: func(_ io.Reader, _, _ io.Writer, args []string) int { return memory.ParkMain(args) },
-}
-
-// RegisterHidden adds a hidden entry point (a child process role).
-func RegisterHidden(name string, f func(stdin io.Reader, stdout, stderr io.Writer, args []string) int) {
-	hidden[name] = f
 }
 
 // Main runs the command line and returns the exit status.
@@ -181,14 +179,9 @@ results to a JSON file whose name it prints.`,
 	root.SetVersionTemplate(versionString() + "\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
 	mf.register(root)
-	root.AddCommand(newRun(stdout, stderr), newList(stdout), newEnv(stdout))
-	for _, f := range extraCommands {
-		root.AddCommand(f(stdout, stderr))
-	}
+	root.AddCommand(newRun(stdout, stderr), newList(stdout), newEnv(stdout),
+		newSpawnCmd(stdout, stderr), newMemoryCmd(stdout, stderr), newRingCmd(stdout, stderr), newPool(stdout, stderr),
+		newReplicate(stdout, stderr), newReportCmd(stdout, stderr), newCompareCmd(stdout, stderr), newPrepareCmd(stdout, stderr))
 	usageArgs(root)
 	return root
 }
-
-// extraCommands are added by other files of this package (one per
-// subcommand family), so each family stays in its own file.
-var extraCommands []func(stdout, stderr io.Writer) *cobra.Command

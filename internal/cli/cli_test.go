@@ -118,7 +118,7 @@ func TestDryRunJSONContract(t *testing.T) {
 		if len(r.Samples) != r.OneWayNS.N || r.OneWayNS.N == 0 {
 			t.Errorf("%s: %d samples, summary of %d", r.Name, len(r.Samples), r.OneWayNS.N)
 		}
-		if r.Label == "" || r.Placement == "" {
+		if r.Label.What == "" || r.Placement == "" {
 			t.Errorf("%s: no label or placement", r.Name)
 		}
 	}

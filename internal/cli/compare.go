@@ -14,10 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxbench/ctxbench/internal/compare"
+	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
 )
-
-func init() { extraCommands = append(extraCommands, newCompareCmd) }
 
 func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
@@ -62,11 +61,11 @@ larger than the threshold exists; 2 for unreadable or malformed files.`,
 			var write func(io.Writer, *compare.Comparison) error
 			switch format {
 			case "text":
-				write = compare.WriteText
+				write = render.CompareText
 			case "csv":
-				write = compare.WriteCSV
+				write = render.CompareCSV
 			case "markdown", "md":
-				write = compare.WriteMarkdown
+				write = render.CompareMarkdown
 			default:
 				return usagef("--format must be text, csv or markdown, got %q", format)
 			}
@@ -86,7 +85,7 @@ larger than the threshold exists; 2 for unreadable or malformed files.`,
 				return err
 			}
 			if format == "csv" {
-				for _, m := range c.Messages() {
+				for _, m := range render.CompareMessages(c) {
 					fmt.Fprintln(stderr, m)
 				}
 			}

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
 
@@ -35,10 +37,10 @@ func badFiles(t *testing.T, dir string) map[string]string {
 		"not-json.json":   "this is not JSON\n",
 		"truncated.json":  string(enc[:len(enc)/2]),
 		"no-schema.json":  `{"results": []}`,
-		"schema-99.json":  strings.Replace(string(enc), `"schema_version": 1`, `"schema_version": 99`, 1),
-		"no-results.json": `{"schema_version": 1}`,
+		"schema-99.json":  strings.Replace(string(enc), fmt.Sprintf(`"schema_version": %d`, result.SchemaVersion), `"schema_version": 99`, 1),
+		"no-results.json": fmt.Sprintf(`{"schema_version": %d}`, result.SchemaVersion),
 		"n-mismatch.json": strings.Replace(string(enc), `"n": 20`, `"n": 21`, 1),
-		"wrong-type.json": `{"schema_version": 1, "results": "many"}`,
+		"wrong-type.json": fmt.Sprintf(`{"schema_version": %d, "results": "many"}`, result.SchemaVersion),
 	}
 	paths := map[string]string{}
 	for name, body := range files {

@@ -4,25 +4,17 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxbench/ctxbench/internal/bench"
-	"github.com/ctxbench/ctxbench/internal/export"
-	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/experiment"
+	"github.com/ctxbench/ctxbench/internal/experiment/lifecycle"
+	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
-	"github.com/ctxbench/ctxbench/internal/runner"
+	"github.com/ctxbench/ctxbench/internal/session"
 )
-
-func init() { extraCommands = append(extraCommands, newSpawnCmd, newMemoryCmd) }
-
-// ladderSpawnKinds are the creation measurements of the default ladder: one
-// or two per kind of context (fork from 1 GiB is left to `ctxbench spawn`).
-var ladderSpawnKinds = []string{"goroutine", "thread", "fork", "fork-256m", "vfork-exec", "posix-spawn", "clone-exec", "container-full", "vm"}
 
 func pickKinds(args, all []string, what string) ([]string, error) {
 	if len(args) == 0 || slices.Contains(args, "all") {
@@ -36,46 +28,31 @@ func pickKinds(args, all []string, what string) ([]string, error) {
 	return args, nil
 }
 
-// lifecycleDoc starts the document of a spawn or memory run; custom says
-// the run's sizes were set by flags rather than each kind's defaults.
-func lifecycleDoc(cpus []int, custom bool) *result.Document {
-	preset := "default"
+// runLifecycle measures one step of creation or memory kinds and prints
+// its table; custom says the run's sizes were set by flags rather than
+// each kind's defaults.
+func runLifecycle(ctx context.Context, cpus []int, custom, quiet bool, exportJSON string, stdout, stderr io.Writer,
+	step session.Step, print func(io.Writer, *result.Document)) error {
+	set := result.Settings{Preset: "default", CPUs: cpus}
 	if custom {
-		preset = "custom"
+		set.Preset = "custom"
 	}
-	return &result.Document{SchemaVersion: result.SchemaVersion, Tool: tool(), Command: append([]string{"ctxbench"}, os.Args[1:]...),
-		StartedAt: time.Now().UTC(), Results: []result.Result{}, Settings: result.Settings{Preset: preset, CPUs: cpus}}
-}
-
-func finishLifecycle(doc *result.Document, exportJSON string, quiet bool, stdout, stderr io.Writer, print func(io.Writer, *result.Document)) error {
-	doc.FinishedAt = time.Now().UTC()
-	if doc.Environment.Kernel == "" {
-		doc.Environment = machine.Collect(machine.Options{})
+	spec := newSpec(set, quiet, stderr, nil)
+	spec.Steps = []session.Step{step}
+	doc, err := session.Run(ctx, spec)
+	if err != nil {
+		return err
 	}
-	doc.Warnings = doc.Environment.Warnings
 	out, err := saveJSON(doc, exportJSON, stdout, stderr)
 	if err != nil {
 		return err
 	}
 	if !quiet {
-		fmt.Fprintf(out, "ctxbench — %s\n", export.HostLine(doc.Environment))
+		fmt.Fprintf(out, "ctxbench — %s\n", doc.Environment.HostLine())
 		print(out, doc)
-		printMissing(out, doc)
+		render.Missing(out, doc)
 	}
 	return failed(doc, "measurements", len(doc.Failures)+len(doc.Spawn)+len(doc.Memory))
-}
-
-func progressLine(stderr io.Writer, quiet bool) func(string) {
-	if quiet || !isTTY(stderr) {
-		return nil
-	}
-	return func(name string) {
-		if name == "" { // done: clear the line
-			fmt.Fprint(stderr, "\r\x1b[K")
-			return
-		}
-		fmt.Fprintf(stderr, "\r\x1b[K%s ...", name)
-	}
 }
 
 func newSpawnCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -86,7 +63,7 @@ func newSpawnCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "spawn [KIND...]",
 		Short: "measure what it costs to create a goroutine, thread, process, container or VM",
 		Long: `Spawn measures creation cost: create a context, run it to its end, reap it.
-Kinds: ` + strings.Join(bench.SpawnKinds(), ", ") + `.
+Kinds: ` + strings.Join(lifecycle.SpawnKinds(), ", ") + `.
 Each runs in a worker process (a fork from a 1 GiB parent never touches the
 harness); the timed loops are C except the goroutine kinds. Exec targets are a
 minimal static ELF in a memfd, so no dynamic loading is timed.`,
@@ -94,7 +71,7 @@ minimal static ELF in a memfd, so no dynamic loading is timed.`,
   ctxbench spawn fork fork-256m fork-1g posix-spawn-1g   # fork grows with the parent, posix_spawn does not
   ctxbench spawn container-ns container-netns container-full --export-json c.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			kinds, err := pickKinds(args, bench.SpawnKinds(), "spawn")
+			kinds, err := pickKinds(args, lifecycle.SpawnKinds(), "spawn")
 			if err != nil {
 				return err
 			}
@@ -108,15 +85,11 @@ minimal static ELF in a memfd, so no dynamic loading is timed.`,
 			if err := checkExports([2]string{"--export-json", exportJSON}); err != nil {
 				return err
 			}
-			doc := lifecycleDoc(cpuList, samples != 0)
-			o := runner.LifecycleOptions{Samples: samples, CPU: cpuList[len(cpuList)-1], CPUs: cpuList, Progress: progressLine(stderr, quiet)}
-			var miss runner.Missing
-			doc.Spawn, miss, err = runner.Spawn(cmd.Context(), kinds, o)
-			if err != nil {
-				return err
-			}
-			doc.Failures, doc.Skipped = miss.Failed, miss.Skipped
-			return finishLifecycle(doc, exportJSON, quiet, stdout, stderr, export.Spawn)
+			o := lifecycle.Options{Samples: samples, PinLast: true}
+			return runLifecycle(cmd.Context(), cpuList, samples != 0, quiet, exportJSON, stdout, stderr,
+				func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
+					return lifecycle.Spawn(ctx, env, kinds, o)
+				}, render.Spawn)
 		},
 	}
 	f := cmd.Flags()
@@ -139,12 +112,12 @@ proportional and resident set size, kernel stacks and page tables, what their
 own memory cgroup was charged, and the virtual reservation apart from what is
 resident, beside the folklore claims. Defaults: 100,000 goroutines, 10,000
 threads, 1,000 processes, 100 containers, 100 VMs (or as many as the machine
-allows, and why not more). Kinds: ` + strings.Join(bench.MemoryKinds(), ", ") + `.`,
+allows, and why not more). Kinds: ` + strings.Join(lifecycle.MemoryKinds(), ", ") + `.`,
 		Example: `  ctxbench memory
   ctxbench memory thread --n thread=20000
   ctxbench memory goroutine process container vm --export-json mem.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			kinds, err := pickKinds(args, bench.MemoryKinds(), "memory")
+			kinds, err := pickKinds(args, lifecycle.MemoryKinds(), "memory")
 			if err != nil {
 				return err
 			}
@@ -152,8 +125,8 @@ allows, and why not more). Kinds: ` + strings.Join(bench.MemoryKinds(), ", ") + 
 			for _, kv := range n {
 				k, v, ok := strings.Cut(kv, "=")
 				var x int
-				if _, err := fmt.Sscan(v, &x); !ok || err != nil || x < 1 || x > 10_000_000 || !slices.Contains(bench.MemoryKinds(), k) {
-					return usagef("--n %q: want KIND=COUNT with a kind of %s and 1 <= COUNT <= 10000000", kv, strings.Join(bench.MemoryKinds(), ", "))
+				if _, err := fmt.Sscan(v, &x); !ok || err != nil || x < 1 || x > 10_000_000 || !slices.Contains(lifecycle.MemoryKinds(), k) {
+					return usagef("--n %q: want KIND=COUNT with a kind of %s and 1 <= COUNT <= 10000000", kv, strings.Join(lifecycle.MemoryKinds(), ", "))
 				}
 				counts[k] = x
 			}
@@ -164,15 +137,11 @@ allows, and why not more). Kinds: ` + strings.Join(bench.MemoryKinds(), ", ") + 
 			if err := checkExports([2]string{"--export-json", exportJSON}); err != nil {
 				return err
 			}
-			doc := lifecycleDoc(cpuList, len(counts) > 0)
-			o := runner.LifecycleOptions{CPU: -1, CPUs: cpuList, N: counts, NoSettle: !settle, Progress: progressLine(stderr, quiet)}
-			var miss runner.Missing
-			doc.Memory, miss, err = runner.Memory(cmd.Context(), kinds, o)
-			if err != nil {
-				return err
-			}
-			doc.Failures, doc.Skipped = miss.Failed, miss.Skipped
-			return finishLifecycle(doc, exportJSON, quiet, stdout, stderr, export.Memory)
+			o := lifecycle.Options{N: counts, NoSettle: !settle}
+			return runLifecycle(cmd.Context(), cpuList, len(counts) > 0, quiet, exportJSON, stdout, stderr,
+				func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
+					return lifecycle.Memory(ctx, env, kinds, o)
+				}, render.Memory)
 		},
 	}
 	f := cmd.Flags()
@@ -182,29 +151,4 @@ allows, and why not more). Kinds: ` + strings.Join(bench.MemoryKinds(), ", ") + 
 	f.StringVar(&exportJSON, "export-json", "", "write the results as JSON to `FILE` (- for stdout)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing but errors")
 	return cmd
-}
-
-// lifecycle adds the creation and memory ladders to a ladder document.
-func lifecycle(ctx context.Context, doc *result.Document, quick bool, cpus []int, stderr io.Writer, quiet bool) error {
-	samples := 40
-	if quick {
-		samples = 15
-	}
-	o := runner.LifecycleOptions{Samples: samples, CPU: cpus[len(cpus)-1], CPUs: cpus, NoSettle: true, Progress: progressLine(stderr, quiet)}
-	sp, m1, err := runner.Spawn(ctx, ladderSpawnKinds, o)
-	if err != nil {
-		return err
-	}
-	o.CPU = -1
-	if quick {
-		o.N = map[string]int{"goroutine": 10000, "thread": 1000, "process": 100, "container": 20, "vm": 20}
-	}
-	mem, m2, err := runner.Memory(ctx, []string{"goroutine", "thread", "process", "container", "vm"}, o)
-	if err != nil {
-		return err
-	}
-	doc.Spawn, doc.Memory = sp, mem
-	doc.Failures = append(append(doc.Failures, m1.Failed...), m2.Failed...)
-	doc.Skipped = append(append(doc.Skipped, m1.Skipped...), m2.Skipped...)
-	return nil
 }

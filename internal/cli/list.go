@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxbench/ctxbench/internal/bench"
-	"github.com/ctxbench/ctxbench/internal/export"
+	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/render"
 )
 
 // listEntry is one object of `ctxbench list --json` (a contract: name,
@@ -40,7 +40,7 @@ func newList(stdout io.Writer) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var entries []listEntry
-			for _, b := range bench.All() {
+			for _, b := range catalog.All() {
 				ok, why := b.Available()
 				e := listEntry{Name: b.Name, Rung: string(b.Rung), Kind: string(b.Kind), Description: b.Description,
 					Op: b.Op, HopsPerOp: b.HopsPerOp, Verified: b.ExpectSwitch, Available: ok, Reason: why,
@@ -92,7 +92,7 @@ load. Each risky setting is followed by a one-line fix. It changes nothing.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(env)
 			}
-			export.Environment(stdout, env, style(stdout))
+			render.Environment(stdout, env, style(stdout))
 			return nil
 		},
 	}

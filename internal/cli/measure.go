@@ -15,12 +15,16 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/ctxbench/ctxbench/internal/bench"
-	"github.com/ctxbench/ctxbench/internal/export"
+	"github.com/ctxbench/ctxbench/internal/catalog"
+	"github.com/ctxbench/ctxbench/internal/experiment"
+	"github.com/ctxbench/ctxbench/internal/experiment/ladder"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
-	"github.com/ctxbench/ctxbench/internal/runner"
+	"github.com/ctxbench/ctxbench/internal/schedule"
+	"github.com/ctxbench/ctxbench/internal/session"
 )
 
 // preset is a named trade of time for precision.
@@ -92,52 +96,52 @@ func (m *measureFlags) preset() preset {
 	return presetDefault
 }
 
-// settings validates the flags into runner options and the document's
-// settings record.
-func (m *measureFlags) settings() (runner.Options, result.Settings, []bench.Placement, []int, error) {
+// settings validates the flags into the scheduler's sampling options and
+// the document's settings record.
+func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Placement, []int, error) {
 	p := m.preset()
 	set := result.Settings{Preset: p.name, Runs: p.runs, SamplesPerBlock: p.block, Warmup: p.warmup, MinTimeNS: p.minTime.Nanoseconds()}
 	custom := false
 	if m.runs != 0 {
 		if m.runs < 1 || m.runs > 100000 {
-			return runner.Options{}, set, nil, nil, usagef("--runs must be between 1 and 100000, got %d", m.runs)
+			return schedule.Options{}, set, nil, nil, usagef("--runs must be between 1 and 100000, got %d", m.runs)
 		}
 		set.Runs, custom = m.runs, true
 	}
 	if m.warmup != -1 {
 		if m.warmup < 0 || m.warmup > 1000 {
-			return runner.Options{}, set, nil, nil, usagef("--warmup must be between 0 and 1000, got %d", m.warmup)
+			return schedule.Options{}, set, nil, nil, usagef("--warmup must be between 0 and 1000, got %d", m.warmup)
 		}
 		set.Warmup, custom = m.warmup, true
 	}
 	if m.block != 0 {
 		if m.block < 1 || m.block > 10000 {
-			return runner.Options{}, set, nil, nil, usagef("--samples-per-block must be between 1 and 10000, got %d", m.block)
+			return schedule.Options{}, set, nil, nil, usagef("--samples-per-block must be between 1 and 10000, got %d", m.block)
 		}
 		set.SamplesPerBlock, custom = m.block, true
 	}
 	if m.minTime != 0 {
 		if m.minTime < 10*time.Microsecond || m.minTime > 10*time.Second {
-			return runner.Options{}, set, nil, nil, usagef("--min-time must be between 10µs and 10s, got %v", m.minTime)
+			return schedule.Options{}, set, nil, nil, usagef("--min-time must be between 10µs and 10s, got %v", m.minTime)
 		}
 		set.MinTimeNS, custom = m.minTime.Nanoseconds(), true
 	}
 	if m.timeout < 0 {
-		return runner.Options{}, set, nil, nil, usagef("--timeout must be positive, got %v", m.timeout)
+		return schedule.Options{}, set, nil, nil, usagef("--timeout must be positive, got %v", m.timeout)
 	}
 	if m.iterations > 1<<40 {
-		return runner.Options{}, set, nil, nil, usagef("--iterations %d is absurdly large", m.iterations)
+		return schedule.Options{}, set, nil, nil, usagef("--iterations %d is absurdly large", m.iterations)
 	}
 	set.Iterations = m.iterations
 	if custom || m.iterations > 0 {
 		set.Preset = "custom"
 	}
-	var placements []bench.Placement
+	var placements []model.Placement
 	for _, s := range m.placements {
 		for _, part := range strings.Split(s, ",") {
-			pl, err := bench.ParsePlacement(strings.TrimSpace(part))
+			pl, err := model.ParsePlacement(strings.TrimSpace(part))
 			if err != nil {
-				return runner.Options{}, set, nil, nil, &usageError{err.Error()}
+				return schedule.Options{}, set, nil, nil, &usageError{err.Error()}
 			}
 			if !slices.Contains(placements, pl) {
 				placements = append(placements, pl)
@@ -146,11 +150,11 @@ func (m *measureFlags) settings() (runner.Options, result.Settings, []bench.Plac
 	}
 	cpus, err := resolveCPUs(m.cpus)
 	if err != nil {
-		return runner.Options{}, set, nil, nil, err
+		return schedule.Options{}, set, nil, nil, err
 	}
 	if err := checkExports([2]string{"--export-json", m.exportJSON}, [2]string{"--export-csv", m.exportCSV},
 		[2]string{"--export-markdown", m.exportMarkdown}, [2]string{"--export-gobench", m.exportGoBench}); err != nil {
-		return runner.Options{}, set, nil, nil, err
+		return schedule.Options{}, set, nil, nil, err
 	}
 	seed := m.seed
 	if seed == 0 {
@@ -160,13 +164,12 @@ func (m *measureFlags) settings() (runner.Options, result.Settings, []bench.Plac
 		set.Placements = append(set.Placements, string(pl))
 	}
 	set.CPUs, set.Seed, set.DryRun = cpus, seed, m.dryRun
-	o := runner.Options{
+	o := schedule.Options{
 		Runs: set.Runs, SamplesPerBlock: set.SamplesPerBlock, Warmup: set.Warmup,
-		MinTime: time.Duration(set.MinTimeNS), Iterations: m.iterations, Seed: seed, Timeout: m.timeout,
-		PerfCheck: !m.noPerf,
+		MinTime: time.Duration(set.MinTimeNS), Iterations: m.iterations, PerfCheck: !m.noPerf,
 	}
-	if m.dryRun {
-		o.Executor, o.DryRun = runner.FakeExecutor{Seed: seed}, true
+	if m.timeout > 0 {
+		o.Timeout, o.CalibrationTimeout = schedule.FixedTimeout(m.timeout), m.timeout
 	}
 	return o, set, placements, cpus, nil
 }
@@ -227,68 +230,38 @@ func isTTY(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-func style(w io.Writer) export.Style {
+func style(w io.Writer) render.Style {
 	_, noColor := os.LookupEnv("NO_COLOR")
-	return export.Style{Color: !noColor && isTTY(w) && os.Getenv("TERM") != "dumb"}
+	return render.Style{Color: !noColor && isTTY(w) && os.Getenv("TERM") != "dumb"}
 }
 
-// measure runs cells with the flags' settings and returns the document. A
-// cell that cannot run here is recorded as skipped, with the reason, whether
-// it was named or came with the ladder.
-func measure(ctx context.Context, m *measureFlags, benches []*bench.Benchmark, stderr io.Writer) (*result.Document, error) {
-	o, set, placements, cpus, err := m.settings()
-	if err != nil {
-		return nil, err
+// newSpec starts the session of a measuring command: the tool, the command
+// line, the CPUs, the seed, the progress bar on a terminal, and for a dry
+// run the fake executor.
+func newSpec(set result.Settings, quiet bool, stderr io.Writer, fake schedule.Executor) session.Spec {
+	spec := session.Spec{Tool: tool(), Command: append([]string{"ctxbench"}, os.Args[1:]...), Settings: set,
+		CPUs: set.CPUs, Seed: set.Seed, DryRun: set.DryRun, Cleanup: catalog.ParentCleanup, Log: stderr}
+	if set.DryRun {
+		spec.Executor = fake
 	}
-	cells, skips := runner.Plan(benches, placements, cpus)
-	if len(cells) == 0 {
-		why := "no benchmark is available here"
-		if len(skips) > 0 {
-			why = skips[0].Bench + " " + skips[0].Placement + ": " + skips[0].Reason
-		}
-		return nil, usagef("nothing to run: %s", why)
+	if !quiet && isTTY(stderr) {
+		spec.Progress = newProgressBar(stderr)
 	}
-	env := machine.Collect(machine.Options{})
-	o.Host = export.HostLine(env)
-	if o.DryRun {
-		o.Host += " (dry run: synthetic figures)" // every label says so, not just the table's banner
+	if quiet {
+		spec.Log = io.Discard
 	}
-	if !env.Perf.Software {
-		o.PerfCheck = false
-	}
-	if !m.quiet && isTTY(stderr) {
-		o.Progress = newProgressBar(stderr)
-	}
-	doc := &result.Document{
-		SchemaVersion: result.SchemaVersion, Tool: tool(), Command: append([]string{"ctxbench"}, os.Args[1:]...),
-		StartedAt: time.Now().UTC(), Settings: set, Results: []result.Result{},
-	}
-	before := machine.ReadCPUTimes("")
-	outcomes, err := runner.Run(ctx, cells, o)
-	if err != nil {
-		return nil, err
-	}
-	env.Steal = machine.Steal(before, machine.ReadCPUTimes(""))
-	doc.FinishedAt = time.Now().UTC()
-	var tscTicks, tscNS float64
-	for _, oc := range outcomes {
-		if oc.Err != nil {
-			doc.Failures = append(doc.Failures, result.Failure{Name: oc.Cell.Bench.Name, Placement: string(oc.Cell.Placement), Error: oc.Err.Error()})
-			continue
-		}
-		doc.Results = append(doc.Results, *oc.Result)
-		if c := oc.Result.OneWayCycles; c != nil && oc.Result.OneWayNS.Median > 0 {
-			tscTicks += c.Median
-			tscNS += oc.Result.OneWayNS.Median
-		}
-	}
-	if tscNS > 0 && env.CPU.TSC.Usable {
-		env.CPU.TSC.HzMeasured = tscTicks / tscNS * 1e9
-	}
-	for _, s := range skips {
-		doc.Skipped = append(doc.Skipped, result.Failure{Name: s.Bench, Placement: s.Placement, Error: s.Reason})
-	}
-	doc.Environment = env
-	doc.Warnings = append(append([]result.Warning{}, env.Warnings...), machine.RunWarnings(env.Steal)...)
-	return doc, nil
+	return spec
 }
+
+// ladderStep measures benchmarks at placements with the flags' sampling.
+func ladderStep(o schedule.Options, benches []*model.Benchmark, placements []model.Placement) session.Step {
+	return func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
+		if !env.Environment.Perf.Software {
+			o.PerfCheck = false
+		}
+		return ladder.Run(ctx, env, ladder.Options{Benches: benches, Placements: placements, Sampling: o})
+	}
+}
+
+// deriveLadder stores the figures that combine the ladder's rows.
+func deriveLadder(d *result.Document) { d.Derived = ladder.Derive(d.Results) }

@@ -47,19 +47,6 @@ func saveJSON(doc *result.Document, path string, stdout, stderr io.Writer) (io.W
 	return stdout, nil
 }
 
-// printMissing lists what failed and what was skipped (and why), one line
-// each, after the tables.
-func printMissing(w io.Writer, doc *result.Document) {
-	for _, m := range []struct {
-		verb string
-		fs   []result.Failure
-	}{{"failed", doc.Failures}, {"skipped", doc.Skipped}} {
-		for _, f := range m.fs {
-			fmt.Fprintf(w, "%s: %s: %s\n", m.verb, strings.TrimSpace(f.Name+" "+f.Placement), f.Error)
-		}
-	}
-}
-
 // failed is the exit error of a run in which some measurements failed: how
 // many of how many, and the first (the tables may have been silenced by -q).
 func failed(doc *result.Document, what string, total int) error {

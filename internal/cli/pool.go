@@ -1,26 +1,25 @@
 package cli
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/experiment"
+	exppool "github.com/ctxbench/ctxbench/internal/experiment/pool"
+	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/workload/pgserver"
 	"github.com/ctxbench/ctxbench/internal/workload/pool"
 	"github.com/ctxbench/ctxbench/internal/workload/redisserver"
 )
-
-func init() { extraCommands = append(extraCommands, newPool) }
 
 func newPool(stdout, stderr io.Writer) *cobra.Command {
 	var (
@@ -112,7 +111,7 @@ method. Needs: apt-get install -y postgresql redis-server`,
 				}
 				cfg.ServerCPU, cfg.ClientCPU = list[0], list[len(list)-1]
 			}
-			if err := cfg.Validate(); err != nil {
+			if err := pool.Validate(&cfg); err != nil {
 				return usagef("%v", err)
 			}
 			if err := checkExports([2]string{"--export-json", exportJSON}); err != nil {
@@ -125,8 +124,12 @@ method. Needs: apt-get install -y postgresql redis-server`,
 			} else if !quiet {
 				prog = &poolLog{w: stderr}
 			}
-			started := time.Now().UTC()
-			res, err := pool.Run(cmd.Context(), cfg, prog)
+			set := result.Settings{Preset: map[bool]string{true: "quick", false: "default"}[quick], Placements: cfg.Placements, Seed: int64(cfg.Seed)}
+			spec := newSpec(set, true, stderr, nil)
+			spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
+				return exppool.Run(ctx, env, cfg, prog)
+			}}
+			doc, err := session.Run(cmd.Context(), spec)
 			if p, ok := prog.(*poolProgress); ok {
 				p.end()
 			}
@@ -141,30 +144,17 @@ method. Needs: apt-get install -y postgresql redis-server`,
 				}
 				return err
 			}
-			raw, err := json.Marshal(res)
-			if err != nil {
-				return fmt.Errorf("encode pool results: %w", err)
-			}
-			env := machine.Collect(machine.Options{})
-			doc := &result.Document{SchemaVersion: result.SchemaVersion, Tool: tool(), Command: append([]string{"ctxbench"}, os.Args[1:]...),
-				StartedAt: started, FinishedAt: time.Now().UTC(), Environment: env, Results: []result.Result{}, Pools: raw,
-				Settings: result.Settings{Preset: map[bool]string{true: "quick", false: "default"}[quick], Placements: cfg.Placements, Seed: int64(cfg.Seed)}}
-			doc.Warnings = env.Warnings
+			res := doc.Pools
 			for _, w := range res.Warnings {
 				doc.Warnings = append(doc.Warnings, result.Warning{Code: "pool", Message: w})
-			}
-			for _, s := range res.Servers {
-				for _, f := range s.FailedWindows {
-					doc.Failures = append(doc.Failures, result.Failure{Name: "pool/" + s.Server, Error: f})
-				}
 			}
 			out, err := saveJSON(doc, exportJSON, stdout, stderr)
 			if err != nil {
 				return err
 			}
 			if !quiet {
-				printPools(out, res)
-				printMissing(out, doc)
+				render.Pools(out, res)
+				render.Missing(out, doc)
 			}
 			windows := 0
 			for _, s := range res.Servers {
@@ -236,74 +226,4 @@ func (l *poolLog) Window(i, n int, _ pool.WindowSpec) {
 	}
 }
 
-func poolWorkers(w int) string {
-	if w == 0 {
-		return "workers = pool"
-	}
-	return fmt.Sprintf("%d workers", w)
-}
-
-func printPools(w io.Writer, res *pool.Result) {
-	num := func(p *float64, f string) string {
-		if p == nil {
-			return "-"
-		}
-		return fmt.Sprintf(f, *p)
-	}
-	for _, sr := range res.Servers {
-		for _, s := range sr.Series {
-			fmt.Fprintf(w, "\n%s — %s, %s, %s (server CPUs %v, client CPUs %v, GOMAXPROCS %d)\n", sr.Version, s.Client, s.Placement,
-				poolWorkers(s.Workers), s.ServerCPUs, s.ClientCPUs, s.GOMAXPROCS)
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "pool\tq/s\tp50 µs\tp99 µs\twait µs\theld µs\tsrv vol/q\tsrv invol/q\taux/q\tclient/q\tsrv CPU µs/q\tclient CPU µs/q\tsrv%\tclient%\tflags\t")
-			for _, p := range s.Points {
-				var flags []string
-				if p.ClientBound {
-					flags = append(flags, "client-bound")
-				}
-				if p.ForeignUtil > 0.1 {
-					flags = append(flags, fmt.Sprintf("busy %.0f%%", p.ForeignUtil*100))
-				}
-				for _, win := range p.Windows {
-					if !win.Conns.Stable {
-						flags = append(flags, "reconnected")
-						break
-					}
-				}
-				cpuUs := func(v *float64) *float64 {
-					if v == nil {
-						return nil
-					}
-					x := *v / 1e3
-					return &x
-				}
-				fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%.1f\t%.0f\t%.0f\t%s\t\n", p.Pool, p.QPS.Median,
-					p.LatencyNs.P50.Median/1e3, p.LatencyNs.P99.Median/1e3, p.PoolWaitNs/1e3, p.HeldNs/1e3,
-					num(p.PerQuery.ServerVoluntary, "%.2f"), num(p.PerQuery.ServerInvoluntary, "%.2f"), num(p.PerQuery.ServerAux, "%.3f"),
-					p.PerQuery.ClientVoluntary+p.PerQuery.ClientInvoluntary, num(cpuUs(p.PerQuery.ServerCPUNs), "%.1f"),
-					p.PerQuery.ClientCPUNs/1e3, p.ServerUtil*100, p.ClientUtil*100, strings.Join(flags, ","))
-			}
-			tw.Flush()
-			if s.Knee != nil {
-				line := fmt.Sprintf("knee: N95 = %d, peak %.0f q/s at pool %d", s.Knee.N95, s.Knee.PeakX, s.Knee.PeakN)
-				if s.Knee.Kneedle != nil {
-					line += fmt.Sprintf(", Kneedle %d", *s.Knee.Kneedle)
-				}
-				if s.USL != nil && s.USL.Error == "" {
-					line += fmt.Sprintf("; USL λ=%.0f α=%.3g β=%.3g N*=%s R²=%.2f", s.USL.Lambda, s.USL.Alpha, s.USL.Beta, num(s.USL.NStar, "%.0f"), s.USL.R2)
-				}
-				fmt.Fprintf(w, "%s; %s\n", line, s.Shape)
-			}
-		}
-		for _, c := range sr.Published {
-			fmt.Fprintf(w, "published (%s, %s, %s): %s\n", c.Client, c.Placement, poolWorkers(c.Workers), c.Summary)
-		}
-	}
-	fmt.Fprintln(w, "\nSwitches per query: per-task /proc counters of the server's processes and getrusage of the client, idle baseline subtracted (docs/pool.md).")
-	for _, v := range res.Verdicts {
-		fmt.Fprintln(w, "verdict: "+v)
-	}
-	for _, x := range res.Warnings {
-		fmt.Fprintln(w, "warning: "+x)
-	}
-}
+func poolWorkers(w int) string { return render.PoolWorkers(w) }

@@ -10,8 +10,6 @@ import (
 	"github.com/ctxbench/ctxbench/internal/probe"
 )
 
-func init() { extraCommands = append(extraCommands, newPrepareCmd) }
-
 // newPrepareCmd builds the runtime probes ahead of time, so that the first
 // ladder's time budget is not spent compiling (a Rust build with tokio takes
 // a minute on a small machine).

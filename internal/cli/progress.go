@@ -5,8 +5,6 @@ import (
 	"io"
 	"strings"
 	"time"
-
-	"github.com/ctxbench/ctxbench/internal/runner"
 )
 
 // progressBar draws one line on a terminal's stderr between blocks
@@ -22,7 +20,7 @@ func newProgressBar(w io.Writer) *progressBar { return &progressBar{w: w} }
 
 func (p *progressBar) Begin(total int) { p.total, p.start = total, time.Now() }
 
-func (p *progressBar) Block(c runner.Cell, phase string) {
+func (p *progressBar) Block(name, phase string) {
 	p.done++
 	const width = 24
 	filled := width * p.done / max(p.total, 1)
@@ -31,7 +29,7 @@ func (p *progressBar) Block(c runner.Cell, phase string) {
 		left := time.Duration(float64(time.Since(p.start)) / float64(p.done-1) * float64(p.total-p.done+1))
 		eta = fmt.Sprintf(" ~%ds left", int(left.Seconds()+0.5))
 	}
-	fmt.Fprintf(p.w, "\r\x1b[K[%s%s] %d/%d %s %s%s", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), p.done, p.total, phase, c.Key(), eta)
+	fmt.Fprintf(p.w, "\r\x1b[K[%s%s] %d/%d %s %s%s", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), p.done, p.total, phase, name, eta)
 }
 
 func (p *progressBar) End() { fmt.Fprint(p.w, "\r\x1b[K") }

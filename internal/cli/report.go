@@ -8,11 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxbench/ctxbench/internal/compare"
-	"github.com/ctxbench/ctxbench/internal/report"
+	"github.com/ctxbench/ctxbench/internal/render/report"
 	"github.com/ctxbench/ctxbench/internal/result"
 )
-
-func init() { extraCommands = append(extraCommands, newReportCmd) }
 
 func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
@@ -49,8 +47,15 @@ An argument LABEL=PATH names the run (default: the path).`,
 			if err != nil {
 				return err
 			}
+			var cmp *compare.Comparison
+			if len(inputs) > 1 {
+				// A comparison the files do not allow (two placements of
+				// one row under --ignore-placement cannot happen here) is
+				// left out of the report, not an error.
+				cmp, _ = compare.Compare(inputs, compare.Options{Alpha: alpha})
+			}
 			var buf bytes.Buffer
-			if err := report.Render(&buf, inputs, report.Options{Title: title, Alpha: alpha, Generator: versionString()}); err != nil {
+			if err := report.Render(&buf, inputs, cmp, report.Options{Title: title, Generator: versionString()}); err != nil {
 				return err
 			}
 			if err := result.WriteFile(out, buf.Bytes(), stdout); err != nil {

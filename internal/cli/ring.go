@@ -4,25 +4,19 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
-	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxbench/ctxbench/internal/bench"
 	"github.com/ctxbench/ctxbench/internal/container"
-	"github.com/ctxbench/ctxbench/internal/export"
-	"github.com/ctxbench/ctxbench/internal/kernels"
+	"github.com/ctxbench/ctxbench/internal/experiment"
+	"github.com/ctxbench/ctxbench/internal/experiment/ring"
 	"github.com/ctxbench/ctxbench/internal/machine"
-	"github.com/ctxbench/ctxbench/internal/result"
-	"github.com/ctxbench/ctxbench/internal/ring"
-	"github.com/ctxbench/ctxbench/internal/runner"
+	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/session"
 )
-
-func init() { extraCommands = append(extraCommands, newRingCmd) }
 
 // ringFlags are the ring command's own flags.
 type ringFlags struct {
@@ -132,15 +126,15 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 	if err != nil || stack < 16<<10 || stack > 1<<30 {
 		return usagef("--stack %q: want a size from 16KiB to 1GiB", rf.stack)
 	}
-	var ipc kernels.RingIPC
+	var ipc model.RingIPC
 	switch rf.ipc {
 	case "pipe":
 	case "eventfd":
-		ipc = kernels.RingEventfd
+		ipc = model.RingEventfd
 	default:
 		return usagef("--ipc %q: want pipe or eventfd", rf.ipc)
 	}
-	o, set, placements, cpus, err := mf.settings()
+	so, set, placements, cpus, err := mf.settings()
 	if err != nil {
 		return err
 	}
@@ -155,23 +149,16 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 		}
 	}
 	if len(placements) == 0 {
-		placements = []bench.Placement{bench.SameCPU}
-		set.Placements = []string{string(bench.SameCPU)}
+		placements = []model.Placement{model.SameCPU}
+		set.Placements = []string{string(model.SameCPU)}
 	}
-	env := machine.Collect(machine.Options{})
 	ro := ring.Options{
-		Kinds: kinds, Tasks: tasks, WorkingSets: wss, Placements: placements, CPUs: cpus,
+		Kinds: kinds, Tasks: tasks, WorkingSets: wss, Placements: placements,
 		Runs: set.Runs, SamplesPerBlock: set.SamplesPerBlock, Warmup: set.Warmup,
 		MinTime: time.Duration(set.MinTimeNS), Rounds: mf.iterations, StackBytes: stack, IPC: ipc, ContainerPreset: rf.container,
-		Timeout: mf.timeout, Seed: set.Seed, PerfCheck: o.PerfCheck && env.Perf.Software,
-		Executor: runner.ProcessExecutor{}, Env: env, Host: export.HostLine(env),
+		Timeout: mf.timeout, PerfCheck: so.PerfCheck,
 	}
-	if mf.dryRun {
-		ro.Executor = ring.FakeExecutor{Seed: set.Seed}
-		ro.PerfCheck = false
-		ro.Host += " (dry run: synthetic figures)"
-	}
-	cells, skipped, err := ring.Plan(ro)
+	cells, skipped, err := ring.Plan(ro, cpus)
 	if err != nil {
 		return &usageError{err.Error()}
 	}
@@ -183,40 +170,27 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 	}
 	// Start of the sweep: the machine is often shared; say how busy it is.
 	if !mf.quiet {
+		l := machine.ReadLoad()
 		fmt.Fprintf(stderr, "ctxbench ring: %d points, load average %.2f (%d runnable of %d tasks) at start\n",
-			len(cells), env.Load.Load1, env.Load.Runnable, env.Load.Procs)
+			len(cells), l.Load1, l.Runnable, l.Procs)
 	}
-	if !mf.quiet && isTTY(stderr) {
-		ro.Progress = newProgressBar(stderr)
-	}
-	doc := &result.Document{
-		SchemaVersion: result.SchemaVersion, Tool: tool(), Command: append([]string{"ctxbench"}, os.Args[1:]...),
-		StartedAt: time.Now().UTC(), Settings: set, Results: []result.Result{}, Rings: []result.Ring{},
-	}
-	before := machine.ReadCPUTimes("")
-	outs, err := ring.Sweep(ctx, cells, ro)
+	spec := newSpec(set, mf.quiet, stderr, ring.FakeExecutor{Seed: set.Seed})
+	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
+		part, err := ring.Run(ctx, env, cells, ro)
+		part.Skipped = append(part.Skipped, skipped...)
+		return part, err
+	}}
+	doc, err := session.Run(ctx, spec)
 	if err != nil {
 		return err
 	}
-	env.Steal = machine.Steal(before, machine.ReadCPUTimes(""))
-	doc.FinishedAt = time.Now().UTC()
-	for _, oc := range outs {
-		if oc.Err != nil {
-			doc.Failures = append(doc.Failures, result.Failure{Name: oc.Cell.Key(), Placement: string(oc.Cell.Placement), Error: oc.Err.Error()})
-			continue
-		}
-		doc.Rings = append(doc.Rings, *oc.Ring)
-	}
-	doc.Skipped = skipped
-	doc.Environment = env
-	doc.Warnings = append(append([]result.Warning{}, env.Warnings...), machine.RunWarnings(env.Steal)...)
-
+	doc.Rings = nonNil(doc.Rings)
 	table, err := saveJSON(doc, mf.exportJSON, stdout, stderr)
 	if err != nil {
 		return err
 	}
 	if !mf.quiet {
-		printRings(table, doc, style(table))
+		render.Rings(table, doc, style(table))
 		if mf.exportJSON != "" && mf.exportJSON != "-" {
 			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
 		}
@@ -224,213 +198,10 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 	return failed(doc, "ring points", len(doc.Failures)+len(doc.Rings))
 }
 
-// printRings shows each kind and placement as a table of points and, when
-// the sweep has several sizes and working sets, a matrix of raw cost per
-// hop in which the points past the last-level cache are marked.
-func printRings(w io.Writer, d *result.Document, st export.Style) {
-	fmt.Fprintf(w, "\nctxbench ring — %s\n", export.HostLine(d.Environment))
-	if d.Settings.DryRun {
-		fmt.Fprintln(w, "DRY RUN: synthetic figures; nothing was measured")
+// nonNil keeps an empty section an empty array in the JSON.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
-	fmt.Fprintln(w, "one hop = one context hands the token to the next (a round of N contexts is N hops); figures are medians per hop")
-	type group struct{ kind, placement string }
-	var order []group
-	byGroup := map[group][]result.Ring{}
-	for _, r := range d.Rings {
-		g := group{r.Kind, r.Placement}
-		if _, ok := byGroup[g]; !ok {
-			order = append(order, g)
-		}
-		byGroup[g] = append(byGroup[g], r)
-	}
-	for _, g := range order {
-		rs := byGroup[g]
-		fmt.Fprintf(w, "\n%s: %s\n", st.Paint("1", fmt.Sprintf("ring of %s, %s", plural(g.kind), g.placement)), ringWhere(rs[0]))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "N\tworking set\tfootprint\tfits in\traw/hop\toverhead\tnet\tnet/raw\tTSC cycles\tswitches/hop\tverified\t")
-		for _, r := range rs {
-			foot, in := "-", "-"
-			if r.WorkingSetB > 0 {
-				foot, in = result.SizeLabel(r.FootprintB), r.FitsIn
-				if in == "memory" {
-					in = "> LLC"
-				}
-			}
-			cyc := "-"
-			if r.RawCycles != nil {
-				cyc = fmt.Sprintf("%.0f", r.RawCycles.Median)
-			}
-			sw := "-"
-			switch {
-			case r.SwitchesPerHop != nil:
-				sw = fmt.Sprintf("%.2f", *r.SwitchesPerHop)
-			case r.OSSwitchesPerHop != nil:
-				sw = fmt.Sprintf("(OS %.3f)", *r.OSSwitchesPerHop)
-			}
-			ver := "yes"
-			if !r.Verified {
-				ver = "NO" // no colour inside a tabwriter cell: escapes would count as width
-			}
-			net := export.FormatNS(r.NetNS)
-			if r.NetNS <= 0 {
-				net += " (<=0)"
-			}
-			ratio := "-"
-			if r.RawNS.Median > 0 {
-				ratio = fmt.Sprintf("%.0f%%", 100*r.NetNS/r.RawNS.Median)
-			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Tasks, result.SizeLabel(r.WorkingSetB), foot, in,
-				export.FormatNS(r.RawNS.Median), export.FormatNS(r.OverheadNS.Median), net, ratio, cyc, sw, ver)
-		}
-		tw.Flush()
-		printRingMatrix(w, rs)
-		printRingNotes(w, st, rs)
-	}
-	for _, f := range d.Failures {
-		fmt.Fprintf(w, "failed: %s: %s\n", f.Name, f.Error)
-	}
-	for _, s := range d.Skipped {
-		fmt.Fprintf(w, "skipped: %s: %s\n", s.Name, s.Error)
-	}
-	fmt.Fprintf(w, "\noverhead = the token passed through the same N pipes/channels and the same N working sets by one context, no switch; net = raw - overhead (never clamped). Load average %.2f at start, steal %.1f%% during the run.\n",
-		d.Environment.Load.Load1, d.Environment.Steal.Percent)
-	export.Warnings(w, d, st)
-}
-
-// printRingNotes prints a group's flags and notes: one line per point when
-// few points have them, else one line per kind of flag with the points
-// listed, so a sweep of 45 points does not print 90 lines.
-func printRingNotes(w io.Writer, st export.Style, rs []result.Ring) {
-	type hit struct {
-		r   result.Ring
-		msg string
-	}
-	var codes []string
-	byCode := map[string][]hit{}
-	add := func(code string, r result.Ring, msg string) {
-		if _, ok := byCode[code]; !ok {
-			codes = append(codes, code)
-		}
-		byCode[code] = append(byCode[code], hit{r, msg})
-	}
-	for _, r := range rs {
-		for _, f := range r.Flags {
-			add("flag "+f.Code, r, f.Message)
-		}
-		for _, m := range r.Warnings {
-			code := "note"
-			switch {
-			case strings.HasPrefix(m, "high variation"):
-				code = "note high-variation"
-			case strings.Contains(m, "switches per hop, more than one"):
-				code = "note switches"
-			}
-			add(code, r, m)
-		}
-	}
-	point := func(r result.Ring) string { return fmt.Sprintf("N=%d ws=%s", r.Tasks, result.SizeLabel(r.WorkingSetB)) }
-	for _, code := range codes {
-		hits := byCode[code]
-		label := st.Paint("33", code+":")
-		if len(hits) <= 2 || code == "note" {
-			for _, h := range hits {
-				fmt.Fprintf(w, "%s %s: %s\n", label, point(h.r), h.msg)
-			}
-			continue
-		}
-		var pts []string
-		for i, h := range hits {
-			if i == 12 {
-				pts = append(pts, fmt.Sprintf("and %d more", len(hits)-i))
-				break
-			}
-			pts = append(pts, point(h.r))
-		}
-		summary := hits[0].msg
-		switch code {
-		case "flag switch-count", "note switches":
-			lo, hi := math.Inf(1), math.Inf(-1)
-			for _, h := range hits {
-				if v := h.r.SwitchesPerHop; v != nil {
-					lo, hi = math.Min(lo, *v), math.Max(hi, *v)
-				}
-			}
-			_, why, _ := strings.Cut(hits[0].msg, ": ")
-			summary = fmt.Sprintf("%.2f–%.2f switches per hop: %s", lo, hi, why)
-		case "note high-variation":
-			worst := 0.0
-			for _, h := range hits {
-				worst = math.Max(worst, h.r.RawNS.CV)
-			}
-			summary = fmt.Sprintf("coefficient of variation of the raw samples 10%% or more, up to %.0f%%: the medians are robust, the means are not", 100*worst)
-		}
-		fmt.Fprintf(w, "%s %d of %d points (%s): %s\n", label, len(hits), len(rs), strings.Join(pts, ", "), summary)
-	}
-}
-
-func ringWhere(r result.Ring) string {
-	// The label's third part says where the members ran.
-	parts := strings.Split(r.Label, " — ")
-	if len(parts) >= 3 {
-		return parts[2]
-	}
-	return r.Label
-}
-
-// printRingMatrix prints raw ns per hop with N down and the working set
-// across; * marks a footprint beyond the last-level cache.
-func printRingMatrix(w io.Writer, rs []result.Ring) {
-	var ns []int
-	var wss []int64
-	cell := map[[2]int64]result.Ring{}
-	var llc int64
-	for _, r := range rs {
-		if _, ok := cell[[2]int64{int64(r.Tasks), -1}]; !ok {
-			cell[[2]int64{int64(r.Tasks), -1}] = r
-			ns = append(ns, r.Tasks)
-		}
-		if _, ok := cell[[2]int64{-1, r.WorkingSetB}]; !ok {
-			cell[[2]int64{-1, r.WorkingSetB}] = r
-			wss = append(wss, r.WorkingSetB)
-		}
-		cell[[2]int64{int64(r.Tasks), r.WorkingSetB}] = r
-		llc = max(llc, r.LLCBytes)
-	}
-	if len(ns) < 2 || len(wss) < 2 {
-		return
-	}
-	note := ""
-	if llc > 0 {
-		note = fmt.Sprintf("; * = N x working set beyond the %s last-level cache", result.SizeLabel(llc))
-	}
-	fmt.Fprintf(w, "raw per hop, N down, working set across%s\n", note)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "N\t")
-	for _, ws := range wss {
-		fmt.Fprintf(tw, "%s\t", result.SizeLabel(ws))
-	}
-	fmt.Fprintln(tw)
-	for _, n := range ns {
-		fmt.Fprintf(tw, "%d\t", n)
-		for _, ws := range wss {
-			r, ok := cell[[2]int64{int64(n), ws}]
-			switch {
-			case !ok:
-				fmt.Fprint(tw, "-\t")
-			case r.FitsIn == "memory":
-				fmt.Fprintf(tw, "%s *\t", export.FormatNS(r.RawNS.Median))
-			default:
-				fmt.Fprintf(tw, "%s  \t", export.FormatNS(r.RawNS.Median))
-			}
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
-}
-
-func plural(kind string) string {
-	if strings.HasSuffix(kind, "s") {
-		return kind + "es"
-	}
-	return kind + "s"
+	return s
 }

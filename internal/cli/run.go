@@ -3,15 +3,23 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxbench/ctxbench/internal/bench"
-	"github.com/ctxbench/ctxbench/internal/export"
+	"github.com/ctxbench/ctxbench/internal/catalog"
+	"github.com/ctxbench/ctxbench/internal/experiment"
+	"github.com/ctxbench/ctxbench/internal/experiment/ladder"
+	"github.com/ctxbench/ctxbench/internal/experiment/lifecycle"
+	"github.com/ctxbench/ctxbench/internal/experiment/replicate"
+	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/schedule"
+	"github.com/ctxbench/ctxbench/internal/session"
 )
 
 func newRun(stdout, stderr io.Writer) *cobra.Command {
@@ -29,7 +37,7 @@ skipped with the reason.`,
   ctxbench run all --placement same-cpu,cross-cpu,unpinned --thorough`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			benches, err := bench.Select(args)
+			benches, err := catalog.Select(args)
 			if err != nil {
 				return &usageError{err.Error()}
 			}
@@ -40,24 +48,58 @@ skipped with the reason.`,
 	return cmd
 }
 
+// The default ladder's creation and memory measurements: one or two per
+// kind of context (fork from 1 GiB is left to `ctxbench spawn`).
+var (
+	ladderSpawnKinds  = []string{"goroutine", "thread", "fork", "fork-256m", "vfork-exec", "posix-spawn", "clone-exec", "container-full", "vm"}
+	ladderMemoryKinds = []string{"goroutine", "thread", "process", "container", "vm"}
+	quickMemoryN      = map[string]int{"goroutine": 10000, "thread": 1000, "process": 100, "container": 20, "vm": 20}
+)
+
 // runLadder measures and reports. With ladder set (no arguments) it runs
-// every available benchmark and always writes a JSON file.
-func runLadder(ctx context.Context, mf *measureFlags, benches []*bench.Benchmark, stdout, stderr io.Writer, ladder bool) error {
+// every available benchmark, then the creation and memory ladders, sets the
+// published hierarchy beside them, and always writes a JSON file.
+func runLadder(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, stdout, stderr io.Writer, ladderRun bool) error {
 	if benches == nil {
-		benches = bench.All()
+		benches = catalog.All()
 	}
-	if ladder && mf.exportJSON == "" {
+	if ladderRun && mf.exportJSON == "" {
 		mf.exportJSON = time.Now().Format("ctxbench-20060102-150405.json")
 	}
-	doc, err := measure(ctx, mf, benches, stderr)
+	o, set, placements, _, err := mf.settings()
 	if err != nil {
 		return err
 	}
-	if ladder && !mf.switchesOnly && !mf.dryRun {
-		if err := lifecycle(ctx, doc, mf.quick, doc.Settings.CPUs, stderr, mf.quiet); err != nil {
-			return err
+	spec := newSpec(set, mf.quiet, stderr, schedule.FakeExecutor{Seed: set.Seed})
+	spec.Steps = []session.Step{ladderStep(o, benches, placements)}
+	spec.Derive = []func(*result.Document){deriveLadder}
+	if ladderRun && !mf.switchesOnly && !mf.dryRun {
+		lo := lifecycle.Options{Samples: 40, PinLast: true, NoSettle: true}
+		if mf.quick {
+			lo.Samples = 15
 		}
-		doc.FinishedAt = time.Now().UTC()
+		mo := lifecycle.Options{NoSettle: true}
+		if mf.quick {
+			mo.N = quickMemoryN
+		}
+		spec.Steps = append(spec.Steps,
+			func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
+				return lifecycle.Spawn(ctx, env, ladderSpawnKinds, lo)
+			},
+			func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
+				return lifecycle.Memory(ctx, env, ladderMemoryKinds, mo)
+			})
+	}
+	if ladderRun {
+		spec.Derive = append(spec.Derive, deriveHierarchy)
+	}
+	doc, err := session.Run(ctx, spec)
+	var none *ladder.NothingToRun
+	if errors.As(err, &none) {
+		return &usageError{err.Error()}
+	}
+	if err != nil {
+		return err
 	}
 	// Tables go to stdout unless an export claims it.
 	table := stdout
@@ -70,13 +112,11 @@ func runLadder(ctx context.Context, mf *measureFlags, benches []*bench.Benchmark
 		return err
 	}
 	if !mf.quiet {
-		export.Ladder(table, doc, style(table))
-		export.Spawn(table, doc)
-		export.Memory(table, doc)
-		if ladder {
-			export.PrintHierarchy(table, doc)
-		}
-		printMissing(table, doc)
+		render.Ladder(table, doc, style(table))
+		render.Spawn(table, doc)
+		render.Memory(table, doc)
+		render.Hierarchy(table, doc)
+		render.Missing(table, doc)
 		if mf.exportJSON != "" && mf.exportJSON != "-" {
 			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
 		}
@@ -95,9 +135,9 @@ func writeExports(doc *result.Document, mf *measureFlags, stdout io.Writer) erro
 		path  string
 		write func(io.Writer, *result.Document) error
 	}{
-		{mf.exportCSV, export.CSV},
-		{mf.exportMarkdown, export.Markdown},
-		{mf.exportGoBench, export.GoBench},
+		{mf.exportCSV, render.CSV},
+		{mf.exportMarkdown, render.Markdown},
+		{mf.exportGoBench, render.GoBench},
 	} {
 		if e.path == "" {
 			continue
@@ -111,4 +151,12 @@ func writeExports(doc *result.Document, mf *measureFlags, stdout io.Writer) erro
 		}
 	}
 	return nil
+}
+
+// deriveHierarchy sets the published hierarchy beside the ladder.
+func deriveHierarchy(d *result.Document) {
+	if d.Derived == nil {
+		d.Derived = &result.Derived{}
+	}
+	d.Derived.Hierarchy, d.Derived.Claims = replicate.Hierarchy(d)
 }

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxbench/ctxbench/internal/bench"
+	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/compare"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
@@ -92,7 +93,7 @@ func TestSameDistributionIsNot(t *testing.T) {
 	b := doc(t, testdoc.Options{Seed: 1, Redraw: 2001})
 	c := run(t, compare.Options{}, in("a", a), in("b", b))
 	var buf bytes.Buffer
-	if err := compare.WriteText(&buf, c); err != nil {
+	if err := render.CompareText(&buf, c); err != nil {
 		t.Fatal(err)
 	}
 	testdoc.Golden(t, "same.txt", buf.Bytes())
@@ -112,9 +113,9 @@ func TestGoldenFormats(t *testing.T) {
 		name  string
 		write func(*bytes.Buffer) error
 	}{
-		{"shift.txt", func(b *bytes.Buffer) error { return compare.WriteText(b, c) }},
-		{"shift.md", func(b *bytes.Buffer) error { return compare.WriteMarkdown(b, c) }},
-		{"shift.csv", func(b *bytes.Buffer) error { return compare.WriteCSV(b, c) }},
+		{"shift.txt", func(b *bytes.Buffer) error { return render.CompareText(b, c) }},
+		{"shift.md", func(b *bytes.Buffer) error { return render.CompareMarkdown(b, c) }},
+		{"shift.csv", func(b *bytes.Buffer) error { return render.CompareCSV(b, c) }},
 	} {
 		var buf bytes.Buffer
 		if err := f.write(&buf); err != nil {
@@ -123,7 +124,7 @@ func TestGoldenFormats(t *testing.T) {
 		testdoc.Golden(t, f.name, buf.Bytes())
 	}
 	var text bytes.Buffer
-	_ = compare.WriteText(&text, c)
+	_ = render.CompareText(&text, c)
 	for _, want := range []string{
 		"kernel differs: 6.1.0-test (base) vs 6.12.0-other (slow)",
 		"mitigation spectre_v2 differs",
@@ -141,8 +142,8 @@ func TestGoldenFormats(t *testing.T) {
 // --ignore-placement compares a same-cpu file with a cross-cpu one by
 // benchmark name; a file with two placements of one benchmark is refused.
 func TestIgnorePlacement(t *testing.T) {
-	same := doc(t, testdoc.Options{Seed: 1, Only: []bench.Placement{bench.SameCPU}})
-	cross := doc(t, testdoc.Options{Seed: 1, Only: []bench.Placement{bench.CrossCPU}})
+	same := doc(t, testdoc.Options{Seed: 1, Only: []model.Placement{model.SameCPU}})
+	cross := doc(t, testdoc.Options{Seed: 1, Only: []model.Placement{model.CrossCPU}})
 	c := run(t, compare.Options{}, in("same", same), in("cross", cross))
 	if c.Tests() != 0 {
 		t.Errorf("%d tests across placements without --ignore-placement", c.Tests())
@@ -160,18 +161,18 @@ func TestIgnorePlacement(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	_ = compare.WriteText(&buf, c)
+	_ = render.CompareText(&buf, c)
 	testdoc.Golden(t, "placement.txt", buf.Bytes())
 	if !strings.Contains(buf.String(), "same (same-cpu)") || !strings.Contains(buf.String(), "cross (cross-cpu)") {
 		t.Error("the columns do not say their placement")
 	}
 	// A column of mixed placements has cells that say theirs, whatever its
 	// label looks like (a label ending in ")" once passed for a placement).
-	mixed := doc(t, testdoc.Options{Seed: 1, Only: []bench.Placement{bench.SameCPU}})
-	mixed.Results[0].Placement = string(bench.CrossCPU)
+	mixed := doc(t, testdoc.Options{Seed: 1, Only: []model.Placement{model.SameCPU}})
+	mixed.Results[0].Placement = string(model.CrossCPU)
 	c = run(t, compare.Options{IgnorePlacement: true}, in("base", same), in("run (v2)", mixed))
 	buf.Reset()
-	_ = compare.WriteText(&buf, c)
+	_ = render.CompareText(&buf, c)
 	if !strings.Contains(buf.String(), "[cross-cpu]") {
 		t.Errorf("cells of a mixed column labelled %q do not say their placement:\n%s", "run (v2)", buf.String())
 	}

@@ -45,36 +45,37 @@ type Kind struct {
 	Claims  []Claim `json:"claims"`
 }
 
-var hierarchyTable = "the published hierarchy table the project reproduces (shared/seeds 000)"
+// HierarchyTable cites the published cost hierarchy the ladder reproduces.
+const HierarchyTable = "the cost hierarchy table of \"Context Switching Experiment: Goroutine Switching Cost\" (an unattributed write-up; no date or URL given)"
 
 var kinds = []Kind{
 	{Name: "goroutine", Context: "goroutine", Default: 100000,
 		What: "goroutines parked on a channel receive in a re-executed ctxbench process",
 		Claims: []Claim{
 			{Text: "a goroutine starts with a 2 KiB stack", Source: "Go runtime, stackMin = 2048 (runtime/stack.go)", BytesPerContext: 2048},
-			{Text: "2.583 kB per goroutine", Source: "shared/seeds 002 (goroutine memory.go)", BytesPerContext: 2583},
-			{Text: "goroutines: practical limit millions", Source: hierarchyTable},
+			{Text: "2.583 kB per goroutine", Source: "\"Goroutine\" study notes, its memory.go example (no author, date or URL given)", BytesPerContext: 2583},
+			{Text: "goroutines: practical limit millions", Source: HierarchyTable},
 		}},
 	{Name: "thread", Context: "thread", Default: 10000,
 		What: "pthreads with default attributes blocked in pthread_cond_wait in a re-executed ctxbench process",
 		Claims: []Claim{
-			{Text: "100,000 threads would consume ~100 GB of stack space (1 MB default stack each)", Source: hierarchyTable, BytesPerContext: 1 << 20},
-			{Text: "threads: practical limit hundreds to thousands", Source: hierarchyTable},
+			{Text: "100,000 threads would consume ~100 GB of stack space (1 MB default stack each)", Source: HierarchyTable, BytesPerContext: 1 << 20},
+			{Text: "threads: practical limit hundreds to thousands", Source: HierarchyTable},
 		}},
 	{Name: "process", Context: "process", Default: 1000,
 		What: "processes running the minimal static ELF, asleep in pause(2)",
 		Claims: []Claim{
-			{Text: "processes: practical limit dozens to hundreds", Source: hierarchyTable},
+			{Text: "processes: practical limit dozens to hundreds", Source: HierarchyTable},
 		}},
 	{Name: "process-go", Context: "process", Default: 1000,
 		What: "re-executed ctxbench processes (Go runtime started) blocked reading stdin",
 		Claims: []Claim{
-			{Text: "processes: practical limit dozens to hundreds", Source: hierarchyTable},
+			{Text: "processes: practical limit dozens to hundreds", Source: HierarchyTable},
 		}},
 	{Name: "container", Context: "container", Default: 100,
 		What: "the minimal static ELF asleep in pause(2), each in its own pid+net+mnt+ipc+uts+cgroup namespaces and own cpu cgroup at depth 2",
 		Claims: []Claim{
-			{Text: "containers: practical limit dozens", Source: hierarchyTable},
+			{Text: "containers: practical limit dozens", Source: HierarchyTable},
 		}},
 }
 

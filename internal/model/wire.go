@@ -88,20 +88,27 @@ type Label struct {
 	Mechanism string   `json:"mechanism,omitempty"`
 	Isolation string   `json:"isolation,omitempty"` // namespaces, cgroups, filters entered (verified)
 	Guest     string   `json:"guest,omitempty"`     // how a VM guest really ran: backend, execution mode
+	Caveat    string   `json:"caveat,omitempty"`    // what the figure is not, e.g. "NOT a hardware VM exit"
 	Workload  string   `json:"workload,omitempty"`  // e.g. a ring's working set
 	Placement string   `json:"placement,omitempty"`
 	Settings  []string `json:"settings,omitempty"`
 	Host      string   `json:"host,omitempty"`
 }
 
-// String is the one-line label.
-func (l Label) String() string {
+// Parts are the label's parts that are set, in order, without the host.
+func (l Label) Parts() []string {
 	var parts []string
-	for _, p := range []string{l.What, l.Mechanism, l.Isolation, l.Guest, l.Workload, l.Placement, strings.Join(l.Settings, ", ")} {
+	for _, p := range []string{l.What, l.Mechanism, l.Isolation, l.Guest, l.Caveat, l.Workload, l.Placement, strings.Join(l.Settings, ", ")} {
 		if p != "" {
 			parts = append(parts, p)
 		}
 	}
+	return parts
+}
+
+// String is the one-line label: the parts, then "on HOST".
+func (l Label) String() string {
+	parts := l.Parts()
 	if l.Host != "" {
 		parts = append(parts, "on "+l.Host)
 	}

@@ -1,6 +1,11 @@
 package result
 
-// Environment is the machine a document was measured on. internal/sysinfo
+import (
+	"fmt"
+	"strings"
+)
+
+// Environment is the machine a document was measured on. internal/machine
 // fills it; it lives here because it is part of the schema.
 type Environment struct {
 	Hostname       string            `json:"hostname"`
@@ -128,4 +133,18 @@ type StealInfo struct {
 	Percent     float64 `json:"percent"`
 	BusyPercent float64 `json:"busy_percent"` // all CPUs, user+system+irq, during the run
 	Seconds     float64 `json:"seconds"`
+}
+
+// HostLine summarises the environment in one line: the host every label
+// ends with, and the heading of every table.
+func (e Environment) HostLine() string {
+	cpu := e.CPU.Model
+	if cpu == "" {
+		cpu = "unknown CPU"
+	}
+	parts := []string{fmt.Sprintf("%s, %d CPUs", cpu, e.CPU.Logical), e.Virtualization.Label}
+	if e.Kernel != "" {
+		parts = append(parts, "Linux "+e.Kernel)
+	}
+	return strings.Join(parts, "; ")
 }

@@ -8,15 +8,14 @@
 package result
 
 import (
-	"encoding/json"
 	"time"
 
+	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/stats"
 )
 
-// SchemaVersion is the version of the document this package writes and the
-// only one it reads.
-const SchemaVersion = 1
+// SchemaVersion is the version of the document this package writes.
+const SchemaVersion = 2
 
 // Document is one result file.
 type Document struct {
@@ -30,11 +29,13 @@ type Document struct {
 	// Results holds one entry per benchmark and placement.
 	Results []Result `json:"results"`
 	// Experiments other than the switch ladder; each is omitted when not run.
-	Spawn        []Spawn         `json:"spawn,omitempty"`
-	Memory       []Memory        `json:"memory,omitempty"`
-	Rings        []Ring          `json:"rings,omitempty"`
-	Pools        json.RawMessage `json:"pools,omitempty"`
-	Replications []Replication   `json:"replications,omitempty"`
+	Spawn        []Spawn       `json:"spawn,omitempty"`
+	Memory       []Memory      `json:"memory,omitempty"`
+	Rings        []Ring        `json:"rings,omitempty"`
+	Pools        *Pools        `json:"pools,omitempty"`
+	Replications []Replication `json:"replications,omitempty"`
+	// Derived are the figures computed from several rows.
+	Derived *Derived `json:"derived,omitempty"`
 	// Warnings about the run as a whole (noise, environment), each with a fix.
 	Warnings []Warning `json:"warnings"`
 	// Failures are cells that ran and failed; Skipped were asked for but
@@ -90,7 +91,9 @@ type Result struct {
 	// Op says what one timed operation is; HopsPerOp how many hops it makes.
 	Op        string  `json:"op"`
 	HopsPerOp float64 `json:"hops_per_op"`
-	Label     string  `json:"label"`
+	// Label says what the figure is; JSON carries it twice, as one line
+	// ("label") and by part ("label_parts"): see labels.go.
+	Label model.Label `json:"-"`
 
 	OneWayNS     stats.Summary  `json:"one_way_ns"`
 	OneWayCycles *stats.Summary `json:"one_way_cycles"` // TSC reference cycles per hop; null without a usable TSC
@@ -100,20 +103,23 @@ type Result struct {
 	// SwitchesPerHop is the counted context switches of both sides per hop,
 	// or null where no kernel switch is expected (floor, goroutines,
 	// reference rows).
-	SwitchesPerHop *float64      `json:"switches_per_hop"`
-	Verification   Verification  `json:"verification"`
-	Placed         PlacementInfo `json:"placement_info"`
+	SwitchesPerHop *float64 `json:"switches_per_hop"`
+	// Multiple is the median as a multiple of the document's baseline row
+	// (Derived.Baseline); nil without one.
+	Multiple     *float64      `json:"multiple_of_baseline,omitempty"`
+	Verification Verification  `json:"verification"`
+	Placed       PlacementInfo `json:"placement_info"`
 
 	// Evidence is what the benchmark verified about itself in its first
 	// block (e.g. the namespaces and cgroup each side entered, how a VM's
 	// guest ran), by key.
 	Evidence map[string]string `json:"evidence,omitempty"`
 
-	IterationsPerSample uint64   `json:"iterations_per_sample"`
-	Blocks              int      `json:"blocks"`
-	Settings            []string `json:"settings,omitempty"` // e.g. GOMAXPROCS=1
-	Flags               []Flag   `json:"flags"`
-	Warnings            []string `json:"warnings,omitempty"`
+	IterationsPerSample uint64    `json:"iterations_per_sample"`
+	Blocks              int       `json:"blocks"`
+	Settings            []string  `json:"settings,omitempty"` // e.g. GOMAXPROCS=1
+	Flags               []Flag    `json:"flags"`
+	Warnings            []Warning `json:"warnings,omitempty"`
 }
 
 // Verification is the evidence behind SwitchesPerHop.
@@ -151,11 +157,9 @@ type PlacementInfo struct {
 	Note string `json:"note,omitempty"`
 }
 
-// Flag marks a figure that must not be read at face value.
-type Flag struct {
-	Code    string `json:"code"` // e.g. "switch-count", "placement", "noise"
-	Message string `json:"message"`
-}
+// Flag marks a figure that must not be read at face value (codes such as
+// "switch-count", "placement", "isolation", "hop-count").
+type Flag = model.Flag
 
 // Spawn is the creation cost of one kind of context.
 type Spawn struct {
@@ -205,11 +209,7 @@ type Memory struct {
 
 // Claim is a published or folklore statement shown beside a figure;
 // BytesPerContext is set where the claim implies a size.
-type Claim struct {
-	Text            string  `json:"text"`
-	Source          string  `json:"source"`
-	BytesPerContext float64 `json:"bytes_per_context,omitempty"`
-}
+type Claim = model.Claim
 
 // Ring is one point of a ring sweep (N contexts passing a token).
 type Ring struct {
@@ -217,7 +217,7 @@ type Ring struct {
 	Placement          string         `json:"placement"`
 	Tasks              int            `json:"tasks"`
 	WorkingSetB        int64          `json:"working_set_bytes"`
-	Label              string         `json:"label"`
+	Label              model.Label    `json:"-"`
 	RawNS              stats.Summary  `json:"raw_ns_per_hop"`
 	OverheadNS         stats.Summary  `json:"overhead_ns_per_hop"`
 	NetNS              float64        `json:"net_ns_per_hop"` // raw median - overhead median, never clamped
@@ -253,7 +253,7 @@ type Ring struct {
 	Blocks             int            `json:"blocks"`
 	CPUs               []int          `json:"cpus,omitempty"` // the head's CPU, then the odd members' (empty: unpinned)
 	Settings           []string       `json:"settings,omitempty"`
-	Warnings           []string       `json:"warnings,omitempty"`
+	Warnings           []Warning      `json:"warnings,omitempty"`
 }
 
 // Replication is one published experiment re-run as published, beside the

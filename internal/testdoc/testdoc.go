@@ -1,7 +1,8 @@
 // Package testdoc builds deterministic result documents for tests and golden
-// files: the ladder part through the real pipeline (runner.Run with
-// runner.FakeExecutor, so aggregation, verification and labels are the
-// shipped code), on a fixed fake environment, with fixed timestamps.
+// files: the ladder part through the real pipeline (schedule.Run with
+// schedule.FakeExecutor and the ladder's own aggregation and derived
+// figures, so verification, labels and multiples are the shipped code), on
+// a fixed fake environment, with fixed timestamps.
 //
 // The ring, creation, memory, pool and replication sections are synthetic
 // numbers with a plausible shape, made here so that every chart of the
@@ -11,17 +12,17 @@ package testdoc
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand"
 	"time"
 
-	"github.com/ctxbench/ctxbench/internal/bench"
+	"github.com/ctxbench/ctxbench/internal/catalog"
+	"github.com/ctxbench/ctxbench/internal/experiment/ladder"
+	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
-	"github.com/ctxbench/ctxbench/internal/runner"
+	"github.com/ctxbench/ctxbench/internal/schedule"
 	"github.com/ctxbench/ctxbench/internal/stats"
-	"github.com/ctxbench/ctxbench/internal/workload/pool"
 )
 
 // Host is the host line of the fake environment, as labels carry it.
@@ -30,15 +31,15 @@ const Host = "Test CPU 9000, 2 CPUs; virtual machine guest, hypervisor KVM; Linu
 // LadderCells are the benchmarks and placements of the fake ladder.
 var LadderCells = []struct {
 	Name       string
-	Placements []bench.Placement
+	Placements []model.Placement
 }{
-	{"floor/asm-swap", []bench.Placement{bench.SameCPU}},
-	{"goroutine/chan-gomaxprocs1", []bench.Placement{bench.SameCPU}},
-	{"goroutine/chan-gomaxprocsN", []bench.Placement{bench.CrossCPU}},
-	{"thread/pipe", []bench.Placement{bench.SameCPU, bench.CrossCPU, bench.Unpinned}},
-	{"thread/futex", []bench.Placement{bench.SameCPU, bench.CrossCPU}},
-	{"process/pipe", []bench.Placement{bench.SameCPU, bench.CrossCPU}},
-	{"reference/syscall", []bench.Placement{bench.SameCPU}},
+	{"floor/asm-swap", []model.Placement{model.SameCPU}},
+	{"goroutine/chan-gomaxprocs1", []model.Placement{model.SameCPU}},
+	{"goroutine/chan-gomaxprocsN", []model.Placement{model.CrossCPU}},
+	{"thread/pipe", []model.Placement{model.SameCPU, model.CrossCPU, model.Unpinned}},
+	{"thread/futex", []model.Placement{model.SameCPU, model.CrossCPU}},
+	{"process/pipe", []model.Placement{model.SameCPU, model.CrossCPU}},
+	{"reference/syscall", []model.Placement{model.SameCPU}},
 }
 
 // Options shape a fake document.
@@ -52,7 +53,7 @@ type Options struct {
 	// one Seed and different Redraws are two draws of the same thing.
 	Redraw int64
 	// Only keeps these placements (nil: all of LadderCells).
-	Only []bench.Placement
+	Only []model.Placement
 	// Experiments adds the synthetic ring, creation, memory, pool and
 	// replication sections.
 	Experiments bool
@@ -99,9 +100,9 @@ func Doc(o Options) (*result.Document, error) {
 	if o.Scale == 0 {
 		o.Scale = 1
 	}
-	var cells []runner.Cell
+	var cells []schedule.Cell
 	for _, lc := range LadderCells {
-		b := bench.Lookup(lc.Name)
+		b := catalog.Lookup(lc.Name)
 		if b == nil {
 			return nil, fmt.Errorf("testdoc: benchmark %s is not registered", lc.Name)
 		}
@@ -115,9 +116,9 @@ func Doc(o Options) (*result.Document, error) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	set := result.Settings{Preset: "custom", Runs: o.Runs, SamplesPerBlock: 5, Warmup: 1, MinTimeNS: 2e6,
 		CPUs: []int{0, 1}, Seed: o.Seed, DryRun: true}
-	outcomes, err := runner.Run(context.Background(), cells, runner.Options{
+	outcomes, err := schedule.Run(context.Background(), cells, schedule.Options{
 		Runs: o.Runs, SamplesPerBlock: set.SamplesPerBlock, Warmup: set.Warmup, MinTime: 2 * time.Millisecond,
-		Seed: o.Seed, PerfCheck: true, Host: Host, Executor: runner.FakeExecutor{Seed: o.Seed},
+		Seed: o.Seed, PerfCheck: true, Executor: schedule.FakeExecutor{Seed: o.Seed}, DryRun: true,
 	})
 	if err != nil {
 		return nil, err
@@ -136,7 +137,7 @@ func Doc(o Options) (*result.Document, error) {
 			doc.Failures = append(doc.Failures, result.Failure{Name: oc.Cell.Bench.Name, Placement: string(oc.Cell.Placement), Error: oc.Err.Error()})
 			continue
 		}
-		r := *oc.Result
+		r := ladder.Aggregate(oc, Host)
 		if o.Redraw != 0 {
 			rng := rand.New(rand.NewSource(o.Redraw + int64(len(doc.Results))))
 			m := r.OneWayNS.Median
@@ -156,6 +157,7 @@ func Doc(o Options) (*result.Document, error) {
 		}
 		doc.Results = append(doc.Results, r)
 	}
+	doc.Derived = ladder.Derive(doc.Results)
 	doc.Skipped = []result.Failure{{Name: "vm/kvm-exit", Placement: "same-cpu", Error: "/dev/kvm is absent (fake)"}}
 	if o.Experiments {
 		addExperiments(doc, o.Seed)
@@ -163,7 +165,7 @@ func Doc(o Options) (*result.Document, error) {
 	return doc, nil
 }
 
-func contains(ps []bench.Placement, p bench.Placement) bool {
+func contains(ps []model.Placement, p model.Placement) bool {
 	for _, x := range ps {
 		if x == p {
 			return true
@@ -174,16 +176,16 @@ func contains(ps []bench.Placement, p bench.Placement) bool {
 
 // cell places b the way the runner's planner does on CPUs 0 and 1, without
 // asking whether this machine could run it (the executor is fake).
-func cell(b *bench.Benchmark, p bench.Placement) runner.Cell {
-	c := runner.Cell{Bench: b, Placement: p, CPUA: -1, CPUB: -1}
+func cell(b *model.Benchmark, p model.Placement) schedule.Cell {
+	c := schedule.Cell{Bench: b, Placement: p, CPUA: -1, CPUB: -1}
 	switch p {
-	case bench.SameCPU:
+	case model.SameCPU:
 		c.CPUA, c.CPUB, c.Affinity = 1, 1, []int{1}
 		c.CPUSetA, c.CPUSetB = []int{1}, []int{1}
-	case bench.CrossCPU:
+	case model.CrossCPU:
 		c.CPUA, c.CPUB, c.Affinity = 0, 1, []int{0, 1}
 		c.CPUSetA, c.CPUSetB = []int{0}, []int{1}
-		if b.Rung == bench.Goroutine {
+		if b.Rung == model.Goroutine {
 			c.CPUA, c.CPUB = -1, -1
 			c.CPUSetA, c.CPUSetB = c.Affinity, c.Affinity
 		}
@@ -224,7 +226,7 @@ func addExperiments(doc *result.Document, seed int64) {
 				over := draw(rng, base[kind]*0.35+float64(ws)/64*1.2, 10)
 				rs, os := stats.Summarize(raw), stats.Summarize(over)
 				r := result.Ring{Kind: kind, Placement: "same-cpu", Tasks: n, WorkingSetB: ws,
-					Label: fmt.Sprintf("ring of %d %s passing a token, %d B touched per context, same CPU (synthetic)", n, plural(kind), ws),
+					Label: model.Label{What: fmt.Sprintf("ring of %d %s passing a token", n, plural(kind)), Workload: fmt.Sprintf("%d B touched per context", ws), Placement: "same CPU (synthetic)"},
 					RawNS: rs, OverheadNS: os, NetNS: rs.Median - os.Median, Samples: raw,
 					HopsCounted: float64(n * 1000), HopsExpected: float64(n * 1000), Flags: []result.Flag{},
 					FootprintB: int64(n) * ws, Verified: true, Blocks: 2, FitsIn: fits(int64(n) * ws)}
@@ -286,26 +288,25 @@ func fits(b int64) string {
 	return "memory"
 }
 
-// pools builds a pools section from internal/workload/pool's own types,
-// so a renamed field there changes the fixture the report is tested with.
-func pools(rng *rand.Rand) json.RawMessage {
-	est := func(m float64) pool.Estimate {
+// pools builds a synthetic pools section.
+func pools(rng *rand.Rand) *result.Pools {
+	est := func(m float64) result.PoolEstimate {
 		lo, hi := m*0.96, m*1.04
-		return pool.Estimate{Median: m, CILow: &lo, CIHigh: &hi, Confidence: 0.95, N: 5}
+		return result.PoolEstimate{Median: m, CILow: &lo, CIHigh: &hi, Confidence: 0.95, N: 5}
 	}
 	f := func(v float64) *float64 { return &v }
-	s := pool.Series{Server: "postgres", Client: "pgxpool", Placement: "cross-cpu", Workers: 64,
+	s := result.PoolSeries{Server: "postgres", Client: "pgxpool", Placement: "cross-cpu", Workers: 64,
 		ServerCPUs: []int{0}, ClientCPUs: []int{1}, GOMAXPROCS: 1, LibraryDefaultPool: 4, Shape: "rises then flat"}
 	var ns []int
 	var xs []float64
 	for _, n := range []int{1, 2, 4, 8, 16, 32, 64} {
 		qps := 9000 * (1 - math.Exp(-float64(n)/3)) * (1 - 0.002*float64(n)) * (0.98 + 0.04*rng.Float64())
-		p := pool.Point{Pool: n, Workers: 64, QPS: est(qps), HeldNs: 1e9 / qps * float64(n), PoolWaitNs: float64(64-n) * 2000}
+		p := result.PoolPoint{Pool: n, Workers: 64, QPS: est(qps), HeldNs: 1e9 / qps * float64(n), PoolWaitNs: float64(64-n) * 2000}
 		p.LatencyNs.P50 = est(64e9 / qps)
 		p.LatencyNs.P90 = est(64e9 / qps * 1.4)
 		p.LatencyNs.P99 = est(64e9 / qps * (2 + float64(n)/16))
 		p.LatencyNs.Max = est(64e9 / qps * 5)
-		p.PerQuery = pool.PerQuery{ServerVoluntary: f(1 + 0.01*float64(n)), ServerInvoluntary: f(0.02 * float64(n)),
+		p.PerQuery = result.PoolPerQuery{ServerVoluntary: f(1 + 0.01*float64(n)), ServerInvoluntary: f(0.02 * float64(n)),
 			ServerAux: f(0.05), ClientVoluntary: 1.2 - 0.01*float64(n), ClientInvoluntary: 0.01 * float64(n)}
 		p.ClientBound = n == 64
 		s.Points = append(s.Points, p)
@@ -316,14 +317,13 @@ func pools(rng *rand.Rand) json.RawMessage {
 	if k, err := stats.FindKnee(ns, xs); err == nil {
 		s.Knee = &k
 	}
-	r := pool.Result{
-		Servers: []pool.ServerResult{{Server: "postgres", Version: "15 (fake)", Embedded: true, ProcessCounters: true,
-			Series: []pool.Series{s}, Verdict: "throughput stops growing at pool 8 (synthetic)"}},
+	r := result.Pools{
+		Servers: []result.PoolServer{{Server: "postgres", Version: "15 (fake)", Embedded: true, ProcessCounters: true,
+			Series: []result.PoolSeries{s}, Verdict: "throughput stops growing at pool 8 (synthetic)"}},
 		Verdicts: []string{"postgres: throughput stops growing at pool 8 (synthetic)"},
 		Warnings: []string{"pool 64 is client-bound (synthetic)"},
 	}
-	b, _ := json.Marshal(r)
-	return b
+	return &r
 }
 
 func plural(kind string) string {

@@ -108,12 +108,19 @@ func Change(x float64) string {
 	return s + "%"
 }
 
-// Multiple renders a ratio as a multiple: "0.041×", "1.60×", "25×".
+// Multiple renders a ratio as a multiple: "0.041×", "1.60×", "25×" —
+// two significant digits below 0.1, two decimals below 10, whole numbers
+// above (a multiple of a baseline is never more precise than that).
 func Multiple(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
 		return "?"
+	case x < 0.1:
+		return strconv.FormatFloat(x, 'f', 3, 64) + "×"
+	case x < 10:
+		return strconv.FormatFloat(x, 'f', 2, 64) + "×"
 	}
-	return Sig(x) + "×"
+	return strconv.FormatFloat(x, 'f', 0, 64) + "×"
 }
 
 // Sig renders v with three significant digits (never in exponent form):

@@ -35,7 +35,7 @@ func TestBytesCountChangeMultiple(t *testing.T) {
 		{Bytes(512), "512 B"}, {Bytes(2785), "2.72 KiB"}, {Bytes(8 << 20), "8.00 MiB"}, {Bytes(-2048), "-2.00 KiB"},
 		{Count(950), "950"}, {Count(69900), "69.9k"}, {Count(1e6), "1.00M"}, {Rate(92900), "92.9k/s"},
 		{Change(0.071), "+7.10%"}, {Change(-0.25), "-25.0%"}, {Change(7.5), "+750%"},
-		{Multiple(0.041), "0.0410×"}, {Multiple(1.6), "1.60×"}, {Multiple(25), "25.0×"}, {Multiple(353), "353×"},
+		{Multiple(0.041), "0.041×"}, {Multiple(1.6), "1.60×"}, {Multiple(25), "25×"}, {Multiple(353), "353×"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)

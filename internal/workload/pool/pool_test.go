@@ -46,7 +46,7 @@ func TestValidate(t *testing.T) {
 	for _, tc := range cases {
 		c := DefaultConfig()
 		tc.mod(&c)
-		err := c.Validate()
+		err := Validate(&c)
 		if err == nil || !IsConfigError(err) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want a config error containing %q", tc.name, err, tc.want)
 		}
@@ -56,7 +56,7 @@ func TestValidate(t *testing.T) {
 		}
 	}
 	for _, c := range []Config{DefaultConfig(), QuickConfig()} {
-		if err := c.Validate(); err != nil {
+		if err := Validate(&c); err != nil {
 			t.Errorf("stock config invalid: %v", err)
 		}
 	}
@@ -64,23 +64,23 @@ func TestValidate(t *testing.T) {
 
 func TestCPUs(t *testing.T) {
 	c := DefaultConfig()
-	s, cl, err := c.cpus([]int{0, 1})
+	s, cl, err := configCPUs(&c, []int{0, 1})
 	if err != nil || s != 0 || cl != 1 {
 		t.Errorf("auto on [0 1]: %d %d %v", s, cl, err)
 	}
-	if _, _, err := c.cpus([]int{3}); !IsConfigError(err) {
+	if _, _, err := configCPUs(&c, []int{3}); !IsConfigError(err) {
 		t.Errorf("cross-cpu on one CPU: %v", err)
 	}
-	if s, cl, err := c.cpus([]int{0, 2, 5}); err != nil || s != 0 || cl != 5 {
+	if s, cl, err := configCPUs(&c, []int{0, 2, 5}); err != nil || s != 0 || cl != 5 {
 		t.Errorf("auto on [0 2 5]: %d %d %v, want the first and the last", s, cl, err)
 	}
 	c.Placements = []string{SameCPU, Unpinned}
-	if _, cl, err := c.cpus([]int{3}); err != nil || cl != 3 {
+	if _, cl, err := configCPUs(&c, []int{3}); err != nil || cl != 3 {
 		t.Errorf("same-cpu on [3]: client %d %v", cl, err)
 	}
 	c = DefaultConfig()
 	c.ClientCPU = 7
-	if _, _, err := c.cpus([]int{0, 1}); !IsConfigError(err) {
+	if _, _, err := configCPUs(&c, []int{0, 1}); !IsConfigError(err) {
 		t.Errorf("server CPU outside the allowed set: %v", err)
 	}
 }

@@ -115,14 +115,14 @@ func RunPublished(ctx context.Context, pc PublishedConfig, prog Progress) (res *
 	cfg.Servers, cfg.PGClients, cfg.Placements = []string{Postgres}, []string{ClientDatabaseSQL}, []string{CrossCPU}
 	cfg.PoolSizes, cfg.ServerCPU, cfg.ClientCPU, cfg.Rows = slices.Clone(pc.Pools), pc.ServerCPU, pc.ClientCPU, pc.Rows
 	cfg.PostgresDSN, cfg.PostgresBinDir = pc.PostgresDSN, pc.PostgresBinDir
-	if err := cfg.Validate(); err != nil {
+	if err := Validate(&cfg); err != nil {
 		return nil, err
 	}
 	allowed, err := procs.Allowed()
 	if err != nil {
 		return nil, err
 	}
-	scpu, ccpu, err := cfg.cpus(allowed)
+	scpu, ccpu, err := configCPUs(&cfg, allowed)
 	if err != nil {
 		return nil, err
 	}

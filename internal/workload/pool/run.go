@@ -25,7 +25,7 @@ func Run(ctx context.Context, cfg Config, prog Progress) (res *Result, err error
 	if prog == nil {
 		prog = NoProgress{}
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := Validate(&cfg); err != nil {
 		return nil, err
 	}
 	// go-redis logs background dial failures (a pool refilling after the server died) to
@@ -35,7 +35,7 @@ func Run(ctx context.Context, cfg Config, prog Progress) (res *Result, err error
 	if err != nil {
 		return nil, err
 	}
-	scpu, ccpu, err := cfg.cpus(allowed)
+	scpu, ccpu, err := configCPUs(&cfg, allowed)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,214 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+
+	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/kernels"
+	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/partner"
+)
+
+// The container rung: two processes, each in a container of its own (its
+// own namespaces, cpu cgroup, seccomp filter, capabilities, per the
+// variant), pinned to one CPU, blocking ping-pong. Both sides are the binary
+// re-executed into the container by the worker, so the plain variant is the
+// same code path with no isolation: the baseline every variant is measured
+// against, interleaved. Methodology: docs/containers.md.
+
+func containerSpec(preset string) (container.Spec, error) {
+	if preset == "full" {
+		ok, _ := container.UserNamespacesAvailable()
+		return container.Full(ok), nil
+	}
+	return container.Preset(preset)
+}
+
+func needsContainer(preset string) func() (bool, string) {
+	return func() (bool, string) {
+		if ok, why := needsCgo(); !ok {
+			return ok, why
+		}
+		spec, err := containerSpec(preset)
+		if err == nil {
+			err = container.Check(spec)
+		}
+		if err != nil {
+			return false, err.Error()
+		}
+		return true, ""
+	}
+}
+
+// containerPair runs side A (timing) and side B (echo) as partners, each
+// started into its own member of the set, and verifies from outside what
+// each entered.
+func containerPair(ctx context.Context, req model.Request, preset string, futex bool) (model.Response, error) {
+	spec, err := containerSpec(preset)
+	if err != nil {
+		return model.Response{}, err
+	}
+	set, err := container.NewSet(spec)
+	if err != nil {
+		return model.Response{}, err
+	}
+	defer set.Close()
+
+	pair := pipePair
+	if futex {
+		pair = sharedPage
+	}
+	t, cleanup, err := pair()
+	if err != nil {
+		return model.Response{}, err
+	}
+	defer cleanup()
+
+	// Both sides start held: they are verified from outside before either
+	// enters its timed loop, so the inspection costs no sample.
+	var inA, inB *container.Instance
+	start := func(member string, k kernels.Kernel, files []*os.File, in **container.Instance) (*partner.Process, error) {
+		spec := partner.Spec{Request: partner.Request{Kernel: k, Block: block(req), Hold: true}, Files: files, Stderr: os.Stderr,
+			Start: func(cmd *exec.Cmd) error {
+				i, err := set.Start(cmd, member)
+				*in = i
+				return err
+			}}
+		p, err := partner.Start(ctx, spec)
+		if err != nil {
+			return nil, fmt.Errorf("side %s: %w", member, err)
+		}
+		return p, nil
+	}
+	release := func() {
+		for _, in := range []*container.Instance{inA, inB} {
+			if in != nil {
+				in.Release()
+			}
+		}
+	}
+	defer release()
+	pb, err := start("b", t.B, t.Files, &inB)
+	if err != nil {
+		return model.Response{}, err
+	}
+	pa, err := start("a", t.A, t.FilesA, &inA)
+	if err != nil {
+		pb.Kill()
+		return model.Response{}, err
+	}
+	// Only the partners hold the pipes now: a dead side is end-of-file.
+	cleanup()
+	va, vb := inA.Verify(), inB.Verify()
+	if err := errors.Join(pb.Go(), pa.Go()); err != nil {
+		pa.Kill()
+		pb.Kill()
+		return model.Response{}, fmt.Errorf("releasing the sides: %w", err)
+	}
+
+	type ret struct {
+		out kernels.Output
+		err error
+	}
+	doneA, doneB := make(chan ret, 1), make(chan ret, 1)
+	go func() { o, err := pa.Output(); doneA <- ret{o, err} }()
+	go func() { o, err := pb.Output(); doneB <- ret{o, err} }()
+	var ra, rb ret
+	for got := 0; got < 2; got++ {
+		select {
+		case ra = <-doneA:
+			if ra.err != nil {
+				pb.Kill()
+				return model.Response{}, fmt.Errorf("side A: %w", ra.err)
+			}
+		case rb = <-doneB:
+			if rb.err != nil {
+				pa.Kill()
+				return model.Response{}, fmt.Errorf("side B: %w", rb.err)
+			}
+		case <-ctx.Done():
+			pa.Kill()
+			pb.Kill()
+			return model.Response{}, ctx.Err()
+		}
+	}
+	resp := response(ra.out)
+	resp.B = rb.out.B
+	mech := "pipe ping-pong"
+	if futex {
+		mech = "futex ping-pong over a shared memfd page"
+	}
+	entered := "namespaces, cgroup, seccomp and capabilities verified from outside on both sides"
+	if !va.OK || !vb.OK {
+		entered = "NOT verified (see flags)"
+	}
+	resp.Label = &model.Label{What: "process in another container", Mechanism: mech, Isolation: set.Label() + "; " + entered}
+	resp.Evidence = map[string]string{
+		"side_a":   va.Summary(),
+		"side_b":   vb.Summary(),
+		"verify_a": mustJSON(va),
+		"verify_b": mustJSON(vb),
+	}
+	if !va.OK || !vb.OK {
+		resp.Flags = append(resp.Flags, model.Flag{Code: "isolation", Message: fmt.Sprintf("what the sides entered does not match the variant: A %s; B %s", va.Summary(), vb.Summary())})
+	}
+	return resp, nil
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// containerDescr says what each container preset adds.
+var containerDescr = map[string]string{
+	"plain":         "the baseline: both sides re-executed the same way, with no isolation at all",
+	"ns":            "each side in its own pid, net, mnt, ipc and uts namespaces",
+	"userns":        "each side in its own pid, net, mnt, ipc, uts and user namespaces",
+	"cg1":           "each side in its own cpu cgroup one level deep",
+	"cg2":           "each side in its own cpu cgroup two levels deep (as under systemd or Docker)",
+	"cg4":           "each side in its own cpu cgroup four levels deep (as under Kubernetes)",
+	"seccomp-allow": "each side under a seccomp filter like a container runtime's default allow-list",
+	"seccomp-args":  "each side under a seccomp filter that inspects syscall arguments (defeats the kernel's seccomp cache)",
+	"caps":          "each side with capabilities dropped to a container runtime's default set",
+	"full":          "each side in a full container: its own namespaces (user where available), cpu cgroup at depth 2, allow-list seccomp, capabilities dropped",
+}
+
+// containerRows are the container rung: a pipe ping-pong per preset and a
+// futex ping-pong without and with full isolation.
+func containerRows() []*model.Benchmark {
+	var rows []*model.Benchmark
+	pair := []model.Placement{model.SameCPU, model.CrossCPU}
+	for _, preset := range container.PresetNames() {
+		rows = append(rows, &model.Benchmark{
+			Name: "container/pipe-" + preset, Rung: model.Container, Kind: model.Switch,
+			Description: "two processes ping-pong over two pipes, " + containerDescr[preset],
+			Op:          "round trip: write to pipe 1, blocking read of pipe 2 (2 hops)", HopsPerOp: 2,
+			Switched: "a process in another container", Mechanism: "pipe ping-pong",
+			Placements: pair, Ladder: single, ExpectSwitch: true,
+			StartIters: 256, Needs: needsContainer(preset),
+			Run: func(ctx context.Context, req model.Request) (model.Response, error) {
+				return containerPair(ctx, req, preset, false)
+			},
+		})
+	}
+	for _, preset := range []string{"plain", "full"} {
+		rows = append(rows, &model.Benchmark{
+			Name: "container/futex-" + preset, Rung: model.Container, Kind: model.Switch,
+			Description: "two processes ping-pong a futex turn flag in a shared page, " + containerDescr[preset],
+			Op:          "round trip: store + FUTEX_WAKE, FUTEX_WAIT until answered (2 hops)", HopsPerOp: 2,
+			Switched: "a process in another container", Mechanism: "futex ping-pong over a shared memfd page",
+			Placements: pair, Ladder: single, ExpectSwitch: true,
+			StartIters: 256, Needs: needsContainer(preset),
+			Run: func(ctx context.Context, req model.Request) (model.Response, error) {
+				return containerPair(ctx, req, preset, true)
+			},
+		})
+	}
+	return rows
+}

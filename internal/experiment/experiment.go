@@ -1,0 +1,56 @@
+// Package experiment is the contract every experiment keeps: what it is
+// given to run with (Env) and what it hands back (Part). The experiments
+// themselves live in the packages below — ladder, ring, lifecycle
+// (creation and memory), pool, replicate — and each supplies only its plan
+// and its aggregation: the scheduler (internal/schedule) runs the blocks,
+// and the session (internal/session) turns the parts into one result
+// document. No experiment imports another.
+package experiment
+
+import (
+	"io"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/schedule"
+)
+
+// Env is what an experiment runs with.
+type Env struct {
+	Environment result.Environment
+	CPUs        []int  // the CPUs the run may use, sorted
+	Host        string // the host line every label ends with
+	Executor    schedule.Executor
+	Progress    schedule.Progress
+	Log         io.Writer // progress lines of long experiments, never inside a timed region
+	Seed        int64
+	DryRun      bool // synthetic figures: nothing is prepared or cleaned up
+	Cleanup     func()
+}
+
+// Part is what one experiment adds to the result document.
+type Part struct {
+	Results      []result.Result
+	Rings        []result.Ring
+	Spawn        []result.Spawn
+	Memory       []result.Memory
+	Pools        *result.Pools
+	Replications []result.Replication
+	Failures     []result.Failure
+	Skipped      []result.Failure
+	Warnings     []result.Warning
+}
+
+// Add appends o's pieces to p.
+func (p *Part) Add(o Part) {
+	p.Results = append(p.Results, o.Results...)
+	p.Rings = append(p.Rings, o.Rings...)
+	p.Spawn = append(p.Spawn, o.Spawn...)
+	p.Memory = append(p.Memory, o.Memory...)
+	if o.Pools != nil {
+		p.Pools = o.Pools
+	}
+	p.Replications = append(p.Replications, o.Replications...)
+	p.Failures = append(p.Failures, o.Failures...)
+	p.Skipped = append(p.Skipped, o.Skipped...)
+	p.Warnings = append(p.Warnings, o.Warnings...)
+}

@@ -1,0 +1,254 @@
+package ladder
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/schedule"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/stats"
+)
+
+// SwitchTolerance is how far switches per hop may be from one before a
+// figure is flagged (issue: 5%).
+const SwitchTolerance = 0.05
+
+// CVWarn is the coefficient of variation above which a row gets a noise
+// warning.
+const CVWarn = 0.10
+
+// Aggregate turns the blocks of one cell into a result: per-sample one-way
+// figures, their summary, and the verification of switch counts and
+// placement.
+func Aggregate(run schedule.CellRun, host string) result.Result {
+	c, iters, perf := run.Cell, run.Iters, run.Perf
+	resps := make([]model.Response, len(run.Blocks))
+	for i, b := range run.Blocks {
+		resps[i] = b.Resp
+	}
+	b := c.Bench
+	r := result.Result{
+		Name: b.Name, Rung: string(b.Rung), Placement: string(c.Placement), Kind: string(b.Kind),
+		Description: b.Description, Op: b.Op, HopsPerOp: b.HopsPerOp,
+		IterationsPerSample: iters, Blocks: len(resps), Settings: settings(b, resps),
+		Flags: []result.Flag{},
+	}
+	var cycles []float64
+	tscOK := true
+	var sw, vol, invol int64
+	var hops float64
+	var seenA, seenB uint64
+	for _, resp := range resps {
+		it := iters
+		if resp.Iters > 0 {
+			it = resp.Iters
+			r.IterationsPerSample = it
+		}
+		perSample := float64(it) * b.HopsPerOp
+		for i, ns := range resp.NS {
+			r.Samples = append(r.Samples, float64(ns)/perSample)
+			if resp.TSC[i] == 0 {
+				tscOK = false
+			}
+			cycles = append(cycles, float64(resp.TSC[i])/perSample)
+		}
+		vol += resp.A.Voluntary + resp.B.Voluntary
+		invol += resp.A.Involuntary + resp.B.Involuntary
+		sw += resp.A.Switches() + resp.B.Switches()
+		hops += b.HopsIn(resp)
+		seenA |= resp.A.CPUsSeen
+		seenB |= resp.B.CPUsSeen
+	}
+	r.OneWayNS = stats.Summarize(r.Samples)
+	if tscOK && len(cycles) > 0 {
+		s := stats.Summarize(cycles)
+		r.OneWayCycles = &s
+	}
+
+	v := &r.Verification
+	v.Method = "getrusage(RUSAGE_THREAD) voluntary + involuntary switches of both sides over every measured block"
+	var proc int64
+	for _, resp := range resps {
+		if resp.Process != nil {
+			proc += resp.Process.Switches()
+		}
+	}
+	switch {
+	case b.Rung == model.Goroutine && b.ExpectSwitch:
+		v.Method = "getrusage(RUSAGE_THREAD) of the two OS threads the goroutines are locked to, over every measured block; the whole process's count is os_switches_per_hop"
+	case b.Rung == model.Goroutine:
+		v.Method = "getrusage(RUSAGE_SELF) of the whole Go process (all its threads) over every measured block"
+	}
+	if len(resps) > 0 && resps[0].SwitchMethod != "" {
+		v.Method = resps[0].SwitchMethod // the benchmark counted its own way (a probe's whole process)
+	}
+	v.Hops, v.Voluntary, v.Involuntary = hops, vol, invol
+	if hops > 0 {
+		perHop := float64(sw) / hops
+		if b.ExpectSwitch {
+			one := 1.0
+			v.ExpectedPerHop = &one
+			r.SwitchesPerHop = &perHop
+			v.Verified = math.Abs(perHop-1) <= SwitchTolerance
+			if !v.Verified {
+				r.Flags = append(r.Flags, switchFlag(c, perHop, perf))
+			}
+		} else {
+			v.OSSwitchesPerHop = &perHop
+			v.Note = "no kernel switch is expected; the count shows what the OS did underneath"
+		}
+	}
+	if proc > 0 && hops > 0 {
+		x := float64(proc) / hops
+		v.OSSwitchesPerHop = &x
+	}
+	if perf != nil {
+		perfVerify(v, b, *perf)
+	}
+
+	r.Placed = result.PlacementInfo{
+		Requested: string(c.Placement), CPUA: c.CPUSetA, CPUB: c.CPUSetB,
+		ObservedA: maskCPUs(seenA), ObservedB: maskCPUs(seenB), OK: true,
+	}
+	if slices.ContainsFunc(append(slices.Clone(c.CPUSetA), c.CPUSetB...), func(cpu int) bool { return cpu >= 64 }) {
+		r.Placed.Note = "the kernels record CPU sightings in a 64-bit mask: a side seen only on CPUs 64 and above shows no observation, and such CPUs are not checked"
+	}
+	if bad := outside(seenA, c.CPUSetA); len(bad) > 0 {
+		r.Placed.OK = false
+		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("side A was seen on CPUs %v, outside %v", bad, c.CPUSetA)})
+	}
+	if bad := outside(seenB, c.CPUSetB); len(bad) > 0 {
+		r.Placed.OK = false
+		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("side B was seen on CPUs %v, outside %v", bad, c.CPUSetB)})
+	}
+	if v.PerfMigrations != nil && *v.PerfMigrations > 0 && c.Placement != model.Unpinned {
+		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("%d CPU migrations counted in the perf block although both sides were pinned", *v.PerfMigrations)})
+	}
+	r.Warnings = noiseWarnings(r.OneWayNS, c.Placement)
+	// A flag a block raised is kept once, whichever blocks raised it.
+	seenFlag := map[model.Flag]bool{}
+	for _, resp := range resps {
+		for _, f := range resp.Flags {
+			if !seenFlag[f] {
+				seenFlag[f] = true
+				r.Flags = append(r.Flags, result.Flag(f))
+			}
+			v.Verified = false
+		}
+	}
+	if len(resps) > 0 && len(resps[0].Evidence) > 0 {
+		r.Evidence = maps.Clone(resps[0].Evidence)
+	}
+	r.Label = Label(c, r.Settings, host)
+	if len(resps) > 0 && resps[0].Label != nil {
+		// The benchmark described itself from what it found (how a VM's
+		// guest really ran, what a container entered); placement and host
+		// still come from here.
+		l := *resps[0].Label
+		l.Placement, l.Host = placementText(c), host
+		r.Label = l
+	}
+	return r
+}
+
+func switchFlag(c schedule.Cell, perHop float64, perf *model.Response) result.Flag {
+	f := result.Flag{Code: "switch-count"}
+	switch {
+	case perHop < 1-SwitchTolerance && c.Placement == model.SameCPU:
+		f.Message = fmt.Sprintf("%.2f switches per hop, fewer than one: a side found its turn already passed and did not block (a fast path); this is not a pure switch cost", perHop)
+	case perHop < 1-SwitchTolerance:
+		f.Message = fmt.Sprintf("%.2f switches per hop, fewer than one: the waiter on the other CPU saw the handoff while spinning or idle-polling and never slept; this figure is a handoff latency, not a context-switch cost", perHop)
+	default:
+		f.Message = fmt.Sprintf("%.2f switches per hop, more than one: other tasks preempted the pair, the runtime woke helper threads, or a side migrated", perHop)
+		if perf != nil && perf.A.PerfMigrations+perf.B.PerfMigrations > 0 {
+			f.Message += fmt.Sprintf(" (%d migrations in the perf block)", perf.A.PerfMigrations+perf.B.PerfMigrations)
+		}
+	}
+	return f
+}
+
+func perfVerify(v *result.Verification, b *model.Benchmark, p model.Response) {
+	hops := b.HopsIn(p)
+	if hops <= 0 {
+		return
+	}
+	if p.A.PerfSwitches >= 0 {
+		n := p.A.PerfSwitches + max(p.B.PerfSwitches, 0)
+		x := float64(n) / hops
+		v.PerfSwitchesPerHop = &x
+	}
+	if p.A.PerfMigrations >= 0 {
+		m := p.A.PerfMigrations + max(p.B.PerfMigrations, 0)
+		v.PerfMigrations = &m
+	}
+	if p.A.PerfInstructions >= 0 {
+		x := float64(p.A.PerfInstructions+max(p.B.PerfInstructions, 0)) / hops
+		v.InstructionsPerHop = &x
+	}
+	if p.A.PerfCycles >= 0 {
+		x := float64(p.A.PerfCycles+max(p.B.PerfCycles, 0)) / hops
+		v.CyclesPerHop = &x
+	}
+}
+
+// noiseWarnings say when a row's samples varied so much that only its
+// median holds (codes noise-cv and noise-spread).
+func noiseWarnings(s stats.Summary, p model.Placement) []result.Warning {
+	var w []result.Warning
+	if s.CV >= CVWarn {
+		w = append(w, result.Warning{Code: "noise-cv", Message: fmt.Sprintf("high variation (CV %.0f%%): the median is robust, the mean is not", 100*s.CV),
+			Fix: "re-run with --thorough, pin with --cpus, or quiet the machine"})
+	}
+	if s.P10 > 0 && s.P90/s.P10 >= 2 {
+		hint := "look at the raw samples"
+		if p == model.Unpinned {
+			hint = "unpinned runs are often bimodal (pair together or apart); use same-cpu and cross-cpu for separate figures"
+		}
+		w = append(w, result.Warning{Code: "noise-spread", Message: fmt.Sprintf("wide spread: p90 is %.1fx p10", s.P90/s.P10), Fix: hint})
+	}
+	return w
+}
+
+// settings are the benchmark's settings with what the worker really ran
+// with filled in (GOMAXPROCS = the CPUs allowed).
+func settings(b *model.Benchmark, resps []model.Response) []string {
+	out := slices.Clone(b.Settings)
+	for i, s := range out {
+		if strings.HasPrefix(s, "GOMAXPROCS=CPUs") && len(resps) > 0 && resps[0].GOMAXPROCS > 0 {
+			out[i] = fmt.Sprintf("GOMAXPROCS=%d", resps[0].GOMAXPROCS)
+		}
+	}
+	return out
+}
+
+// Label is the description of what a figure is.
+func Label(c schedule.Cell, settings []string, host string) model.Label {
+	return model.Label{What: c.Bench.Switched, Mechanism: c.Bench.Mechanism, Placement: placementText(c), Settings: settings, Host: host}
+}
+
+func maskCPUs(m uint64) []int {
+	out := []int{}
+	for m != 0 {
+		i := bits.TrailingZeros64(m)
+		out = append(out, i)
+		m &^= 1 << uint(i)
+	}
+	return out
+}
+
+func outside(m uint64, allowed []int) []int {
+	if len(allowed) == 0 {
+		return nil
+	}
+	for _, c := range allowed {
+		if c < 64 {
+			m &^= 1 << uint(c)
+		}
+	}
+	return maskCPUs(m)
+}

@@ -1,0 +1,103 @@
+package ladder
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/kvm"
+	"github.com/ctxbench/ctxbench/internal/result"
+)
+
+// The baseline of every "× baseline" multiple: the single-threaded
+// goroutine handoff (the published hierarchy's 1x), else the cheapest
+// goroutine row that is a pure user-space handoff.
+const (
+	baselineName      = "goroutine/chan-gomaxprocs1"
+	baselinePlacement = "same-cpu"
+)
+
+// Derive computes the figures that combine several rows: the baseline and
+// each row's multiple of it, and the VM decomposition. It sets each
+// result's Multiple and returns the document's derived section.
+func Derive(rs []result.Result) *result.Derived {
+	d := &result.Derived{}
+	if i := baseline(rs); i >= 0 {
+		b := rs[i]
+		why := "the published table's baseline"
+		if b.Name != baselineName {
+			why = "the cheapest goroutine handoff (the published baseline was not measured)"
+		}
+		d.Baseline = &result.BaselineRef{Name: b.Name, Placement: b.Placement, MedianNS: b.OneWayNS.Median, Why: why}
+		for j := range rs {
+			if b.OneWayNS.Median > 0 && rs[j].OneWayNS.N > 0 {
+				m := rs[j].OneWayNS.Median / b.OneWayNS.Median
+				rs[j].Multiple = &m
+			}
+		}
+	}
+	d.VM = vmDecomposition(rs)
+	if d.Baseline == nil && d.VM == nil {
+		return nil
+	}
+	return d
+}
+
+func baseline(rs []result.Result) int {
+	for i, r := range rs {
+		if r.Name == baselineName && r.Placement == baselinePlacement && r.OneWayNS.N > 0 {
+			return i
+		}
+	}
+	best := -1
+	for i, r := range rs {
+		if r.Rung != "goroutine" || r.Verification.ExpectedPerHop != nil || r.OneWayNS.N == 0 {
+			continue
+		}
+		if best < 0 || r.OneWayNS.Median < rs[best].OneWayNS.Median {
+			best = i
+		}
+	}
+	return best
+}
+
+// vmDecomposition puts the same-CPU vm rows side by side (docs/vm.md):
+// what returning to the VMM adds to an exit (kvm.UserExitCost), only when
+// both exits were real exits (one per op, as KVM counted) of the same guest
+// mode; and what a VM-to-VM hop costs beyond a process hop and an exit
+// (kvm.DecomposeSwitch).
+func vmDecomposition(rs []result.Result) *result.VMDecomposition {
+	find := func(name string) *result.Result {
+		for i := range rs {
+			if rs[i].Name == name && rs[i].Placement == "same-cpu" {
+				return &rs[i]
+			}
+		}
+		return nil
+	}
+	user, kern, sw, proc := find("vm/exit-user"), find("vm/exit-kernel"), find("vm/switch-user"), find("process/pipe")
+	v := &result.VMDecomposition{}
+	if user != nil && kern != nil && oneExitPerOp(*user) && oneExitPerOp(*kern) && user.Evidence["guest"] == kern.Evidence["guest"] {
+		v.Exit = &result.VMExitParts{ExitUserNS: user.OneWayNS.Median, ExitKernelNS: kern.OneWayNS.Median,
+			ReturnToVMMNS: kvm.UserExitCost(user.OneWayNS.Median, kern.OneWayNS.Median)}
+	}
+	if sw != nil && proc != nil && user != nil {
+		p := kvm.DecomposeSwitch(sw.OneWayNS.Median, proc.OneWayNS.Median, user.OneWayNS.Median)
+		v.Switch = &result.VMSwitchParts{HopNS: p.HopNs, ProcessHopNS: p.ProcessHopNs, ExitNS: p.ExitNs, ResidualNS: p.ResidualNs}
+	}
+	if v.Exit == nil && v.Switch == nil {
+		return nil
+	}
+	return v
+}
+
+// oneExitPerOp reads KVM's exit count per op from a vm row's evidence.
+func oneExitPerOp(r result.Result) bool {
+	for _, kv := range strings.Fields(r.Evidence["kvm_stats_per_op"]) {
+		if v, ok := strings.CutPrefix(kv, "exits="); ok {
+			x, err := strconv.ParseFloat(v, 64)
+			return err == nil && math.Abs(x-1) <= 0.05
+		}
+	}
+	return false
+}

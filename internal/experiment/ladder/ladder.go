@@ -1,0 +1,92 @@
+// Package ladder is the switch ladder experiment: every benchmark at every
+// placement asked for, each cell measured in interleaved blocks by the
+// scheduler, each cell's blocks turned into one verified figure
+// (Aggregate), and the figures derived from several rows.
+package ladder
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ctxbench/ctxbench/internal/experiment"
+	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/schedule"
+)
+
+// Options say what to run and how to sample it.
+type Options struct {
+	Benches    []*model.Benchmark
+	Placements []model.Placement // none: each benchmark's ladder placements
+	// PerBench, when set for a benchmark, are its placements instead.
+	PerBench map[string][]model.Placement
+	// Sampling is the scheduler's options; the executor, progress, seed
+	// and cleanup come from the experiment's Env.
+	Sampling schedule.Options
+}
+
+// NothingToRun says no cell of the plan can run here; the command line
+// reports it as bad input.
+type NothingToRun struct{ Why string }
+
+func (e *NothingToRun) Error() string { return "nothing to run: " + e.Why }
+
+// Run measures the plan and aggregates every cell.
+func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, error) {
+	var part experiment.Part
+	var cells []schedule.Cell
+	var skips []schedule.Skip
+	for _, b := range o.Benches {
+		ps := o.Placements
+		if p, ok := o.PerBench[b.Name]; ok {
+			ps = p
+		}
+		c, s := schedule.Plan([]*model.Benchmark{b}, ps, env.CPUs)
+		cells, skips = append(cells, c...), append(skips, s...)
+	}
+	if len(cells) == 0 {
+		why := "no benchmark is available here"
+		if len(skips) > 0 {
+			why = skips[0].Bench + " " + skips[0].Placement + ": " + skips[0].Reason
+		}
+		for _, s := range skips {
+			part.Skipped = append(part.Skipped, result.Failure{Name: s.Bench, Placement: s.Placement, Error: s.Reason})
+		}
+		return part, &NothingToRun{why}
+	}
+	so := o.Sampling
+	so.Executor, so.Progress, so.Seed, so.DryRun, so.Cleanup = env.Executor, env.Progress, env.Seed, env.DryRun, env.Cleanup
+	runs, err := schedule.Run(ctx, cells, so)
+	if err != nil {
+		return part, err
+	}
+	for _, r := range runs {
+		if r.Err != nil {
+			part.Failures = append(part.Failures, result.Failure{Name: r.Cell.Bench.Name, Placement: string(r.Cell.Placement), Error: r.Err.Error()})
+			continue
+		}
+		part.Results = append(part.Results, Aggregate(r, env.Host))
+	}
+	for _, s := range skips {
+		part.Skipped = append(part.Skipped, result.Failure{Name: s.Bench, Placement: s.Placement, Error: s.Reason})
+	}
+	return part, nil
+}
+
+// placementText says where the contexts ran, for the label.
+func placementText(c schedule.Cell) string {
+	switch c.Placement {
+	case model.SameCPU:
+		if c.CPUA == c.CPUB && c.CPUA >= 0 && c.Bench.Kind == model.RefKind {
+			return fmt.Sprintf("pinned to CPU %d", c.CPUA)
+		}
+		return fmt.Sprintf("same CPU (pinned to CPU %d)", c.Affinity[0])
+	case model.CrossCPU:
+		if c.CPUA >= 0 {
+			return fmt.Sprintf("cross CPU (side A on CPU %d, side B on CPU %d)", c.CPUA, c.CPUB)
+		}
+		return fmt.Sprintf("cross CPU (process allowed CPUs %v)", c.Affinity)
+	default:
+		return fmt.Sprintf("unpinned (scheduler's choice among CPUs %v)", c.Affinity)
+	}
+}

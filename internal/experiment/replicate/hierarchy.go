@@ -1,0 +1,201 @@
+package replicate
+
+// hierarchy.go: the published cost hierarchy table and its creation and
+// memory claims (SourceHierarchy), set beside the ctxbench figure that
+// measures each row. The ladder's own runs measure every row; Hierarchy
+// derives the comparison from any document that holds them.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/units"
+)
+
+// hierarchyRow maps a row of the published table to the ctxbench figure
+// that measures it.
+type hierarchyRow struct {
+	Abstraction, Published, PublishedX, Name, Placement string
+}
+
+// hierarchyTable is the published table, top to bottom.
+var hierarchyTable = []hierarchyRow{
+	{"goroutine (single-threaded)", "108 ns", "1x (baseline)", "goroutine/chan-gomaxprocs1", "same-cpu"},
+	{"goroutine (multi-threaded)", "152 ns", "1.4x", "goroutine/chan-gomaxprocsN", "unpinned"},
+	{"OS thread", "1,000-3,000 ns", "9-28x", "thread/pipe", "same-cpu"},
+	{"process", "5,000-10,000 ns", "46-93x", "process/pipe", "same-cpu"},
+	{"container", "5,000-15,000 ns", "46-139x", "container/pipe-full", "same-cpu"},
+	{"VM (hardware)", "10,000-50,000 ns", "93-463x", "vm/switch-user", "same-cpu"},
+}
+
+// The published claims about creation and memory, beside the measurement
+// that answers each.
+var (
+	hierarchyCreation = [][2]string{
+		{"spawn/goroutine", "goroutines are \"nearly free\": create millions"},
+		{"spawn/thread", "(no published figure)"},
+		{"spawn/fork", "(no published figure)"},
+		{"spawn/container-full", "container start 100-500 ms"},
+		{"spawn/vm", "VM start 1-5 s"},
+	}
+	hierarchyMemory = [][2]string{
+		{"memory/goroutine", "goroutines: practical limit millions"},
+		{"memory/thread", "100,000 threads would consume ~100 GB (1 MB stack each)"},
+		{"memory/process", "processes: dozens to hundreds"},
+		{"memory/container", "containers: dozens"},
+		{"memory/vm", "VMs: few to dozens"},
+	}
+)
+
+// HierarchyCells names the ladder rows the table needs, as name and
+// placement, and the creation and memory kinds its claims need.
+func HierarchyCells() (rows [][2]string, spawnKinds, memoryKinds []string) {
+	for _, h := range hierarchyTable {
+		rows = append(rows, [2]string{h.Name, h.Placement})
+	}
+	for _, c := range hierarchyCreation {
+		spawnKinds = append(spawnKinds, strings.TrimPrefix(c[0], "spawn/"))
+	}
+	for _, c := range hierarchyMemory {
+		memoryKinds = append(memoryKinds, strings.TrimPrefix(c[0], "memory/"))
+	}
+	return rows, spawnKinds, memoryKinds
+}
+
+// Hierarchy sets the published table beside d's figures (multiples of d's
+// baseline, Derived.Baseline), and the claims beside d's creation and
+// memory rows. A row d does not hold says why, from d's failures and
+// skips.
+func Hierarchy(d *result.Document) ([]result.HierarchyRow, []result.ClaimRow) {
+	why := map[string]string{}
+	for _, f := range d.Skipped {
+		why[f.Name+" "+f.Placement] = f.Error
+		why[f.Name+" "] = f.Error
+	}
+	for _, f := range d.Failures {
+		why[f.Name+" "+f.Placement] = "failed: " + f.Error
+	}
+	var base *result.BaselineRef
+	if d.Derived != nil {
+		base = d.Derived.Baseline
+	}
+	var rows []result.HierarchyRow
+	for _, h := range hierarchyTable {
+		row := result.HierarchyRow{Abstraction: h.Abstraction, Published: h.Published, PublishedMultiple: h.PublishedX, Name: h.Name, Placement: h.Placement}
+		r := find(d, h.Name, h.Placement)
+		if r == nil {
+			row.Why = why[h.Name+" "+h.Placement]
+			if row.Why == "" {
+				row.Why = why[h.Name+" "]
+			}
+			if row.Why == "" {
+				row.Why = "not run"
+			}
+			rows = append(rows, row)
+			continue
+		}
+		m := r.OneWayNS.Median
+		row.MedianNS = &m
+		if base != nil && base.MedianNS > 0 {
+			x := m / base.MedianNS
+			row.Multiple = &x
+		}
+		row.SwitchesPerHop, row.Verified = r.SwitchesPerHop, r.Verification.Verified
+		if h.Name == "vm/switch-user" && strings.Contains(r.Label.String(), "NOT a hardware") {
+			row.Note = "not a hardware VM switch on this host (see its label): the published row assumed hardware virtualization"
+		}
+		rows = append(rows, row)
+	}
+	var claims []result.ClaimRow
+	for _, c := range hierarchyCreation {
+		for _, s := range d.Spawn {
+			if s.Name == c[0] {
+				claims = append(claims, result.ClaimRow{Name: c[0], Published: c[1], Measured: units.Time(s.PerCreateNS.Median) + " per creation (median)"})
+			}
+		}
+	}
+	for _, c := range hierarchyMemory {
+		for _, m := range d.Memory {
+			if m.Name == c[0] {
+				claims = append(claims, result.ClaimRow{Name: c[0], Published: c[1],
+					Measured: fmt.Sprintf("%s PSS, %s virtual per context, %d held", units.Bytes(m.PSSBytes), units.Bytes(m.VirtBytes), m.Contexts)})
+			}
+		}
+	}
+	return rows, claims
+}
+
+// HierarchyReplications is the hierarchy experiment's report: one entry
+// per row of the published table and per claim.
+func HierarchyReplications(d *result.Document) []result.Replication {
+	rows, _ := Hierarchy(d)
+	src := SourceHierarchy.String()
+	var reps []result.Replication
+	for _, h := range rows {
+		rep := result.Replication{Name: "hierarchy: " + h.Abstraction, Source: src,
+			Published: fmt.Sprintf("%s per switch, %s the single-threaded goroutine", h.Published, h.PublishedMultiple),
+			Values:    map[string]float64{}}
+		if h.MedianNS == nil {
+			rep.Measured = "not measured here (" + h.Name + " " + h.Placement + ": " + h.Why + ")"
+			reps = append(reps, rep)
+			continue
+		}
+		r := find(d, h.Name, h.Placement)
+		rep.Values["one_way_ns_median"] = *h.MedianNS
+		multiple := "no goroutine baseline measured"
+		if h.Multiple != nil {
+			rep.Values["multiple_of_goroutine"] = *h.Multiple
+			multiple = fmt.Sprintf("%.1fx %s", *h.Multiple, d.Derived.Baseline.Name)
+		}
+		sw := "no kernel switch expected"
+		if h.SwitchesPerHop != nil {
+			sw = fmt.Sprintf("%.2f switches per hop counted", *h.SwitchesPerHop)
+			rep.Values["switches_per_hop"] = *h.SwitchesPerHop
+		}
+		rep.Measured = fmt.Sprintf("%s per hop [p10 %s – p90 %s], %s; %s (%s %s)",
+			units.Time(r.OneWayNS.Median), units.Time(r.OneWayNS.P10), units.Time(r.OneWayNS.P90), multiple, sw, h.Name, h.Placement)
+		rep.Notes = []string{r.Label.String()}
+		if h.Name == "vm/switch-user" {
+			rep.Mistake = "the published row assumes hardware virtualization and was not measured; the label above says what this host's KVM really does"
+		} else {
+			rep.Mistake = "the published figure was a guess, not a measurement"
+		}
+		reps = append(reps, rep)
+	}
+	for _, c := range hierarchyCreation {
+		for _, s := range d.Spawn {
+			if s.Name == c[0] {
+				reps = append(reps, result.Replication{Name: "hierarchy: creation " + c[0], Source: src, Published: c[1],
+					Measured: fmt.Sprintf("%s per creation (median; p90 %s)", units.Time(s.PerCreateNS.Median), units.Time(s.PerCreateNS.P90)),
+					Values:   map[string]float64{"per_create_ns_median": s.PerCreateNS.Median}, Notes: []string{s.Label}})
+			}
+		}
+	}
+	for _, c := range hierarchyMemory {
+		for _, m := range d.Memory {
+			if m.Name == c[0] {
+				reps = append(reps, result.Replication{Name: "hierarchy: memory " + c[0], Source: src, Published: c[1],
+					Measured: fmt.Sprintf("%s PSS, %s resident, %s virtual per context, %d held", units.Bytes(m.PSSBytes), units.Bytes(m.RSSBytes), units.Bytes(m.VirtBytes), m.Contexts),
+					Values:   map[string]float64{"pss_bytes": m.PSSBytes, "virtual_bytes": m.VirtBytes, "contexts": float64(m.Contexts)}, Notes: []string{m.Label}})
+			}
+		}
+	}
+	for _, f := range append(d.Failures, d.Skipped...) {
+		for _, c := range append(append([][2]string{}, hierarchyCreation...), hierarchyMemory...) {
+			if f.Name == c[0] {
+				reps = append(reps, result.Replication{Name: "hierarchy: " + c[0], Source: src, Published: c[1], Measured: "not measured here (" + f.Error + ")"})
+			}
+		}
+	}
+	return reps
+}
+
+func find(d *result.Document, name, placement string) *result.Result {
+	for i := range d.Results {
+		if d.Results[i].Name == name && d.Results[i].Placement == placement {
+			return &d.Results[i]
+		}
+	}
+	return nil
+}

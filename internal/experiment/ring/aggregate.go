@@ -1,0 +1,260 @@
+package ring
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/schedule"
+	"github.com/ctxbench/ctxbench/internal/stats"
+	"github.com/ctxbench/ctxbench/internal/units"
+)
+
+// Aggregate turns the blocks of one point into a result.Ring: per-hop
+// samples of the ring and of the one-context overheads, their medians'
+// differences (never clamped), the hop counts against the expected, the
+// switches per hop, and where N × working set sits against the caches.
+func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string) result.Ring {
+	perf := run.Perf
+	resps := make([]model.Response, len(run.Blocks))
+	for i, b := range run.Blocks {
+		resps[i] = b.Resp
+	}
+	r := result.Ring{
+		Name: c.Bench.Name, Kind: string(c.Kind), Placement: string(c.Placement),
+		Tasks: c.Tasks, WorkingSetB: c.WorkingSet, FootprintB: int64(c.Tasks) * c.WorkingSet,
+		Blocks: len(resps), Flags: []result.Flag{}, Settings: append([]string(nil), c.Bench.Settings...),
+	}
+	if c.Kind != Goroutine {
+		r.Settings = append(r.Settings, "links: "+c.IPC.String())
+	}
+	var raw, rawCyc, ovh, ovhCyc, hot []float64
+	var counted, expected float64
+	var switches int64
+	tscOK := true
+	exact := true
+	uneven := ""
+	for _, resp := range resps {
+		d := resp.Ring
+		perSample := float64(d.RoundsPerSample) * float64(c.Tasks)
+		r.RoundsPerSample = append(r.RoundsPerSample, d.RoundsPerSample)
+		for i := range resp.NS {
+			raw = append(raw, float64(resp.NS[i])/perSample)
+			rawCyc = append(rawCyc, float64(resp.TSC[i])/perSample)
+			ovh = append(ovh, float64(d.OverheadNS[i])/perSample)
+			ovhCyc = append(ovhCyc, float64(d.OverheadTSC[i])/perSample)
+			hot = append(hot, float64(d.HotNS[i])/perSample)
+			if resp.TSC[i] == 0 || d.OverheadTSC[i] == 0 {
+				tscOK = false
+			}
+		}
+		// Hops: the head counts its rounds, every member its passes; the
+		// token's own count was checked against N × rounds by the kernel.
+		counted += float64(d.Rounds + d.Passes)
+		expected += float64(c.Tasks) * float64(d.Rounds)
+		if c.Tasks > 1 && (d.MinPasses != d.Rounds || d.MaxPasses != d.Rounds) && uneven == "" {
+			uneven = fmt.Sprintf("; members passed the token %d to %d times in a block of %d rounds, once per round expected", d.MinPasses, d.MaxPasses, d.Rounds)
+		}
+		r.Voluntary += resp.A.Voluntary + resp.B.Voluntary
+		r.Involuntary += resp.A.Involuntary + resp.B.Involuntary
+		switches += resp.A.Switches() + resp.B.Switches()
+	}
+	r.Samples, r.OverheadSamples = raw, ovh
+	r.RawNS, r.OverheadNS = stats.Summarize(raw), stats.Summarize(ovh)
+	hs := stats.Summarize(hot)
+	r.OverheadHotNS = &hs
+	r.NetNS = r.RawNS.Median - r.OverheadNS.Median
+	netHot := r.RawNS.Median - hs.Median
+	r.NetHotNS = &netHot
+	if tscOK && len(rawCyc) > 0 {
+		rc, oc := stats.Summarize(rawCyc), stats.Summarize(ovhCyc)
+		r.RawCycles, r.OverheadCycles = &rc, &oc
+		nc := rc.Median - oc.Median
+		r.NetCycles = &nc
+	}
+	r.HopsCounted, r.HopsExpected = counted, expected
+	if counted != expected || uneven != "" {
+		exact = false
+		r.Flags = append(r.Flags, result.Flag{Code: "hop-count", Message: fmt.Sprintf("%.0f hops counted, %.0f expected (tasks × rounds)%s", counted, expected, uneven)})
+	}
+	r.Verified = exact && len(resps) > 0
+
+	if expected > 0 {
+		perHop := float64(switches) / expected
+		if c.Bench.ExpectSwitch {
+			r.SwitchesPerHop = &perHop
+			// A ring hop is verified when it switched at least once: a
+			// token that arrives before its reader sleeps is no switch.
+			// More than one per hop is the scheduler's order on one CPU
+			// (the woken member preempts the waker, which runs again only
+			// to block): reported, not flagged, since every hop did switch.
+			switch {
+			case perHop < 1-SwitchTolerance:
+				r.Verified = false
+				r.Flags = append(r.Flags, switchFlag(c, perHop, r.Voluntary, r.Involuntary))
+			case perHop > 1+SwitchTolerance:
+				r.Warnings = append(r.Warnings, result.Warning{Code: "switches-above-one", Message: switchFlag(c, perHop, r.Voluntary, r.Involuntary).Message})
+			}
+		} else {
+			r.OSSwitchesPerHop = &perHop
+		}
+	}
+	if perf != nil && perf.Ring != nil && perf.Ring.Rounds > 0 {
+		hops := float64(c.Tasks) * float64(perf.Ring.Rounds)
+		// Every side must have counted: a missing members' count would
+		// divide the head's alone by all the hops.
+		if perf.A.PerfSwitches >= 0 && perf.B.PerfSwitches >= 0 {
+			x := float64(perf.A.PerfSwitches+perf.B.PerfSwitches) / hops
+			r.PerfSwitchesPerHop = &x
+		}
+		if perf.A.PerfInstructions >= 0 && perf.B.PerfInstructions >= 0 {
+			x := float64(perf.A.PerfInstructions+perf.B.PerfInstructions) / hops
+			r.InstructionsPerHop = &x
+		}
+		if perf.A.PerfCycles >= 0 && perf.B.PerfCycles >= 0 {
+			x := float64(perf.A.PerfCycles+perf.B.PerfCycles) / hops
+			r.CyclesPerHop = &x
+		}
+	}
+	if r.NetNS <= 0 {
+		r.Flags = append(r.Flags, result.Flag{Code: "net-nonpositive", Message: fmt.Sprintf(
+			"net %s per hop: the one-context overhead (%s) costs as much as or more than a whole ring hop (%s), so the subtraction says nothing about the switch; read raw and overhead instead (lmbench's own table has such entries)",
+			signedNS(r.NetNS), units.Time(r.OverheadNS.Median), units.Time(r.RawNS.Median))})
+	}
+
+	r.FitsIn, r.LLCBytes = fits(r.FootprintB, env.CPU.Caches)
+	if c.Placement != model.Unpinned && c.CPUA >= 0 {
+		r.CPUs = []int{c.CPUA}
+		if c.Tasks > 1 && c.CPUB != c.CPUA {
+			r.CPUs = append(r.CPUs, c.CPUB)
+		}
+	}
+	if len(resps) > 0 && resps[0].GOMAXPROCS > 0 {
+		for i, s := range r.Settings {
+			if strings.HasPrefix(s, "GOMAXPROCS=CPUs") {
+				r.Settings[i] = fmt.Sprintf("GOMAXPROCS=%d", resps[0].GOMAXPROCS)
+			}
+		}
+	}
+	if r.RawNS.CV >= CVWarn {
+		r.Warnings = append(r.Warnings, result.Warning{Code: "noise-cv", Message: fmt.Sprintf("high variation (CV %.0f%%): the median is robust, the mean is not", 100*r.RawNS.CV)})
+	}
+	if c.Placement == model.CrossCPU && c.Tasks%2 == 1 && c.Kind != Goroutine {
+		r.Warnings = append(r.Warnings, result.Warning{Code: "odd-cross-cpu", Message: "odd ring on two CPUs: the hop from the last member back to the head stays on one CPU"})
+	}
+	if len(resps) > 0 && resps[0].Ring.Container != "" {
+		r.Settings = append(r.Settings, "container: "+resps[0].Ring.Container)
+	}
+	for _, resp := range resps {
+		if len(resp.Flags) > 0 {
+			r.Verified = false
+			r.Flags = append(r.Flags, resp.Flags[0])
+			break
+		}
+	}
+	r.Label = Label(c, r, host)
+	return r
+}
+
+func switchFlag(c Cell, perHop float64, vol, invol int64) result.Flag {
+	f := result.Flag{Code: "switch-count"}
+	if perHop < 1-SwitchTolerance {
+		f.Message = fmt.Sprintf("%.2f switches per hop, fewer than one: some members found the token already there and never blocked; those hops were not context switches", perHop)
+		return f
+	}
+	share := 0.0
+	if vol+invol > 0 {
+		share = float64(invol) / float64(vol+invol)
+	}
+	f.Message = fmt.Sprintf("%.2f switches per hop, more than one (%.0f%% involuntary): a woken member preempted the one that woke it inside write(), which later ran again only to block, or other tasks took the CPU; the figure is still the cost per hop of this ring", perHop, 100*share)
+	if c.Placement == model.Unpinned {
+		f.Message += "; unpinned members also migrate"
+	}
+	return f
+}
+
+// fits names the smallest data cache that holds the footprint, and the
+// last level's size. With no working set the question does not arise.
+func fits(footprint int64, caches []result.Cache) (string, int64) {
+	var llc int64
+	best := ""
+	for _, c := range caches {
+		if c.Type == "Instruction" {
+			continue
+		}
+		if c.SizeBytes > llc {
+			llc = c.SizeBytes
+		}
+	}
+	if footprint == 0 {
+		return "", llc
+	}
+	for lvl := 1; lvl <= 4 && best == ""; lvl++ {
+		for _, c := range caches {
+			if c.Level == lvl && c.Type != "Instruction" && c.SizeBytes >= footprint {
+				best = fmt.Sprintf("L%d", lvl)
+				if lvl == 1 {
+					best = "L1d"
+				}
+			}
+		}
+	}
+	if best == "" {
+		if llc == 0 {
+			return "", 0
+		}
+		best = "memory"
+	}
+	return best, llc
+}
+
+// Label is the description of a ring point.
+func Label(c Cell, r result.Ring, host string) model.Label {
+	link := "pipes"
+	if c.IPC == model.RingEventfd {
+		link = "eventfds"
+	}
+	what := map[Kind]string{
+		Goroutine: "goroutines passing an 8-byte token through one-slot channels",
+		Thread:    "threads of one process passing an 8-byte token through " + link,
+		Process:   "processes passing an 8-byte token through " + link + " (separate address spaces)",
+		Container: "processes passing an 8-byte token through " + link + ", all but the timing head each in a container of its own",
+	}[c.Kind]
+	l := model.Label{What: fmt.Sprintf("ring of %d %s", c.Tasks, what), Workload: "no working set", Settings: r.Settings, Host: host}
+	if c.WorkingSet > 0 {
+		ws := fmt.Sprintf("%s summed per context per pass (%s in all", result.SizeLabel(c.WorkingSet), result.SizeLabel(r.FootprintB))
+		if r.FitsIn != "" {
+			ws += ": " + map[bool]string{true: "beyond the last-level cache", false: "fits in " + r.FitsIn}[r.FitsIn == "memory"]
+		}
+		l.Workload = ws + ")"
+	}
+	switch c.Placement {
+	case model.SameCPU:
+		l.Placement = fmt.Sprintf("all on one CPU (%d)", c.Affinity[0])
+	case model.CrossCPU:
+		if c.CPUA >= 0 {
+			l.Placement = fmt.Sprintf("alternating between CPUs %d and %d", c.CPUA, c.CPUB)
+		} else {
+			l.Placement = fmt.Sprintf("on CPUs %v, the runtime choosing", c.Affinity)
+		}
+	default:
+		l.Placement = fmt.Sprintf("unpinned among CPUs %v", c.Affinity)
+	}
+	return l
+}
+
+func signedNS(ns float64) string {
+	if ns > 0 {
+		return "+" + units.Time(ns)
+	}
+	return units.Time(ns)
+}
+
+// SwitchTolerance is how far switches per hop may be from one before a
+// figure is flagged.
+const SwitchTolerance = 0.05
+
+// CVWarn is the coefficient of variation above which a point gets a noise
+// warning.
+const CVWarn = 0.10

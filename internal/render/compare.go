@@ -1,0 +1,489 @@
+package render
+
+import (
+	"github.com/ctxbench/ctxbench/internal/compare"
+
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// unit is a time unit a row is shown in.
+type unit struct {
+	name  string
+	scale float64
+}
+
+// rowUnit picks one unit for a whole row, from its first figure, so the
+// cells of a row read against each other without converting.
+func rowUnit(r *compare.Row) unit {
+	for _, c := range r.Cells {
+		if c.Present {
+			return unitFor(c.Summary.Median)
+		}
+	}
+	return unit{"ns", 1}
+}
+
+func unitFor(ns float64) unit {
+	switch {
+	case ns >= 1e9:
+		return unit{"s", 1e9}
+	case ns >= 1e6:
+		return unit{"ms", 1e6}
+	case ns >= 1e3:
+		return unit{"µs", 1e3}
+	}
+	return unit{"ns", 1}
+}
+
+// sig3 renders v with three significant digits.
+func sig3(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "?"
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+}
+
+// formatCell renders "median ± CI%" in unit u ("± ∞" without an interval).
+func formatCell(c compare.Cell, u unit, geo bool) string {
+	if !c.Present {
+		return "—"
+	}
+	v := sig3(c.Summary.Median/u.scale) + " " + u.name
+	if geo {
+		return v
+	}
+	ci := compare.CIPercent(c.Summary)
+	if math.IsNaN(ci) {
+		return v + " ± ∞"
+	}
+	return v + fmt.Sprintf(" ± %.0f%%", ci)
+}
+
+// formatDelta renders a change benchstat's way: "+12.34% (p=0.000 n=20)",
+// or "~ (p=0.512 n=20)" when it is not significant.
+func formatDelta(d compare.Delta) string {
+	if !d.Present {
+		return ""
+	}
+	if !d.Tested {
+		return fmt.Sprintf("%+.2f%%", 100*d.Change)
+	}
+	n := strconv.Itoa(d.N1)
+	if d.N1 != d.N2 {
+		n += "+" + strconv.Itoa(d.N2)
+	}
+	ch := "~"
+	if d.Significant {
+		ch = fmt.Sprintf("%+.2f%%", 100*d.Change)
+	}
+	return fmt.Sprintf("%s (p=%.3f n=%s)", ch, d.P, n)
+}
+
+var superscripts = []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+// marks renders footnote numbers as superscripts.
+func marks(notes []int) string {
+	var b strings.Builder
+	for i, n := range notes {
+		if i > 0 {
+			b.WriteString("˒")
+		}
+		for _, d := range strconv.Itoa(n) {
+			b.WriteRune(superscripts[d-'0'])
+		}
+	}
+	return b.String()
+}
+
+func withMarks(s string, notes []int) string {
+	if len(notes) == 0 {
+		return s
+	}
+	return s + " " + marks(notes)
+}
+
+// header names the cells of a column: the input's label and, when rows are
+// matched by name only and the column holds one placement, that placement.
+func cmpHeader(c *compare.Comparison, i int) string {
+	if p := cmpColumnPlacement(c, i); p != "" {
+		return c.Inputs[i].Label + " (" + p + ")"
+	}
+	return c.Inputs[i].Label
+}
+
+// columnPlacement is the one placement of column i when rows are matched by
+// name only, or "" (placements matched, or mixed in the column).
+func cmpColumnPlacement(c *compare.Comparison, i int) string {
+	if !c.IgnorePlacement {
+		return ""
+	}
+	p := ""
+	for _, t := range c.Tables {
+		for _, r := range t.Rows {
+			if cell := r.Cells[i]; cell.Present {
+				if p != "" && p != cell.Placement {
+					return ""
+				}
+				p = cell.Placement
+			}
+		}
+	}
+	return p
+}
+
+// cellText renders a cell; with rows matched by name only and a column of
+// mixed placements, the cell says its placement.
+func cmpCellText(c *compare.Comparison, i int, cell compare.Cell, u unit, geo bool) string {
+	s := formatCell(cell, u, geo)
+	if c.IgnorePlacement && cell.Present && cell.Placement != "" && cmpColumnPlacement(c, i) == "" {
+		s += " [" + cell.Placement + "]"
+	}
+	return withMarks(s, cell.Notes)
+}
+
+// unshared says, for a table of several inputs none of whose rows is in
+// two of them, where its rows are (listing them would compare nothing);
+// "" otherwise.
+func cmpUnshared(c *compare.Comparison, t *compare.Table) string {
+	if len(c.Inputs) < 2 {
+		return ""
+	}
+	for _, r := range t.Rows {
+		n := 0
+		for _, cell := range r.Cells {
+			if cell.Present {
+				n++
+			}
+		}
+		if n > 1 {
+			return ""
+		}
+	}
+	var parts []string
+	for i, in := range c.Inputs {
+		n := 0
+		for _, r := range t.Rows {
+			if r.Cells[i].Present {
+				n++
+			}
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d in %s", n, in.Label))
+		}
+	}
+	return fmt.Sprintf("%s: no row is in two files (%s); nothing to compare", t.Title, strings.Join(parts, ", "))
+}
+
+// CompareText prints the comparison as benchstat does: the shared
+// configuration, then one table per kind of figure, then footnotes and
+// warnings.
+func CompareText(w io.Writer, c *compare.Comparison) error {
+	for _, s := range c.Shared {
+		fmt.Fprintln(w, s)
+	}
+	fmt.Fprintf(w, "cells: median ± 95%% CI of the median; vs base: change of the median, Mann-Whitney U test at α=%g (~ = not significant)\n", c.Alpha)
+	for _, t := range c.Tables {
+		fmt.Fprintln(w)
+		if msg := cmpUnshared(c, t); msg != "" {
+			fmt.Fprintln(w, msg)
+			continue
+		}
+		writeTextTable(w, c, t)
+	}
+	if len(c.Notes) > 0 {
+		fmt.Fprintln(w)
+		for i, n := range c.Notes {
+			fmt.Fprintf(w, "%s %s\n", marks([]int{i + 1}), n)
+		}
+	}
+	if len(c.EnvDiffs)+len(c.Hints)+len(c.Synthetic) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, l := range c.Synthetic {
+		fmt.Fprintf(w, "warning: %s is a dry run: its figures are synthetic, nothing was measured\n", l)
+	}
+	for _, d := range c.EnvDiffs {
+		fmt.Fprintf(w, "warning: %s\n", d)
+	}
+	if len(c.EnvDiffs) > 0 && len(c.Inputs) > 1 {
+		fmt.Fprintln(w, "         a change across different environments is not a change of ctxbench's figures alone")
+	}
+	for _, h := range c.Hints {
+		fmt.Fprintf(w, "note: %s\n", h)
+	}
+	return nil
+}
+
+func writeTextTable(w io.Writer, c *compare.Comparison, t *compare.Table) {
+	n := len(c.Inputs)
+	withPlacement := !c.IgnorePlacement
+	// groups[g] are the columns of group g: the row names, then one group
+	// per input (value, and change for every input after the base).
+	var lines [][][]string
+	head1 := [][]string{{t.Title}}
+	head2 := [][]string{{""}}
+	if withPlacement {
+		head1[0] = append(head1[0], "")
+		head2[0] = append(head2[0], "")
+	}
+	for i := 0; i < n; i++ {
+		if i == 0 {
+			head1 = append(head1, []string{cmpHeader(c, i)})
+			head2 = append(head2, []string{t.Unit})
+		} else {
+			head1 = append(head1, []string{cmpHeader(c, i), ""})
+			head2 = append(head2, []string{t.Unit, "vs base"})
+		}
+	}
+	rows := t.Rows
+	if t.Geomean != nil {
+		rows = append(append([]*compare.Row{}, rows...), t.Geomean)
+	}
+	for _, r := range rows {
+		geo := r == t.Geomean
+		u := rowUnit(r)
+		line := [][]string{{r.Name}}
+		if withPlacement {
+			line[0] = append(line[0], r.Placement)
+		}
+		for i := 0; i < n; i++ {
+			g := []string{cmpCellText(c, i, r.Cells[i], u, geo)}
+			if i > 0 {
+				g = append(g, withMarks(formatDelta(r.Deltas[i]), r.Deltas[i].Notes))
+			}
+			line = append(line, g)
+		}
+		lines = append(lines, line)
+	}
+	// Column widths per group; a header label spans its group.
+	widths := make([][]int, len(head1))
+	for g := range head1 {
+		widths[g] = make([]int, len(head2[g]))
+		for _, l := range append([][][]string{head2}, lines...) {
+			for k, s := range l[g] {
+				widths[g][k] = max(widths[g][k], utf8.RuneCountInString(s))
+			}
+		}
+		if g == 0 {
+			widths[g][0] = max(widths[g][0], utf8.RuneCountInString(head1[0][0]))
+			continue
+		}
+		span := groupWidth(widths[g])
+		if lw := utf8.RuneCountInString(head1[g][0]); lw > span {
+			widths[g][len(widths[g])-1] += lw - span
+		}
+	}
+	render := func(l [][]string, header bool, spanLabel bool) string {
+		var b strings.Builder
+		for g, cells := range l {
+			if g > 0 {
+				if header {
+					b.WriteString(" │ ")
+				} else {
+					b.WriteString("   ")
+				}
+			}
+			if spanLabel && g > 0 {
+				b.WriteString(center(cells[0], groupWidth(widths[g])))
+				continue
+			}
+			for k, s := range cells {
+				if k > 0 {
+					b.WriteString("  ")
+				}
+				b.WriteString(pad(s, widths[g][k]))
+			}
+		}
+		if header {
+			b.WriteString(" │")
+		}
+		return strings.TrimRight(b.String(), " ")
+	}
+	fmt.Fprintln(w, render(head1, true, true))
+	fmt.Fprintln(w, render(head2, true, false))
+	for _, l := range lines {
+		fmt.Fprintln(w, render(l, false, false))
+	}
+}
+
+func groupWidth(ws []int) int {
+	s := 0
+	for _, w := range ws {
+		s += w
+	}
+	return s + 2*(len(ws)-1)
+}
+
+func pad(s string, w int) string {
+	if n := utf8.RuneCountInString(s); n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+func center(s string, w int) string {
+	n := utf8.RuneCountInString(s)
+	if n >= w {
+		return s
+	}
+	left := (w - n) / 2
+	return strings.Repeat(" ", left) + s + strings.Repeat(" ", w-n-left)
+}
+
+// CompareMarkdown prints the comparison as Markdown tables with footnotes.
+func CompareMarkdown(w io.Writer, c *compare.Comparison) error {
+	for _, s := range c.Shared {
+		fmt.Fprintf(w, "- %s\n", s)
+	}
+	fmt.Fprintf(w, "\nCells: median ± 95%% CI of the median. *vs base*: change of the median, Mann-Whitney U test at α=%g (`~` = not significant).\n", c.Alpha)
+	for _, t := range c.Tables {
+		if msg := cmpUnshared(c, t); msg != "" {
+			fmt.Fprintf(w, "\n%s\n", msg)
+			continue
+		}
+		fmt.Fprintf(w, "\n### %s (%s)\n\n", t.Title, t.Unit)
+		head := []string{"benchmark"}
+		if !c.IgnorePlacement {
+			head = append(head, "placement")
+		}
+		align := make([]string, len(head))
+		for i := range align {
+			align[i] = "---"
+		}
+		for i := range c.Inputs {
+			head = append(head, mdEscape(cmpHeader(c, i)))
+			align = append(align, "---:")
+			if i > 0 {
+				head = append(head, "vs base")
+				align = append(align, "---:")
+			}
+		}
+		fmt.Fprintf(w, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
+		rows := t.Rows
+		if t.Geomean != nil {
+			rows = append(append([]*compare.Row{}, rows...), t.Geomean)
+		}
+		for _, r := range rows {
+			geo := r == t.Geomean
+			u := rowUnit(r)
+			name := "`" + r.Name + "`"
+			if geo {
+				name = "**geomean**"
+			}
+			cells := []string{name}
+			if !c.IgnorePlacement {
+				cells = append(cells, r.Placement)
+			}
+			for i := range c.Inputs {
+				cells = append(cells, mdEscape(cmpCellText(c, i, r.Cells[i], u, geo)))
+				if i > 0 {
+					d := formatDelta(r.Deltas[i])
+					if r.Deltas[i].Significant {
+						d = "**" + d + "**"
+					}
+					cells = append(cells, mdEscape(withMarks(d, r.Deltas[i].Notes)))
+				}
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+		}
+	}
+	if len(c.Notes) > 0 {
+		fmt.Fprintln(w)
+		for i, n := range c.Notes {
+			fmt.Fprintf(w, "%s %s  \n", marks([]int{i + 1}), mdEscape(n))
+		}
+	}
+	if len(c.EnvDiffs)+len(c.Hints)+len(c.Synthetic) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, l := range c.Synthetic {
+		fmt.Fprintf(w, "> **warning:** %s is a dry run: its figures are synthetic, nothing was measured\n>\n", mdEscape(l))
+	}
+	for _, d := range c.EnvDiffs {
+		fmt.Fprintf(w, "> **warning:** %s\n>\n", mdEscape(d))
+	}
+	for _, h := range c.Hints {
+		fmt.Fprintf(w, "> note: %s\n>\n", mdEscape(h))
+	}
+	return nil
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// CompareCSV prints one line per row and input (a long table that
+// spreadsheets and scripts read without knowing how many inputs there
+// were). Footnotes and warnings are not in it: the caller prints
+// Messages to stderr, as benchstat does.
+func CompareCSV(w io.Writer, c *compare.Comparison) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"table", "unit", "name", "placement", "input", "n", "median", "ci_low", "ci_high",
+		"change", "p", "significant", "notes"})
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, t := range c.Tables {
+		rows := t.Rows
+		if t.Geomean != nil {
+			rows = append(append([]*compare.Row{}, rows...), t.Geomean)
+		}
+		for _, r := range rows {
+			geo := r == t.Geomean
+			for i, cell := range r.Cells {
+				if !cell.Present {
+					continue
+				}
+				s := cell.Summary
+				rec := []string{t.Title, t.Unit, r.Name, cell.Placement, c.Inputs[i].Label, strconv.Itoa(s.N), f(s.Median), "", "", "", "", "", ""}
+				if !geo {
+					rec[7], rec[8] = f(s.CILow), f(s.CIHigh)
+				}
+				notes := cell.Notes
+				if d := r.Deltas[i]; i > 0 && d.Present {
+					rec[9] = f(d.Change)
+					if d.Tested {
+						rec[10], rec[11] = f(d.P), strconv.FormatBool(d.Significant)
+					}
+					notes = append(append([]int{}, notes...), d.Notes...)
+				}
+				var ns []string
+				for _, n := range notes {
+					ns = append(ns, strconv.Itoa(n))
+				}
+				rec[12] = strings.Join(ns, ";")
+				_ = cw.Write(rec)
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// CompareMessages are the footnotes, warnings and hints as lines, for formats
+// that cannot hold them (CSV prints them to stderr).
+func CompareMessages(c *compare.Comparison) []string {
+	var out []string
+	for _, l := range c.Synthetic {
+		out = append(out, "warning: "+l+" is a dry run: its figures are synthetic, nothing was measured")
+	}
+	for i, n := range c.Notes {
+		out = append(out, fmt.Sprintf("note %d: %s", i+1, n))
+	}
+	for _, d := range c.EnvDiffs {
+		out = append(out, "warning: "+d)
+	}
+	for _, h := range c.Hints {
+		out = append(out, "note: "+h)
+	}
+	return out
+}

@@ -1,0 +1,93 @@
+package render
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/units"
+)
+
+func f64(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func optF64(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return f64(*v)
+}
+
+// CSV writes one summary row per result (raw samples are in the JSON).
+func CSV(w io.Writer, d *result.Document) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"name", "rung", "placement", "kind", "one_way_ns_median", "one_way_ns_p10", "one_way_ns_p90",
+		"one_way_ns_ci_low", "one_way_ns_ci_high", "one_way_ns_cv", "samples", "one_way_cycles_median",
+		"switches_per_hop", "verified", "flags", "label"})
+	for _, r := range d.Results {
+		cyc := ""
+		if r.OneWayCycles != nil {
+			cyc = f64(r.OneWayCycles.Median)
+		}
+		var flags []string
+		for _, f := range r.Flags {
+			flags = append(flags, f.Code)
+		}
+		s := r.OneWayNS
+		_ = cw.Write([]string{r.Name, r.Rung, r.Placement, r.Kind, f64(s.Median), f64(s.P10), f64(s.P90),
+			f64(s.CILow), f64(s.CIHigh), f64(s.CV), strconv.Itoa(s.N), cyc,
+			optF64(r.SwitchesPerHop), strconv.FormatBool(r.Verification.Verified), strings.Join(flags, ";"), r.Label.String()})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Markdown writes the ladder as a Markdown table.
+func Markdown(w io.Writer, d *result.Document) error {
+	fmt.Fprintf(w, "Host: %s\n\n", d.Environment.HostLine())
+	fmt.Fprintln(w, "| Rung | Benchmark | Placement | One-way (median) | p10–p90 | 95% CI | Cycles | × goroutine | Switches/hop |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|")
+	for _, r := range d.Results {
+		s := r.OneWayNS
+		cyc := "—"
+		if r.OneWayCycles != nil {
+			cyc = units.Sig(r.OneWayCycles.Median)
+		}
+		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", r.Rung, r.Name, r.Placement,
+			units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), rangeIn(s.CILow, s.CIHigh, s.Median), cyc, multiple(r), switchesCell(r))
+	}
+	fmt.Fprintln(w, "\nOne-way = time per hop; p10–p90 and the 95% CI of the median are in the unit of the median beside them.")
+	if b := baseline(d); b != nil {
+		fmt.Fprintf(w, "× goroutine: multiple of `%s` %s, %s.\n", b.Name, b.Placement, b.Why)
+	}
+	return nil
+}
+
+// GoBench writes the results in the Go benchmark format, one line per raw
+// sample, so that `benchstat old.txt new.txt` compares two runs. The unit is
+// ns/hop (one op of this file is one hop).
+func GoBench(w io.Writer, d *result.Document) error {
+	e := d.Environment
+	fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: ctxbench\ncpu: %s\n", e.OS, e.Arch, e.CPU.Model)
+	fmt.Fprintf(w, "kernel: %s\nvirtualization: %s\n", e.Kernel, strings.ReplaceAll(e.Virtualization.Label, ",", ";"))
+	fmt.Fprintln(w, "Unit ns/hop better=lower assume=nothing")
+	for _, r := range d.Results {
+		name := "Benchmark" + benchName(r.Name) + "/placement=" + r.Placement
+		for _, v := range r.Samples {
+			fmt.Fprintf(w, "%s\t%d\t%s ns/hop\n", name, r.IterationsPerSample, strconv.FormatFloat(v, 'f', 2, 64))
+		}
+	}
+	return nil
+}
+
+// benchName turns "thread/pipe" into "Thread/pipe": benchfmt needs a name
+// starting with an upper-case letter after "Benchmark".
+func benchName(n string) string {
+	n = strings.ReplaceAll(n, " ", "_")
+	if n == "" {
+		return n
+	}
+	return strings.ToUpper(n[:1]) + n[1:]
+}

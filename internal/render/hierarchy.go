@@ -1,0 +1,57 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/units"
+)
+
+// Hierarchy prints the published hierarchy with what this machine measured
+// beside each row, and the creation and memory claims (the document's
+// Derived.Hierarchy and Claims).
+func Hierarchy(w io.Writer, d *result.Document) {
+	if d.Derived == nil || len(d.Derived.Hierarchy) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nthe published hierarchy, measured here (one-way per switch; × as in the table above)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ABSTRACTION\tPUBLISHED\tPUBLISHED ×\tMEASURED\t×\tSWITCHES/HOP\tFROM\t")
+	var notes []string
+	for _, h := range d.Derived.Hierarchy {
+		if h.MedianNS == nil {
+			fmt.Fprintf(tw, "%s\t%s\t%s\tnot measured\t—\t—\t%s %s\t\n", h.Abstraction, h.Published, h.PublishedMultiple, h.Name, h.Placement)
+			continue
+		}
+		x := "—"
+		if h.Multiple != nil {
+			x = fmt.Sprintf("%.1fx", *h.Multiple)
+		}
+		sw := "—"
+		if h.SwitchesPerHop != nil {
+			mark := "✓"
+			if !h.Verified {
+				mark = "✗"
+			}
+			sw = fmt.Sprintf("%.2f %s", *h.SwitchesPerHop, mark)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s %s\t\n", h.Abstraction, h.Published, h.PublishedMultiple, units.Time(*h.MedianNS), x, sw, h.Name, h.Placement)
+		if h.Note != "" {
+			notes = append(notes, "  the VM row is "+h.Note)
+		}
+	}
+	tw.Flush()
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
+	if len(d.Derived.Claims) > 0 {
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "\nCLAIM\tPUBLISHED\tMEASURED\t")
+		for _, c := range d.Derived.Claims {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", c.Name, c.Published, c.Measured)
+		}
+		tw.Flush()
+	}
+}

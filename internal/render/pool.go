@@ -1,0 +1,85 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+)
+
+// PoolWorkers names a worker rule: a count, or as many as connections.
+func PoolWorkers(w int) string {
+	if w == 0 {
+		return "workers = pool"
+	}
+	return fmt.Sprintf("%d workers", w)
+}
+
+// Pools prints the connection-pool curves, one table per series, with
+// each curve's knee and fit, the published comparison and the verdicts.
+func Pools(w io.Writer, res *result.Pools) {
+	num := func(p *float64, f string) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprintf(f, *p)
+	}
+	for _, sr := range res.Servers {
+		for _, s := range sr.Series {
+			fmt.Fprintf(w, "\n%s — %s, %s, %s (server CPUs %v, client CPUs %v, GOMAXPROCS %d)\n", sr.Version, s.Client, s.Placement,
+				PoolWorkers(s.Workers), s.ServerCPUs, s.ClientCPUs, s.GOMAXPROCS)
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "pool\tq/s\tp50 µs\tp99 µs\twait µs\theld µs\tsrv vol/q\tsrv invol/q\taux/q\tclient/q\tsrv CPU µs/q\tclient CPU µs/q\tsrv%\tclient%\tflags\t")
+			for _, p := range s.Points {
+				var flags []string
+				if p.ClientBound {
+					flags = append(flags, "client-bound")
+				}
+				if p.ForeignUtil > 0.1 {
+					flags = append(flags, fmt.Sprintf("busy %.0f%%", p.ForeignUtil*100))
+				}
+				for _, win := range p.Windows {
+					if !win.Conns.Stable {
+						flags = append(flags, "reconnected")
+						break
+					}
+				}
+				cpuUs := func(v *float64) *float64 {
+					if v == nil {
+						return nil
+					}
+					x := *v / 1e3
+					return &x
+				}
+				fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%.1f\t%.0f\t%.0f\t%s\t\n", p.Pool, p.QPS.Median,
+					p.LatencyNs.P50.Median/1e3, p.LatencyNs.P99.Median/1e3, p.PoolWaitNs/1e3, p.HeldNs/1e3,
+					num(p.PerQuery.ServerVoluntary, "%.2f"), num(p.PerQuery.ServerInvoluntary, "%.2f"), num(p.PerQuery.ServerAux, "%.3f"),
+					p.PerQuery.ClientVoluntary+p.PerQuery.ClientInvoluntary, num(cpuUs(p.PerQuery.ServerCPUNs), "%.1f"),
+					p.PerQuery.ClientCPUNs/1e3, p.ServerUtil*100, p.ClientUtil*100, strings.Join(flags, ","))
+			}
+			tw.Flush()
+			if s.Knee != nil {
+				line := fmt.Sprintf("knee: N95 = %d, peak %.0f q/s at pool %d", s.Knee.N95, s.Knee.PeakX, s.Knee.PeakN)
+				if s.Knee.Kneedle != nil {
+					line += fmt.Sprintf(", Kneedle %d", *s.Knee.Kneedle)
+				}
+				if s.USL != nil && s.USL.Error == "" {
+					line += fmt.Sprintf("; USL λ=%.0f α=%.3g β=%.3g N*=%s R²=%.2f", s.USL.Lambda, s.USL.Alpha, s.USL.Beta, num(s.USL.NStar, "%.0f"), s.USL.R2)
+				}
+				fmt.Fprintf(w, "%s; %s\n", line, s.Shape)
+			}
+		}
+		for _, c := range sr.Published {
+			fmt.Fprintf(w, "published (%s, %s, %s): %s\n", c.Client, c.Placement, PoolWorkers(c.Workers), c.Summary)
+		}
+	}
+	fmt.Fprintln(w, "\nSwitches per query: per-task /proc counters of the server's processes and getrusage of the client, idle baseline subtracted (docs/pool.md).")
+	for _, v := range res.Verdicts {
+		fmt.Fprintln(w, "verdict: "+v)
+	}
+	for _, x := range res.Warnings {
+		fmt.Fprintln(w, "warning: "+x)
+	}
+}

@@ -1,0 +1,150 @@
+package render_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/testdoc"
+)
+
+// fake is the document every golden file is made from: the real scheduler
+// and aggregation over schedule.FakeExecutor, on a fixed fake machine.
+func fake(t *testing.T) *result.Document {
+	t.Helper()
+	d, err := testdoc.Doc(testdoc.Options{Seed: 1, Experiments: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestJSON(t *testing.T) {
+	d := fake(t)
+	b, err := d.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testdoc.Golden(t, "fake.json", b)
+	// What was written reads back as the same document.
+	back, err := result.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := back.Encode()
+	if !bytes.Equal(b, b2) {
+		t.Error("the JSON export does not survive a round trip")
+	}
+}
+
+func TestCSV(t *testing.T) {
+	d := fake(t)
+	var buf bytes.Buffer
+	if err := render.CSV(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	testdoc.Golden(t, "fake.csv", buf.Bytes())
+	recs, err := csv.NewReader(bytes.NewReader(buf.Bytes())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != len(d.Results)+1 {
+		t.Errorf("%d CSV records, want a header and %d rows", len(recs), len(d.Results))
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	d := fake(t)
+	var buf bytes.Buffer
+	if err := render.Markdown(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	testdoc.Golden(t, "fake.md", buf.Bytes())
+	rows, cols := 0, -1
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if !strings.HasPrefix(l, "|") {
+			continue
+		}
+		n := strings.Count(l, "|")
+		if cols < 0 {
+			cols = n
+		}
+		if n != cols {
+			t.Errorf("table row with %d cells, the header has %d: %s", n-1, cols-1, l)
+		}
+		rows++
+	}
+	if rows != len(d.Results)+2 {
+		t.Errorf("%d table lines, want header, rule and %d rows", rows, len(d.Results))
+	}
+}
+
+// The Go benchmark format must be what benchstat reads: parse it back with
+// x/perf/benchfmt and count one result per raw sample.
+func TestGoBench(t *testing.T) {
+	d := fake(t)
+	var buf bytes.Buffer
+	if err := render.GoBench(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	testdoc.Golden(t, "fake.gobench.txt", buf.Bytes())
+	want := 0
+	for _, r := range d.Results {
+		want += len(r.Samples)
+	}
+	r := benchfmt.NewReader(bytes.NewReader(buf.Bytes()), "fake.gobench.txt")
+	got := 0
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.Result:
+			got++
+			// benchfmt tidies ns/hop into sec/hop, as benchstat shows it.
+			if len(rec.Values) != 1 || rec.Values[0].OrigUnit != "ns/hop" || rec.Values[0].Value <= 0 {
+				t.Fatalf("%s: want one positive ns/hop value, got %+v", rec.Name.Full(), rec.Values)
+			}
+		case *benchfmt.SyntaxError:
+			t.Errorf("benchfmt: %v", rec)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("benchfmt read %d results, want one per sample (%d)", got, want)
+	}
+}
+
+func TestLadder(t *testing.T) {
+	d := fake(t)
+	var plain, color bytes.Buffer
+	render.Ladder(&plain, d, render.Style{})
+	render.Ladder(&color, d, render.Style{Color: true})
+	testdoc.Golden(t, "fake.ladder.txt", plain.Bytes())
+	testdoc.Golden(t, "fake.ladder-color.txt", color.Bytes())
+	if bytes.Contains(plain.Bytes(), []byte("\x1b[")) {
+		t.Error("the plain table has escape sequences")
+	}
+	if !bytes.Contains(color.Bytes(), []byte("\x1b[")) {
+		t.Error("the coloured table has no colour")
+	}
+	for _, r := range d.Results {
+		if !strings.Contains(plain.String(), r.Name) {
+			t.Errorf("the table misses %s", r.Name)
+		}
+	}
+	if !strings.Contains(plain.String(), "DRY RUN") {
+		t.Error("a dry run is not marked as such")
+	}
+}
+
+func TestEnvironment(t *testing.T) {
+	d := fake(t)
+	var buf bytes.Buffer
+	render.Environment(&buf, d.Environment, render.Style{})
+	testdoc.Golden(t, "fake.env.txt", buf.Bytes())
+}

@@ -1,0 +1,554 @@
+// Package report renders result documents as one self-contained HTML file:
+// the switch ladder on a log scale, ring curves, the creation and memory
+// ladders, connection-pool curves, the published experiments, a comparison
+// when there are several runs, every warning and flag, and the environment
+// of each run side by side.
+//
+// The file opens offline and fetches nothing: the CSS is inline, every
+// chart is inline SVG drawn here in Go, there is no script at all, and a
+// Content-Security-Policy meta tag forbids any fetch should a future change
+// add one by mistake (bojand/ghz's report, which loads its charts from CDNs,
+// is the counterexample). Tooltips are SVG <title> elements, which browsers
+// show without script. The output is deterministic (no clock, sorted maps),
+// so it is golden-tested.
+package report
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/compare"
+	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
+)
+
+//go:embed report.css
+var css string
+
+//go:embed report.html.tmpl
+var page string
+
+// Options shape the report.
+type Options struct {
+	Title string
+	// Generator names the program that wrote the report (no clock: the
+	// report of the same files is the same bytes).
+	Generator string
+}
+
+// runView is one input document as the report shows it.
+type runView struct {
+	Tag      string // A, B, C...
+	Index    int
+	Label    string
+	Path     string
+	Doc      *result.Document
+	HostLine string
+	Started  string
+	Duration string
+	DryRun   bool
+}
+
+type view struct {
+	Title     string
+	CSP       string
+	Generator string
+	Runs      []*runView
+	Multi     bool
+	DryRun    bool
+	Glance    *glance
+	Ladder    *forest
+	Rings     []ringView
+	Spawn     *forest
+	Memory    *forest
+	Pools     []poolView
+	Repl      []replView
+	Compare   *compareView
+	Warnings  []warnView
+	Env       envView
+	Legend    []legendItem
+	Sections  []navItem
+	FlagCount int
+}
+
+type navItem struct{ ID, Title string }
+
+var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"add":  func(a, b int) int { return a + b },
+	"dict": func(id string, notes any) map[string]any { return map[string]any{"id": id, "notes": notes} },
+}).Parse(strings.NewReplacer("/*CSS*/", css, "/*CSP*/", CSP()).Replace(page)))
+
+// CSP is the Content-Security-Policy of the report: nothing may be fetched
+// or run; the one inline style sheet is allowed by its hash; the favicon is
+// an empty data: URL so that browsers do not ask the server for one.
+func CSP() string {
+	sum := sha256.Sum256([]byte(css))
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
+		"'; img-src data:; base-uri 'none'; form-action 'none'"
+}
+
+// Render writes the report of the inputs (at least one) to w, with cmp,
+// the comparison of the inputs when there are several (nil: none shown).
+func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Options) error {
+	if len(inputs) == 0 {
+		return fmt.Errorf("report: no result files")
+	}
+	if o.Title == "" {
+		o.Title = "ctxbench report"
+	}
+	v := &view{Title: o.Title, CSP: CSP(), Generator: o.Generator, Multi: len(inputs) > 1}
+	for i, in := range inputs {
+		d := in.Doc
+		rv := &runView{Tag: tag(i), Index: i, Label: in.Label, Path: in.Path, Doc: d, HostLine: d.Environment.HostLine(),
+			DryRun: d.Settings.DryRun}
+		if !d.StartedAt.IsZero() {
+			rv.Started = d.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")
+			if d.FinishedAt.After(d.StartedAt) {
+				rv.Duration = d.FinishedAt.Sub(d.StartedAt).Round(1e9).String()
+			}
+		}
+		v.DryRun = v.DryRun || rv.DryRun
+		v.Runs = append(v.Runs, rv)
+	}
+	v.Glance = buildGlance(v.Runs)
+	v.Ladder = ladderForest(v.Runs)
+	v.Rings = ringViews(v.Runs)
+	v.Spawn = spawnForest(v.Runs)
+	v.Memory = memoryForest(v.Runs)
+	v.Pools = poolViews(v.Runs)
+	v.Repl = replViews(v.Runs)
+	if len(inputs) > 1 && cmp != nil {
+		if cv := buildCompare(cmp); len(cv.Tables) > 0 {
+			v.Compare = cv
+		}
+	}
+	v.Warnings = warnViews(v.Runs)
+	for _, w := range v.Warnings {
+		v.FlagCount += len(w.Flags)
+	}
+	v.Env = buildEnv(v.Runs)
+	for _, p := range placementOrder {
+		cls, shape := placementClass(p)
+		v.Legend = append(v.Legend, legendItem{Class: cls, Shape: shape, Text: p, Swatch: swatch(cls, shape)})
+	}
+	v.Sections = append(v.Sections, navItem{"runs", "Runs"})
+	if v.Ladder != nil {
+		v.Sections = append(v.Sections, navItem{"ladder", "Ladder"})
+	}
+	if len(v.Rings) > 0 {
+		v.Sections = append(v.Sections, navItem{"rings", "Rings"})
+	}
+	if v.Spawn != nil {
+		v.Sections = append(v.Sections, navItem{"spawn", "Creation"})
+	}
+	if v.Memory != nil {
+		v.Sections = append(v.Sections, navItem{"memory", "Memory"})
+	}
+	if len(v.Pools) > 0 {
+		v.Sections = append(v.Sections, navItem{"pools", "Pools"})
+	}
+	if len(v.Repl) > 0 {
+		v.Sections = append(v.Sections, navItem{"replications", "Published experiments"})
+	}
+	if v.Compare != nil {
+		v.Sections = append(v.Sections, navItem{"compare", "Comparison"})
+	}
+	v.Sections = append(v.Sections, navItem{"warnings", "Warnings"}, navItem{"environment", "Environment"})
+	var buf bytes.Buffer
+	if err := tmpl.Execute(&buf, v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func tag(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return fmt.Sprintf("R%d", i+1)
+}
+
+// glance is the cheapest figure of each rung, per run and placement (the
+// cheapest unflagged one where there is one): the ladder in one line per
+// rung.
+type glance struct {
+	Cols []glanceCol
+	Rows []glanceRow
+}
+
+type glanceCol struct{ Run, Placement, PClass string }
+
+type glanceRow struct {
+	Rung  string
+	Cells []glanceCell
+}
+
+type glanceCell struct {
+	Value, Name string
+	Flagged     bool
+}
+
+// glanceable says whether a row may stand for its rung: a switch, and not a
+// baseline measured for contrast inside the rung (the container rung's plain
+// processes are not containers; a VM exit is not a switch to another VM).
+func glanceable(r *result.Result) bool {
+	return r.Kind == "switch" && !strings.HasSuffix(r.Name, "-plain")
+}
+
+func buildGlance(runs []*runView) *glance {
+	g := &glance{}
+	type colKey struct {
+		run int
+		pl  string
+	}
+	var cols []colKey
+	var rungs []string
+	for i, rv := range runs {
+		for _, pl := range placementOrder {
+			has := false
+			for _, r := range rv.Doc.Results {
+				if r.Placement == pl && glanceable(&r) {
+					has = true
+					if !slices.Contains(rungs, r.Rung) {
+						rungs = append(rungs, r.Rung)
+					}
+				}
+			}
+			if has {
+				cols = append(cols, colKey{i, pl})
+			}
+		}
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	sort.SliceStable(rungs, func(a, b int) bool { return rungIndex(rungs[a]) < rungIndex(rungs[b]) })
+	for _, c := range cols {
+		cls, _ := placementClass(c.pl)
+		g.Cols = append(g.Cols, glanceCol{Run: runs[c.run].Tag, Placement: c.pl, PClass: cls})
+	}
+	for _, rung := range rungs {
+		row := glanceRow{Rung: rung}
+		for _, c := range cols {
+			var best *result.Result
+			for i := range runs[c.run].Doc.Results {
+				r := &runs[c.run].Doc.Results[i]
+				if r.Rung != rung || r.Placement != c.pl || r.OneWayNS.N == 0 || !glanceable(r) {
+					continue
+				}
+				// An unflagged figure beats a flagged one whatever their
+				// values: a spinning handoff is not the cheapest switch.
+				switch {
+				case best == nil:
+					best = r
+				case (len(r.Flags) == 0) != (len(best.Flags) == 0):
+					if len(r.Flags) == 0 {
+						best = r
+					}
+				case r.OneWayNS.Median < best.OneWayNS.Median:
+					best = r
+				}
+			}
+			if best == nil {
+				row.Cells = append(row.Cells, glanceCell{Value: "—"})
+				continue
+			}
+			row.Cells = append(row.Cells, glanceCell{Value: fmtNS(best.OneWayNS.Median), Name: best.Name, Flagged: len(best.Flags) > 0})
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	return g
+}
+
+type replView struct {
+	Run *runView
+	result.Replication
+	ValueList []string
+}
+
+func replViews(runs []*runView) []replView {
+	var out []replView
+	for _, rv := range runs {
+		for _, r := range rv.Doc.Replications {
+			v := replView{Run: rv, Replication: r}
+			keys := make([]string, 0, len(r.Values))
+			for k := range r.Values {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				v.ValueList = append(v.ValueList, fmt.Sprintf("%s = %s", k, strconv.FormatFloat(r.Values[k], 'g', 6, 64)))
+			}
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// compareView is the comparison of every run against the first.
+type compareView struct {
+	Alpha   float64
+	Heads   []string
+	Tables  []compareTable
+	Notes   []string
+	Diffs   []string
+	Hints   []string
+	Synthet []string
+}
+
+type compareTable struct {
+	Title, Unit string
+	Rows        []compareRow
+}
+
+type compareRow struct {
+	Name, Placement string
+	Geo             bool
+	Cells           []compareCell
+}
+
+type compareCell struct {
+	Value, Delta, Class string
+	IsDelta             bool
+	Notes               []int
+}
+
+func buildCompare(c *compare.Comparison) *compareView {
+	v := &compareView{Alpha: c.Alpha, Notes: c.Notes, Diffs: c.EnvDiffs, Hints: c.Hints, Synthet: c.Synthetic}
+	for i, in := range c.Inputs {
+		v.Heads = append(v.Heads, tag(i)+" · "+in.Label)
+	}
+	for _, t := range c.Tables {
+		// A table no two runs share compares nothing: the sections above
+		// show it.
+		shared := false
+		for _, r := range t.Rows {
+			for _, d := range r.Deltas {
+				shared = shared || d.Tested
+			}
+		}
+		if !shared {
+			continue
+		}
+		ct := compareTable{Title: t.Title, Unit: t.Unit}
+		rows := t.Rows
+		if t.Geomean != nil {
+			rows = append(append([]*compare.Row{}, rows...), t.Geomean)
+		}
+		for _, r := range rows {
+			geo := r == t.Geomean
+			cr := compareRow{Name: r.Name, Placement: r.Placement, Geo: geo}
+			for i, cell := range r.Cells {
+				cc := compareCell{Value: "—", Notes: cell.Notes}
+				if cell.Present {
+					cc.Value = fmtNS(cell.Summary.Median)
+					if ci := compare.CIPercent(cell.Summary); !geo && !math.IsNaN(ci) {
+						cc.Value += fmt.Sprintf(" ± %.0f%%", ci)
+					} else if !geo {
+						cc.Value += " ± ∞"
+					}
+				}
+				cr.Cells = append(cr.Cells, cc)
+				if i == 0 {
+					continue
+				}
+				d := r.Deltas[i]
+				dc := compareCell{IsDelta: true, Notes: d.Notes}
+				switch {
+				case !d.Present:
+				case !d.Tested:
+					dc.Delta = fmt.Sprintf("%+.1f%%", 100*d.Change)
+				case !d.Significant:
+					dc.Delta, dc.Class = fmt.Sprintf("~ (p=%.2f)", d.P), "same"
+				case d.Change > 0:
+					dc.Delta, dc.Class = fmt.Sprintf("%+.1f%% (p=%.3f)", 100*d.Change, d.P), "worse"
+				default:
+					dc.Delta, dc.Class = fmt.Sprintf("%+.1f%% (p=%.3f)", 100*d.Change, d.P), "better"
+				}
+				cr.Cells = append(cr.Cells, dc)
+			}
+			ct.Rows = append(ct.Rows, cr)
+		}
+		v.Tables = append(v.Tables, ct)
+	}
+	return v
+}
+
+// warnView is everything a reader of one run must know.
+type warnView struct {
+	Run      *runView
+	Warnings []result.Warning
+	Flags    []string
+	Failures []result.Failure
+	Skipped  []result.Failure
+}
+
+func warnViews(runs []*runView) []warnView {
+	var out []warnView
+	for _, rv := range runs {
+		w := warnView{Run: rv, Warnings: rv.Doc.Warnings, Failures: rv.Doc.Failures, Skipped: rv.Doc.Skipped}
+		for _, r := range rv.Doc.Results {
+			for _, f := range r.Flags {
+				w.Flags = append(w.Flags, fmt.Sprintf("%s %s: %s — %s", r.Name, r.Placement, f.Code, f.Message))
+			}
+		}
+		for _, r := range rv.Doc.Rings {
+			for _, f := range r.Flags {
+				w.Flags = append(w.Flags, fmt.Sprintf("%s ring of %d, %s, %s: %s — %s", r.Kind, r.Tasks, fmtBytes(float64(r.WorkingSetB)), r.Placement, f.Code, f.Message))
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// envView is the environment of every run, one column per run; a value
+// that differs from the first run's is marked.
+type envView struct {
+	Heads []string
+	Rows  []envRow
+}
+
+type envRow struct {
+	Key   string
+	Cells []envCell
+}
+
+type envCell struct {
+	Value string
+	Diff  bool
+}
+
+func buildEnv(runs []*runView) envView {
+	v := envView{}
+	for _, rv := range runs {
+		v.Heads = append(v.Heads, rv.Tag+" · "+rv.Label)
+	}
+	rows := []struct {
+		key string
+		get func(*result.Document) string
+	}{
+		{"host", func(d *result.Document) string { return d.Environment.Hostname }},
+		{"cpu", func(d *result.Document) string {
+			c := d.Environment.CPU
+			return fmt.Sprintf("%s (%s family %d model %d stepping %d, microcode %s)", c.Model, c.Vendor, c.Family, c.ModelID, c.Stepping, orDash(c.Microcode))
+		}},
+		{"cpus", func(d *result.Document) string {
+			c := d.Environment.CPU
+			return fmt.Sprintf("%d logical, online %s, allowed %v; %d thread(s) per core, SMT active %v", c.Logical, c.Online, c.Allowed, c.ThreadsPerCore, c.SMTActive)
+		}},
+		{"core types", func(d *result.Document) string {
+			c := d.Environment.CPU
+			if !c.Hybrid {
+				return "one (not hybrid)"
+			}
+			var p []string
+			for _, t := range c.CoreTypes {
+				p = append(p, fmt.Sprintf("%s %v", t.Name, t.CPUs))
+			}
+			return strings.Join(p, "; ")
+		}},
+		{"caches", func(d *result.Document) string {
+			var p []string
+			for _, c := range d.Environment.CPU.Caches {
+				p = append(p, fmt.Sprintf("L%d %s %s", c.Level, strings.ToLower(c.Type), fmtBytes(float64(c.SizeBytes))))
+			}
+			return strings.Join(p, ", ")
+		}},
+		{"cpufreq governor", func(d *result.Document) string {
+			return orText(d.Environment.CPU.Governor, "none (the hypervisor or firmware controls frequency)")
+		}},
+		{"tsc", func(d *result.Document) string {
+			t := d.Environment.CPU.TSC
+			s := fmt.Sprintf("constant %v, nonstop %v, usable %v", t.Constant, t.Nonstop, t.Usable)
+			if t.HzMeasured > 0 {
+				s += fmt.Sprintf(", %.3f GHz measured", t.HzMeasured/1e9)
+			}
+			return s
+		}},
+		{"virtualization", func(d *result.Document) string { return d.Environment.Virtualization.Label }},
+		{"kvm", func(d *result.Document) string {
+			k := d.Environment.Virtualization.KVM
+			s := fmt.Sprintf("backend %s, /dev/kvm %v, usable %v", orDash(k.Backend), k.Device, k.Usable)
+			if k.Reason != "" {
+				s += " (" + k.Reason + ")"
+			}
+			return s
+		}},
+		{"kernel", func(d *result.Document) string { return d.Environment.Kernel + " " + d.Environment.KernelBuild }},
+		{"mitigations", func(d *result.Document) string { return orDash(strings.Join(render.Mitigations(d.Environment), "; ")) }},
+		{"clocksource", func(d *result.Document) string { return d.Environment.Clocksource }},
+		{"cgroups", func(d *result.Document) string {
+			g := d.Environment.Cgroup
+			return fmt.Sprintf("%s; cpu controller %s; own cpu cgroup %q (depth %d)", orDash(g.Version), orDash(g.CPUController), g.Own, g.Depth)
+		}},
+		{"scheduler", func(d *result.Document) string {
+			s := d.Environment.Scheduler
+			return fmt.Sprintf("%s, autogroup %v", orDash(s.Policy), s.Autogroup)
+		}},
+		{"idle", func(d *result.Document) string {
+			i := d.Environment.Idle
+			return fmt.Sprintf("driver %s, governor %s", orDash(i.Driver), orDash(i.Governor))
+		}},
+		{"perf events", func(d *result.Document) string {
+			p := d.Environment.Perf
+			s := fmt.Sprintf("software %v, hardware %v, perf_event_paranoid %d", p.Software, p.Hardware, p.Paranoid)
+			if p.Reason != "" {
+				s += " (" + p.Reason + ")"
+			}
+			return s
+		}},
+		{"load at start", func(d *result.Document) string {
+			l := d.Environment.Load
+			return fmt.Sprintf("%.2f / %.2f, %d runnable of %d", l.Load1, l.Load5, l.Runnable, l.Procs)
+		}},
+		{"steal during run", func(d *result.Document) string {
+			s := d.Environment.Steal
+			return fmt.Sprintf("%.1f%% steal, %.0f%% busy over %.0f s", s.Percent, s.BusyPercent, s.Seconds)
+		}},
+		{"kernel command line", func(d *result.Document) string { return d.Environment.Cmdline }},
+		{"ctxbench", func(d *result.Document) string {
+			t := d.Tool
+			return fmt.Sprintf("%s %s (%s, cgo %v, %s)", t.Name, t.Version, t.GoVersion, t.Cgo, orDash(t.CC))
+		}},
+		{"settings", func(d *result.Document) string {
+			s := d.Settings
+			x := fmt.Sprintf("preset %s, %d samples per figure, %d per block, %d warm-up, %s per sample, CPUs %v, seed %d",
+				s.Preset, s.Runs, s.SamplesPerBlock, s.Warmup, fmtNS(float64(s.MinTimeNS)), s.CPUs, s.Seed)
+			if s.DryRun {
+				x += ", DRY RUN"
+			}
+			return x
+		}},
+		{"command", func(d *result.Document) string { return strings.Join(d.Command, " ") }},
+	}
+	for _, r := range rows {
+		er := envRow{Key: r.key}
+		for i, rv := range runs {
+			val := r.get(rv.Doc)
+			er.Cells = append(er.Cells, envCell{Value: val, Diff: i > 0 && val != er.Cells[0].Value})
+		}
+		v.Rows = append(v.Rows, er)
+	}
+	return v
+}
+
+func orDash(s string) string { return orText(s, "—") }
+
+func orText(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}

@@ -1,0 +1,130 @@
+package report_test
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/compare"
+	"github.com/ctxbench/ctxbench/internal/render/report"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/testdoc"
+)
+
+func doc(t *testing.T, o testdoc.Options) *result.Document {
+	t.Helper()
+	d, err := testdoc.Doc(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// inputs are two fake runs: a full one with every section, and a second
+// machine whose ladder is twice as slow.
+func inputs(t *testing.T) []compare.Input {
+	a := doc(t, testdoc.Options{Seed: 1, Experiments: true})
+	b := doc(t, testdoc.Options{Seed: 1, Scale: 2, Only: []model.Placement{model.SameCPU, model.CrossCPU}})
+	b.Environment.Hostname = "otherhost"
+	b.Environment.Kernel = "6.12.0-other"
+	return []compare.Input{{Label: "fast", Path: "fast.json", Doc: a}, {Label: "slow", Path: "slow.json", Doc: b}}
+}
+
+func render(t *testing.T, in []compare.Input) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	var cmp *compare.Comparison
+	if len(in) > 1 {
+		c, err := compare.Compare(in, compare.Options{Alpha: 0.05})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmp = c
+	}
+	if err := report.Render(&buf, in, cmp, report.Options{Generator: "ctxbench test"}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestGolden(t *testing.T) {
+	in := inputs(t)
+	testdoc.Golden(t, "report.golden.html", render(t, in))
+	testdoc.Golden(t, "report-single.golden.html", render(t, in[:1]))
+}
+
+func TestDeterministic(t *testing.T) {
+	if !bytes.Equal(render(t, inputs(t)), render(t, inputs(t))) {
+		t.Fatal("two renderings of the same documents differ")
+	}
+}
+
+// The report must not be able to fetch anything: no external URL in any
+// src or href, no script, and a CSP that forbids fetches.
+func TestSelfContained(t *testing.T) {
+	html := string(render(t, inputs(t)))
+	if strings.Contains(strings.ToLower(html), "<script") {
+		t.Error("the report contains a script")
+	}
+	for _, m := range regexp.MustCompile(`(?i)(src|href)\s*=\s*"([^"]*)"`).FindAllStringSubmatch(html, -1) {
+		v := m[2]
+		if !strings.HasPrefix(v, "#") && v != "data:," {
+			t.Errorf("%s=%q can fetch something", m[1], v)
+		}
+	}
+	if strings.Contains(html, "@import") || strings.Contains(html, "url(") {
+		t.Error("the style sheet can fetch something")
+	}
+	csp := report.CSP()
+	if !strings.Contains(html, `http-equiv="Content-Security-Policy" content="`+csp+`"`) {
+		t.Error("no Content-Security-Policy meta tag")
+	}
+	if !strings.HasPrefix(csp, "default-src 'none';") {
+		t.Errorf("CSP %q does not forbid everything by default", csp)
+	}
+}
+
+// Every section the documents have data for is drawn, with the labels of
+// the figures in tooltips.
+func TestShowsEverything(t *testing.T) {
+	in := inputs(t)
+	html := string(render(t, in))
+	for _, want := range []string{
+		`id="ladder"`, `id="rings"`, `id="spawn"`, `id="memory"`, `id="pools"`, `id="replications"`,
+		`id="compare"`, `id="warnings"`, `id="environment"`, "DRY RUN",
+		"against the number of contexts", "against the working set", "95% of peak", "switches per query",
+		"thread creation ~17 µs", "a goroutine needs 2 KiB", "the published figure mixed placements",
+		"kernel differs", "otherhost", "6.12.0-other",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the report does not show %q", want)
+		}
+	}
+	// One ladder row (one chart) per result of every run.
+	rows := 0
+	for _, i := range in {
+		rows += len(i.Doc.Results)
+	}
+	// (+1: the ladder repeats its axis below the table.)
+	want := rows + len(in[0].Doc.Spawn) + len(in[0].Doc.Memory) + 1
+	if got := strings.Count(html, `<td class="chart"><svg`); got != want {
+		t.Errorf("%d forest rows, want %d", got, want)
+	}
+	// Every ladder figure's label is in a tooltip.
+	for _, r := range in[0].Doc.Results {
+		if !strings.Contains(html, "<title>"+escape(r.Label.String())) {
+			t.Errorf("no tooltip with the label of %s %s", r.Name, r.Placement)
+		}
+	}
+	// The slow run is twice as slow: the comparison must say so.
+	if !strings.Contains(html, `class="num worse">`+escape("+100.0%")) {
+		t.Error("the comparison does not show the 2x slowdown as significant")
+	}
+}
+
+func escape(s string) string {
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "+", "&#43;")
+	return r.Replace(s)
+}

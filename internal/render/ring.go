@@ -1,0 +1,209 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/units"
+)
+
+// Rings shows each kind and placement as a table of points and, when
+// the sweep has several sizes and working sets, a matrix of raw cost per
+// hop in which the points past the last-level cache are marked.
+func Rings(w io.Writer, d *result.Document, st Style) {
+	fmt.Fprintf(w, "\nctxbench ring — %s\n", d.Environment.HostLine())
+	if d.Settings.DryRun {
+		fmt.Fprintln(w, "DRY RUN: synthetic figures; nothing was measured")
+	}
+	fmt.Fprintln(w, "one hop = one context hands the token to the next (a round of N contexts is N hops); figures are medians per hop")
+	type group struct{ kind, placement string }
+	var order []group
+	byGroup := map[group][]result.Ring{}
+	for _, r := range d.Rings {
+		g := group{r.Kind, r.Placement}
+		if _, ok := byGroup[g]; !ok {
+			order = append(order, g)
+		}
+		byGroup[g] = append(byGroup[g], r)
+	}
+	for _, g := range order {
+		rs := byGroup[g]
+		fmt.Fprintf(w, "\n%s: %s\n", st.Paint("1", fmt.Sprintf("ring of %s, %s", plural(g.kind), g.placement)), ringWhere(rs[0]))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "N\tworking set\tfootprint\tfits in\traw/hop\toverhead\tnet\tnet/raw\tTSC cycles\tswitches/hop\tverified\t")
+		for _, r := range rs {
+			foot, in := "-", "-"
+			if r.WorkingSetB > 0 {
+				foot, in = result.SizeLabel(r.FootprintB), r.FitsIn
+				if in == "memory" {
+					in = "> LLC"
+				}
+			}
+			cyc := "-"
+			if r.RawCycles != nil {
+				cyc = fmt.Sprintf("%.0f", r.RawCycles.Median)
+			}
+			sw := "-"
+			switch {
+			case r.SwitchesPerHop != nil:
+				sw = fmt.Sprintf("%.2f", *r.SwitchesPerHop)
+			case r.OSSwitchesPerHop != nil:
+				sw = fmt.Sprintf("(OS %.3f)", *r.OSSwitchesPerHop)
+			}
+			ver := "yes"
+			if !r.Verified {
+				ver = "NO" // no colour inside a tabwriter cell: escapes would count as width
+			}
+			net := units.Time(r.NetNS)
+			if r.NetNS <= 0 {
+				net += " (<=0)"
+			}
+			ratio := "-"
+			if r.RawNS.Median > 0 {
+				ratio = fmt.Sprintf("%.0f%%", 100*r.NetNS/r.RawNS.Median)
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Tasks, result.SizeLabel(r.WorkingSetB), foot, in,
+				units.Time(r.RawNS.Median), units.Time(r.OverheadNS.Median), net, ratio, cyc, sw, ver)
+		}
+		tw.Flush()
+		printRingMatrix(w, rs)
+		printRingNotes(w, st, rs)
+	}
+	for _, f := range d.Failures {
+		fmt.Fprintf(w, "failed: %s: %s\n", f.Name, f.Error)
+	}
+	for _, s := range d.Skipped {
+		fmt.Fprintf(w, "skipped: %s: %s\n", s.Name, s.Error)
+	}
+	fmt.Fprintf(w, "\noverhead = the token passed through the same N pipes/channels and the same N working sets by one context, no switch; net = raw - overhead (never clamped). Load average %.2f at start, steal %.1f%% during the run.\n",
+		d.Environment.Load.Load1, d.Environment.Steal.Percent)
+	Warnings(w, d, st)
+}
+
+// printRingNotes prints a group's flags and notes: one line per point when
+// few points have them, else one line per kind of flag with the points
+// listed, so a sweep of 45 points does not print 90 lines.
+func printRingNotes(w io.Writer, st Style, rs []result.Ring) {
+	type hit struct {
+		r   result.Ring
+		msg string
+	}
+	var codes []string
+	byCode := map[string][]hit{}
+	add := func(code string, r result.Ring, msg string) {
+		if _, ok := byCode[code]; !ok {
+			codes = append(codes, code)
+		}
+		byCode[code] = append(byCode[code], hit{r, msg})
+	}
+	for _, r := range rs {
+		for _, f := range r.Flags {
+			add("flag "+f.Code, r, f.Message)
+		}
+		for _, m := range r.Warnings {
+			add("note "+m.Code, r, m.Message)
+		}
+	}
+	point := func(r result.Ring) string { return fmt.Sprintf("N=%d ws=%s", r.Tasks, result.SizeLabel(r.WorkingSetB)) }
+	for _, code := range codes {
+		hits := byCode[code]
+		label := st.Paint("33", code+":")
+		if len(hits) <= 2 {
+			for _, h := range hits {
+				fmt.Fprintf(w, "%s %s: %s\n", label, point(h.r), h.msg)
+			}
+			continue
+		}
+		var pts []string
+		for i, h := range hits {
+			if i == 12 {
+				pts = append(pts, fmt.Sprintf("and %d more", len(hits)-i))
+				break
+			}
+			pts = append(pts, point(h.r))
+		}
+		summary := hits[0].msg
+		switch code {
+		case "flag switch-count", "note switches-above-one":
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, h := range hits {
+				if v := h.r.SwitchesPerHop; v != nil {
+					lo, hi = math.Min(lo, *v), math.Max(hi, *v)
+				}
+			}
+			_, why, _ := strings.Cut(hits[0].msg, ": ")
+			summary = fmt.Sprintf("%.2f–%.2f switches per hop: %s", lo, hi, why)
+		case "note noise-cv":
+			worst := 0.0
+			for _, h := range hits {
+				worst = math.Max(worst, h.r.RawNS.CV)
+			}
+			summary = fmt.Sprintf("coefficient of variation of the raw samples 10%% or more, up to %.0f%%: the medians are robust, the means are not", 100*worst)
+		}
+		fmt.Fprintf(w, "%s %d of %d points (%s): %s\n", label, len(hits), len(rs), strings.Join(pts, ", "), summary)
+	}
+}
+
+func ringWhere(r result.Ring) string { return r.Label.Placement }
+
+// printRingMatrix prints raw ns per hop with N down and the working set
+// across; * marks a footprint beyond the last-level cache.
+func printRingMatrix(w io.Writer, rs []result.Ring) {
+	var ns []int
+	var wss []int64
+	cell := map[[2]int64]result.Ring{}
+	var llc int64
+	for _, r := range rs {
+		if _, ok := cell[[2]int64{int64(r.Tasks), -1}]; !ok {
+			cell[[2]int64{int64(r.Tasks), -1}] = r
+			ns = append(ns, r.Tasks)
+		}
+		if _, ok := cell[[2]int64{-1, r.WorkingSetB}]; !ok {
+			cell[[2]int64{-1, r.WorkingSetB}] = r
+			wss = append(wss, r.WorkingSetB)
+		}
+		cell[[2]int64{int64(r.Tasks), r.WorkingSetB}] = r
+		llc = max(llc, r.LLCBytes)
+	}
+	if len(ns) < 2 || len(wss) < 2 {
+		return
+	}
+	note := ""
+	if llc > 0 {
+		note = fmt.Sprintf("; * = N x working set beyond the %s last-level cache", result.SizeLabel(llc))
+	}
+	fmt.Fprintf(w, "raw per hop, N down, working set across%s\n", note)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "N\t")
+	for _, ws := range wss {
+		fmt.Fprintf(tw, "%s\t", result.SizeLabel(ws))
+	}
+	fmt.Fprintln(tw)
+	for _, n := range ns {
+		fmt.Fprintf(tw, "%d\t", n)
+		for _, ws := range wss {
+			r, ok := cell[[2]int64{int64(n), ws}]
+			switch {
+			case !ok:
+				fmt.Fprint(tw, "-\t")
+			case r.FitsIn == "memory":
+				fmt.Fprintf(tw, "%s *\t", units.Time(r.RawNS.Median))
+			default:
+				fmt.Fprintf(tw, "%s  \t", units.Time(r.RawNS.Median))
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+func plural(kind string) string {
+	if strings.HasSuffix(kind, "s") {
+		return kind + "es"
+	}
+	return kind + "s"
+}

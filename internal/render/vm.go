@@ -1,0 +1,28 @@
+package render
+
+import (
+	"fmt"
+
+	"github.com/ctxbench/ctxbench/internal/units"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+)
+
+// vmLines renders the stored VM decomposition (docs/vm.md) under the
+// ladder: what returning to the VMM adds to an exit, and what a VM-to-VM
+// hop costs beyond a process hop and an exit.
+func vmLines(d *result.Document) []string {
+	if d.Derived == nil || d.Derived.VM == nil {
+		return nil
+	}
+	var out []string
+	if e := d.Derived.VM.Exit; e != nil {
+		out = append(out, fmt.Sprintf("VM exit: returning to the VMM adds %s to an exit the host kernel completes (exit-user %s − exit-kernel %s)",
+			units.Time(e.ReturnToVMMNS), units.Time(e.ExitUserNS), units.Time(e.ExitKernelNS)))
+	}
+	if s := d.Derived.VM.Switch; s != nil {
+		out = append(out, fmt.Sprintf("VM-to-VM hop %s = process hop %s + exit to user space %s + residual %s (another VM's vcpu_put/vcpu_load, cache effects; within noise when small)",
+			units.Time(s.HopNS), units.Time(s.ProcessHopNS), units.Time(s.ExitNS), units.Time(s.ResidualNS)))
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+package result
+
+// Derived holds the figures computed from several rows of a document, so
+// that renderers only render: the "× baseline" multiples' reference, the VM
+// decomposition, and the published hierarchy set beside what was measured.
+type Derived struct {
+	// Baseline is the row every "× baseline" multiple divides by.
+	Baseline *BaselineRef `json:"baseline,omitempty"`
+	// VM splits the vm rows as docs/vm.md describes.
+	VM *VMDecomposition `json:"vm_decomposition,omitempty"`
+	// Hierarchy is the published cost hierarchy, row by row, beside the
+	// ctxbench figure that measures each row; Claims its creation and
+	// memory claims beside what was measured.
+	Hierarchy []HierarchyRow `json:"hierarchy,omitempty"`
+	Claims    []ClaimRow     `json:"claims,omitempty"`
+}
+
+// BaselineRef names the baseline row and why it was chosen.
+type BaselineRef struct {
+	Name      string  `json:"name"`
+	Placement string  `json:"placement"`
+	MedianNS  float64 `json:"median_ns"`
+	Why       string  `json:"why"`
+}
+
+// VMDecomposition puts the vm rows side by side (same CPU, medians): what
+// returning to the VMM adds to an exit, and what a VM-to-VM hop costs
+// beyond a process hop and an exit. A part is nil when its rows were not
+// measured (or, for the exit, were not one real exit per op of one guest
+// mode).
+type VMDecomposition struct {
+	Exit   *VMExitParts   `json:"exit,omitempty"`
+	Switch *VMSwitchParts `json:"switch,omitempty"`
+}
+
+// VMExitParts: exit-user = exit-kernel + the return to the VMM.
+type VMExitParts struct {
+	ExitUserNS    float64 `json:"exit_user_ns"`
+	ExitKernelNS  float64 `json:"exit_kernel_ns"`
+	ReturnToVMMNS float64 `json:"return_to_vmm_ns"`
+}
+
+// VMSwitchParts: a VM-to-VM hop = a process hop + an exit to user space +
+// a residual (another VM's vcpu_put/vcpu_load, cache effects).
+type VMSwitchParts struct {
+	HopNS        float64 `json:"hop_ns"`
+	ProcessHopNS float64 `json:"process_hop_ns"`
+	ExitNS       float64 `json:"exit_ns"`
+	ResidualNS   float64 `json:"residual_ns"`
+}
+
+// HierarchyRow is one row of the published hierarchy table and the
+// ctxbench figure that measures it.
+type HierarchyRow struct {
+	Abstraction       string   `json:"abstraction"`
+	Published         string   `json:"published"`          // per switch, as published
+	PublishedMultiple string   `json:"published_multiple"` // of the published baseline
+	Name              string   `json:"name"`               // the ctxbench row
+	Placement         string   `json:"placement"`
+	MedianNS          *float64 `json:"median_ns"` // null: not measured (Why says why)
+	Multiple          *float64 `json:"multiple_of_baseline,omitempty"`
+	SwitchesPerHop    *float64 `json:"switches_per_hop,omitempty"`
+	Verified          bool     `json:"verified,omitempty"`
+	Why               string   `json:"why,omitempty"`
+	Note              string   `json:"note,omitempty"`
+}
+
+// ClaimRow is a published claim about creation or memory beside the
+// measurement that answers it.
+type ClaimRow struct {
+	Name      string `json:"name"` // spawn/KIND or memory/KIND
+	Published string `json:"published"`
+	Measured  string `json:"measured"`
+}

@@ -1,0 +1,272 @@
+// Package schedule is ctxbench's one scheduler. It runs a plan of cells
+// (benchmark × placement, with an experiment's payload) as blocks in worker
+// processes: it prepares each benchmark once, calibrates how many ops make a
+// sample, interleaves the cells block by block in a seeded random order
+// (Rounds, the loop every experiment uses, the connection pool's windows
+// included), enforces a watchdog per block, and runs a separate perf
+// verification block per cell. It returns the blocks; turning them into
+// figures is the experiment's aggregation.
+//
+// It knows no mechanism: it imports only the vocabulary (internal/model)
+// and the machine's affinity. Which benchmark a worker runs, and how to
+// clean up after a killed one, is given to it.
+package schedule
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ctxbench/ctxbench/internal/model"
+)
+
+// Options are the sampling choices of a run.
+type Options struct {
+	Runs            int           // measured samples per cell
+	SamplesPerBlock int           // samples per worker
+	Warmup          int           // discarded samples at the start of each block
+	MinTime         time.Duration // target duration of one sample
+	Iterations      uint64        // fixed ops per sample; 0 calibrates
+	// NoCalibration sends Iterations as given (0 included): for blocks
+	// that size themselves (creation, memory).
+	NoCalibration bool
+	Seed          int64
+	// Timeout is the watchdog of one block of n samples; nil derives one
+	// from MinTime (see BlockTimeout).
+	Timeout func(c Cell, samples int) time.Duration
+	// CalibrationTimeout is the watchdog of a calibration probe (0: 30 s).
+	CalibrationTimeout time.Duration
+	// PerfCheck runs one extra block per eligible cell with perf events
+	// open (Perf says which; nil: the C kernels' cells).
+	PerfCheck bool
+	Perf      func(c Cell) bool
+	// Samples, when set, is the number of samples a block of c asks for
+	// whatever Runs says (0: the benchmark's own default).
+	Samples func(c Cell) int
+	// Check validates a block's response (nil: CheckSamples).
+	Check    func(c Cell, resp model.Response, samples int) error
+	Executor Executor
+	Progress Progress
+	// Cleanup removes what earlier killed runs left behind (cgroups of a
+	// worker killed by its watchdog), once before the run.
+	Cleanup func()
+	// DryRun: synthetic figures; nothing is prepared or cleaned up.
+	DryRun bool
+}
+
+// Progress receives events between blocks, never inside one.
+type Progress interface {
+	Begin(totalBlocks int)
+	Block(name, phase string)
+	End()
+}
+
+// NoProgress discards progress events.
+type NoProgress struct{}
+
+func (NoProgress) Begin(int)            {}
+func (NoProgress) Block(string, string) {}
+func (NoProgress) End()                 {}
+
+// Block is one measured block of a cell.
+type Block struct {
+	Round int
+	Resp  model.Response
+}
+
+// CellRun is what a cell's blocks returned, or why it has none.
+type CellRun struct {
+	Cell   Cell
+	Iters  uint64 // ops per sample the cell was calibrated to (0: self-sized)
+	Blocks []Block
+	Perf   *model.Response // the perf verification block, when one ran
+	Err    error
+}
+
+// Run measures the cells: prepare, calibrate, then rounds in which every
+// cell runs one block in a random order, then an optional perf block per
+// cell. A failing cell is reported and the others go on; cancelling ctx
+// stops at once.
+func Run(ctx context.Context, cells []Cell, o Options) ([]CellRun, error) {
+	if o.Executor == nil {
+		return nil, errors.New("schedule: no executor")
+	}
+	if o.Progress == nil {
+		o.Progress = NoProgress{}
+	}
+	if o.Check == nil {
+		o.Check = func(_ Cell, r model.Response, n int) error { return CheckSamples(r, n) }
+	}
+	if o.Perf == nil {
+		o.Perf = KernelPerf
+	}
+	if o.Timeout == nil {
+		o.Timeout = func(c Cell, n int) time.Duration { return BlockTimeout(o.MinTime, c, n) }
+	}
+	if o.SamplesPerBlock <= 0 || o.Runs <= 0 || (o.MinTime <= 0 && !o.NoCalibration && o.Iterations == 0) {
+		return nil, errors.New("schedule: runs, samples per block and min time must be positive")
+	}
+	if !o.DryRun && o.Cleanup != nil {
+		o.Cleanup()
+	}
+	blocks := (o.Runs + o.SamplesPerBlock - 1) / o.SamplesPerBlock
+	calibrates := func(c Cell) bool { return o.Iterations == 0 && !o.NoCalibration && !c.Bench.SelfCalibrating }
+	runs := make([]*CellRun, len(cells))
+	var toPrepare []Cell // one cell per benchmark: Prepare is per benchmark, not per placement
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if c.Bench.Prepare != nil && !o.DryRun && !seen[c.Bench.Name] {
+			seen[c.Bench.Name] = true
+			toPrepare = append(toPrepare, c)
+		}
+	}
+	total := len(toPrepare)
+	for _, c := range cells {
+		total += cellBlocks(c, blocks)
+		if calibrates(c) {
+			total++
+		}
+		if o.PerfCheck && o.Perf(c) {
+			total++
+		}
+	}
+	o.Progress.Begin(total)
+	defer o.Progress.End()
+
+	prepared := map[string]error{}
+	for _, c := range toPrepare {
+		o.Progress.Block(c.Key(), "prepare")
+		err := c.Bench.Prepare(ctx)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		prepared[c.Bench.Name] = err
+	}
+	for i, c := range cells {
+		runs[i] = &CellRun{Cell: c, Iters: o.Iterations}
+		if err := prepared[c.Bench.Name]; err != nil {
+			runs[i].Err = fmt.Errorf("prepare: %w", err)
+			continue
+		}
+		if calibrates(c) {
+			o.Progress.Block(c.Key(), "calibrate")
+			iters, err := calibrate(ctx, c, o)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				runs[i].Err = fmt.Errorf("calibration: %w", err)
+				continue
+			}
+			runs[i].Iters = iters
+		}
+	}
+	units := func(i int) int {
+		if runs[i].Err != nil {
+			return 0
+		}
+		return cellBlocks(runs[i].Cell, blocks)
+	}
+	samples := func(i, round int) int {
+		if o.Samples != nil {
+			return o.Samples(runs[i].Cell)
+		}
+		nb := cellBlocks(runs[i].Cell, blocks)
+		per := (o.Runs + nb - 1) / nb
+		return min(per, o.Runs-round*per)
+	}
+	done, errs, err := Rounds(ctx, len(runs), units, func(ctx context.Context, i, round int) (model.Response, error) {
+		r := runs[i]
+		n := samples(i, round)
+		req := r.Cell.Request(r.Iters, n, o.Warmup, false)
+		if r.Cell.Bench.SelfCalibrating {
+			req.TargetNS = o.MinTime.Nanoseconds()
+		}
+		resp, err := o.Executor.Block(ctx, r.Cell, req, o.Timeout(r.Cell, n+o.Warmup))
+		if err == nil {
+			err = o.Check(r.Cell, resp, n)
+		}
+		return resp, err
+	}, RoundOptions{Seed: o.Seed, Step: func(i, _ int) { o.Progress.Block(runs[i].Cell.Key(), "measure") }})
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range runs {
+		if r.Err == nil {
+			r.Err = errs[i]
+		}
+		for _, d := range done[i] {
+			r.Blocks = append(r.Blocks, Block{Round: d.Round, Resp: d.Value})
+		}
+	}
+	if o.PerfCheck {
+		for _, r := range runs {
+			if r.Err != nil || !o.Perf(r.Cell) {
+				continue
+			}
+			o.Progress.Block(r.Cell.Key(), "verify")
+			req := r.Cell.Request(r.Iters, 2, 0, true)
+			if r.Cell.Bench.SelfCalibrating {
+				req.TargetNS = o.MinTime.Nanoseconds()
+			}
+			resp, err := o.Executor.Block(ctx, r.Cell, req, o.Timeout(r.Cell, 2))
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if err == nil && o.Check(r.Cell, resp, 2) == nil {
+				r.Perf = &resp
+			}
+		}
+	}
+	out := make([]CellRun, len(runs))
+	for i, r := range runs {
+		out[i] = *r
+	}
+	return out, nil
+}
+
+// KernelPerf says whether a cell gets a perf verification block by
+// default: the C kernels open perf events per thread; Go loops and other
+// runtimes' probes (self-calibrating) do not.
+func KernelPerf(c Cell) bool {
+	return c.Bench.Rung != model.Goroutine && !c.Bench.SelfCalibrating
+}
+
+// CheckSamples rejects a block that does not hold the samples asked for
+// (any number when none was asked) or holds an empty one.
+func CheckSamples(r model.Response, samples int) error {
+	if samples > 0 && (len(r.NS) != samples || len(r.TSC) != samples) {
+		return fmt.Errorf("worker returned %d samples, asked for %d", len(r.NS), samples)
+	}
+	for _, v := range r.NS {
+		if v == 0 {
+			return errors.New("worker returned a zero-length sample")
+		}
+	}
+	return nil
+}
+
+// BlockTimeout is the default watchdog for a block of n samples: generous,
+// because a loaded 2-vCPU guest can stall for a long time, but bounded.
+// Blocks that start a runtime (a JVM, a BEAM) get a minute more.
+func BlockTimeout(minTime time.Duration, c Cell, n int) time.Duration {
+	t := 20*time.Second + time.Duration(n)*minTime*20
+	if c.Bench.SelfCalibrating {
+		t += time.Minute
+	}
+	return t
+}
+
+// FixedTimeout is a watchdog that ignores the block's size.
+func FixedTimeout(d time.Duration) func(Cell, int) time.Duration {
+	return func(Cell, int) time.Duration { return d }
+}
+
+// cellBlocks is how many blocks a cell gets out of the run's blocks.
+func cellBlocks(c Cell, blocks int) int {
+	if c.Bench.MaxBlocks > 0 && c.Bench.MaxBlocks < blocks {
+		return c.Bench.MaxBlocks
+	}
+	return blocks
+}

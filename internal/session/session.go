@@ -1,0 +1,113 @@
+// Package session is the one place where a run becomes a result document:
+// it collects the environment once, times the run, reads the machine's
+// steal and load around it, runs the experiments' steps in order, and
+// merges what they measured, failed and skipped, then the derived figures,
+// into one result.Document. Every command that measures goes through Run.
+package session
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/ctxbench/ctxbench/internal/experiment"
+	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/schedule"
+)
+
+// Step is one experiment of a run.
+type Step func(ctx context.Context, env experiment.Env) (experiment.Part, error)
+
+// Spec describes a run.
+type Spec struct {
+	Tool     result.Tool
+	Command  []string
+	Settings result.Settings
+	CPUs     []int
+	Seed     int64
+	DryRun   bool
+	// Executor runs blocks (nil: workers re-executed from this binary);
+	// Cleanup removes what killed workers left behind.
+	Executor schedule.Executor
+	Cleanup  func()
+	Progress schedule.Progress
+	Log      io.Writer
+	Steps    []Step
+	// Derive computes the figures that combine several parts, once every
+	// step has run (the ladder's baseline and VM decomposition, the
+	// published hierarchy beside the ladder).
+	Derive []func(*result.Document)
+	// Environment, when set, is used instead of reading the machine (tests).
+	Environment *result.Environment
+}
+
+// Run runs the steps and builds the document. An error from a step
+// (cancellation, a plan that cannot run) ends the run without a document;
+// a failed measurement is a failure in the document, not an error.
+func Run(ctx context.Context, spec Spec) (*result.Document, error) {
+	var env result.Environment
+	if spec.Environment != nil {
+		env = *spec.Environment
+	} else {
+		env = machine.Collect(machine.Options{})
+	}
+	host := env.HostLine()
+	if spec.DryRun {
+		host += " (dry run: synthetic figures)" // every label says so, not just the table's banner
+	}
+	ex := spec.Executor
+	if ex == nil {
+		ex = schedule.ProcessExecutor{Cleanup: spec.Cleanup}
+	}
+	progress := spec.Progress
+	if progress == nil {
+		progress = schedule.NoProgress{}
+	}
+	log := spec.Log
+	if log == nil {
+		log = io.Discard
+	}
+	xenv := experiment.Env{Environment: env, CPUs: spec.CPUs, Host: host, Executor: ex, Progress: progress, Log: log,
+		Seed: spec.Seed, DryRun: spec.DryRun, Cleanup: spec.Cleanup}
+	doc := &result.Document{
+		SchemaVersion: result.SchemaVersion, Tool: spec.Tool, Command: spec.Command,
+		StartedAt: time.Now().UTC(), Settings: spec.Settings, Results: []result.Result{},
+	}
+	before := machine.ReadCPUTimes("")
+	var all experiment.Part
+	for _, step := range spec.Steps {
+		part, err := step(ctx, xenv)
+		if err != nil {
+			return nil, err
+		}
+		all.Add(part)
+	}
+	env.Steal = machine.Steal(before, machine.ReadCPUTimes(""))
+	doc.FinishedAt = time.Now().UTC()
+	doc.Results = append(doc.Results, all.Results...)
+	doc.Rings, doc.Spawn, doc.Memory, doc.Pools, doc.Replications = all.Rings, all.Spawn, all.Memory, all.Pools, all.Replications
+	doc.Failures, doc.Skipped = all.Failures, all.Skipped
+	measuredTSC(&env, doc.Results)
+	doc.Environment = env
+	doc.Warnings = append(append(append([]result.Warning{}, env.Warnings...), machine.RunWarnings(env.Steal)...), all.Warnings...)
+	for _, d := range spec.Derive {
+		d(doc)
+	}
+	return doc, nil
+}
+
+// measuredTSC derives the TSC's rate from the rows that have both clocks:
+// TSC ticks per hop over nanoseconds per hop.
+func measuredTSC(env *result.Environment, rs []result.Result) {
+	var ticks, ns float64
+	for _, r := range rs {
+		if c := r.OneWayCycles; c != nil && r.OneWayNS.Median > 0 {
+			ticks += c.Median
+			ns += r.OneWayNS.Median
+		}
+	}
+	if ns > 0 && env.CPU.TSC.Usable {
+		env.CPU.TSC.HzMeasured = ticks / ns * 1e9
+	}
+}
