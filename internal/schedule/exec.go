@@ -16,8 +16,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/model"
 )
 
 // Executor runs one block of a cell.
@@ -259,4 +259,3 @@ func zombieOf(pid string, parent int, self string) bool {
 	p, _ := strconv.Atoi(f[1])
 	return p == parent && strings.TrimSpace(string(comm)) == name
 }
-

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/model"
-	"github.com/ctxbench/ctxbench/internal/schedule"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/schedule"
 	"github.com/ctxbench/ctxbench/internal/stats"
 )
 

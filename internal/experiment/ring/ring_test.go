@@ -232,9 +232,9 @@ func hasFlag(r result.Ring, code string) bool {
 
 type countProgress struct{ begin, blocks int }
 
-func (p *countProgress) Begin(n int)               { p.begin = n }
+func (p *countProgress) Begin(n int)          { p.begin = n }
 func (p *countProgress) Block(string, string) { p.blocks++ }
-func (p *countProgress) End()                      {}
+func (p *countProgress) End()                 {}
 
 // The dry run is deterministic, counts perfectly, and tells the progress
 // bar as many blocks as it runs.
