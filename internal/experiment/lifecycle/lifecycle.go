@@ -29,6 +29,9 @@ type Options struct {
 	NoSettle bool           // memory: don't wait for /proc/meminfo to settle
 }
 
+// lookup finds a measurement (tests stand in their own).
+var lookup = catalog.Lookup
+
 // SpawnKinds and MemoryKinds list the measurements, in catalog order.
 func SpawnKinds() []string  { return kinds(catalog.SpawnPrefix) }
 func MemoryKinds() []string { return kinds(catalog.MemoryPrefix) }
@@ -94,7 +97,7 @@ func run(ctx context.Context, env experiment.Env, prefix string, kinds []string,
 	var cells []schedule.Cell
 	for _, k := range kinds {
 		name := prefix + k
-		b := catalog.Lookup(name)
+		b := lookup(name)
 		if b == nil {
 			part.Failures = append(part.Failures, result.Failure{Name: name, Error: "no such measurement"})
 			continue

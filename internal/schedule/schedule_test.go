@@ -1,0 +1,226 @@
+package schedule
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxbench/ctxbench/internal/model"
+)
+
+// The scheduler is tested with benchmarks made here: it knows no mechanism.
+var (
+	pipe = &model.Benchmark{Name: "test/pipe", Rung: model.Thread, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true,
+		Placements: []model.Placement{model.SameCPU, model.CrossCPU, model.Unpinned}, Ladder: []model.Placement{model.SameCPU, model.CrossCPU}}
+	yield = &model.Benchmark{Name: "test/yield", Rung: model.Thread, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true,
+		Placements: []model.Placement{model.SameCPU}, Ladder: []model.Placement{model.SameCPU}, PlacementNote: "sched_yield hands over only on one CPU"}
+	chans = &model.Benchmark{Name: "test/chan", Rung: model.Goroutine, Kind: model.Switch, HopsPerOp: 2,
+		Placements: []model.Placement{model.SameCPU, model.CrossCPU}, Ladder: []model.Placement{model.SameCPU}}
+)
+
+func opts() Options {
+	return Options{Runs: 10, SamplesPerBlock: 4, Warmup: 1, MinTime: time.Millisecond, Seed: 1, Executor: FakeExecutor{Seed: 1}}
+}
+
+func TestPlanPlacements(t *testing.T) {
+	cells, skips := Plan([]*model.Benchmark{pipe, yield}, []model.Placement{model.SameCPU, model.CrossCPU}, []int{0, 1})
+	if len(cells) != 3 {
+		t.Fatalf("got %d cells, want 3 (pipe twice, yield same-cpu)", len(cells))
+	}
+	if len(skips) != 1 || skips[0].Bench != "test/yield" || !strings.Contains(skips[0].Reason, "sched_yield") {
+		t.Fatalf("yield cross-cpu should be skipped with its reason, got %+v", skips)
+	}
+	for _, c := range cells {
+		switch c.Placement {
+		case model.SameCPU:
+			if c.CPUA != 1 || c.CPUB != 1 {
+				t.Errorf("same-cpu should use the last CPU, got %d/%d", c.CPUA, c.CPUB)
+			}
+		case model.CrossCPU:
+			if c.CPUA != 0 || c.CPUB != 1 {
+				t.Errorf("cross-cpu should use first and last, got %d/%d", c.CPUA, c.CPUB)
+			}
+		}
+	}
+	if _, skips := Plan([]*model.Benchmark{pipe}, []model.Placement{model.CrossCPU}, []int{3}); len(skips) != 1 {
+		t.Fatalf("cross-cpu on one CPU should be skipped, got %+v", skips)
+	}
+	// Goroutines across CPUs are placed by the runtime inside the set.
+	c, _ := Place(chans, model.CrossCPU, []int{0, 1})
+	if c.CPUA != -1 || len(c.CPUSetA) != 2 {
+		t.Fatalf("goroutine cross-cpu cell: %+v", c)
+	}
+}
+
+func TestRunIsDeterministicAndComplete(t *testing.T) {
+	cells, _ := Plan([]*model.Benchmark{pipe, chans}, nil, []int{0, 1})
+	a, err := Run(context.Background(), cells, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Run(context.Background(), cells, opts())
+	for i := range a {
+		if a[i].Err != nil {
+			t.Fatal(a[i].Err)
+		}
+		n := 0
+		for j, blk := range a[i].Blocks {
+			n += len(blk.Resp.NS)
+			if blk.Round != j {
+				t.Errorf("%s: block %d is from round %d", a[i].Cell.Key(), j, blk.Round)
+			}
+			if blk.Resp.NS[0] != b[i].Blocks[j].Resp.NS[0] {
+				t.Errorf("%s: two runs with one seed differ", a[i].Cell.Key())
+			}
+		}
+		if n != 10 || len(a[i].Blocks) != 3 {
+			t.Errorf("%s: %d samples in %d blocks, want --runs 10 in 3 blocks of up to 4", a[i].Cell.Key(), n, len(a[i].Blocks))
+		}
+		if a[i].Iters == 0 {
+			t.Errorf("%s: not calibrated", a[i].Cell.Key())
+		}
+	}
+	if a[0].Perf != nil || a[2].Perf != nil {
+		t.Error("perf blocks ran without PerfCheck")
+	}
+}
+
+// failing executes blocks but fails every block of one benchmark.
+type failing struct {
+	FakeExecutor
+	bad string
+}
+
+func (f failing) Block(ctx context.Context, c Cell, req model.Request, to time.Duration) (model.Response, error) {
+	if c.Bench.Name == f.bad && req.Samples != 3 { // calibration (3 samples) passes
+		return model.Response{}, errors.New("partner died")
+	}
+	return f.FakeExecutor.Block(ctx, c, req, to)
+}
+
+func TestOneFailingCellDoesNotStopTheOthers(t *testing.T) {
+	cells, _ := Plan([]*model.Benchmark{pipe, yield}, []model.Placement{model.SameCPU}, []int{0})
+	o := opts()
+	o.Executor = failing{bad: "test/yield"}
+	out, err := Run(context.Background(), cells, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].Err != nil || len(out[0].Blocks) != 3 {
+		t.Fatalf("test/pipe should succeed: %v", out[0].Err)
+	}
+	if out[1].Err == nil || !strings.Contains(out[1].Err.Error(), "partner died") || len(out[1].Blocks) != 0 {
+		t.Fatalf("test/yield should fail with the reason, got %v", out[1].Err)
+	}
+}
+
+func TestCancelStopsTheRun(t *testing.T) {
+	cells, _ := Plan([]*model.Benchmark{pipe}, nil, []int{0, 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, cells, opts()); !errors.Is(err, context.Canceled) {
+		t.Fatalf("want context.Canceled, got %v", err)
+	}
+}
+
+// scaled answers calibration probes as if one op took perOp ns.
+type scaled struct{ perOp float64 }
+
+func (s scaled) Block(_ context.Context, _ Cell, req model.Request, _ time.Duration) (model.Response, error) {
+	r := model.Response{NS: make([]uint64, req.Samples), TSC: make([]uint64, req.Samples)}
+	for i := range r.NS {
+		r.NS[i] = uint64(s.perOp * float64(req.Iters))
+	}
+	return r, nil
+}
+
+func TestCalibrationReachesMinTime(t *testing.T) {
+	c, _ := Place(pipe, model.SameCPU, []int{0})
+	for _, perOp := range []float64{3, 2500, 40000} {
+		o := opts()
+		o.Executor = scaled{perOp}
+		iters, err := calibrate(context.Background(), c, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sample := float64(iters) * perOp
+		if sample < 0.9e6 || sample > 3e6 {
+			t.Errorf("perOp %v ns: %d iters make a %.0f ns sample, want about 1 ms", perOp, iters, sample)
+		}
+	}
+}
+
+func TestFailedPrepareFailsItsCellsOnly(t *testing.T) {
+	calls := 0
+	broken := &model.Benchmark{Name: "test/broken", Rung: model.Runtime, Kind: model.Switch, HopsPerOp: 2,
+		Placements: []model.Placement{model.SameCPU}, SelfCalibrating: true,
+		Prepare: func(context.Context) error { calls++; return errors.New("toolchain missing") }}
+	bc, _ := Place(broken, model.SameCPU, []int{0})
+	good, _ := Place(pipe, model.SameCPU, []int{0})
+	out, err := Run(context.Background(), []Cell{bc, bc, good}, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Errorf("prepare ran %d times, want once per benchmark", calls)
+	}
+	for _, o := range out[:2] {
+		if o.Err == nil || !strings.Contains(o.Err.Error(), "toolchain missing") {
+			t.Errorf("cell with a failed prepare: %v", o.Err)
+		}
+	}
+	if out[2].Err != nil || len(out[2].Blocks) == 0 {
+		t.Errorf("an unrelated cell failed: %v", out[2].Err)
+	}
+}
+
+// Rounds interleaves: every round visits every cell once, in an order
+// that is not always the same; a failed unit is retried once when asked,
+// and a fatal error stops everything.
+func TestRoundsInterleaveRetryAndStop(t *testing.T) {
+	var order []int
+	got, errs, err := Rounds(context.Background(), 3, func(int) int { return 4 }, func(_ context.Context, i, r int) (int, error) {
+		order = append(order, i)
+		return i*10 + r, nil
+	}, RoundOptions{Seed: 7})
+	if err != nil || len(order) != 12 {
+		t.Fatalf("ran %d units, err %v", len(order), err)
+	}
+	firsts := map[int]bool{}
+	for r := 0; r < 4; r++ {
+		seen := map[int]bool{}
+		for _, i := range order[3*r : 3*r+3] {
+			seen[i] = true
+		}
+		if len(seen) != 3 {
+			t.Fatalf("round %d did not visit every cell once: %v", r, order)
+		}
+		firsts[order[3*r]] = true
+	}
+	if len(firsts) < 2 {
+		t.Errorf("every round started with the same cell: %v", order)
+	}
+	for i := range got {
+		if errs[i] != nil || len(got[i]) != 4 || got[i][3].Value != i*10+3 {
+			t.Fatalf("cell %d: %+v %v", i, got[i], errs[i])
+		}
+	}
+	tries := 0
+	_, errs, _ = Rounds(context.Background(), 1, func(int) int { return 1 }, func(context.Context, int, int) (int, error) {
+		tries++
+		return 0, errors.New("transient")
+	}, RoundOptions{Retry: func(int, error) bool { return true }})
+	if tries != 2 || errs[0] == nil {
+		t.Fatalf("retry: %d tries, error %v", tries, errs[0])
+	}
+	n := 0
+	_, _, err = Rounds(context.Background(), 2, func(int) int { return 5 }, func(context.Context, int, int) (int, error) {
+		n++
+		return 0, errors.Join(ErrFatal, errors.New("server died"))
+	}, RoundOptions{})
+	if !errors.Is(err, ErrFatal) || n != 1 {
+		t.Fatalf("fatal error: %v after %d units", err, n)
+	}
+}
