@@ -383,3 +383,24 @@ func (r ProcRusage) Sub(o ProcRusage) ProcRusage {
 
 // CPUNs is user plus system time.
 func (r ProcRusage) CPUNs() uint64 { return r.UserNs + r.SysNs }
+
+// NewPoolEstimate writes a window summary in the schema's form (nil bounds
+// without an interval).
+func NewPoolEstimate(w stats.WindowSummary) PoolEstimate {
+	e := PoolEstimate{Median: w.Median, N: w.N}
+	if w.OK {
+		lo, hi := w.Lo, w.Hi
+		e.CILow, e.CIHigh, e.Confidence = &lo, &hi, w.Confidence
+	}
+	return e
+}
+
+// NewPoolRatio writes a ratio estimate in the schema's form.
+func NewPoolRatio(r stats.RatioEstimate) PoolRatio {
+	out := PoolRatio{Estimate: r.Estimate}
+	if r.OK {
+		lo, hi := r.Lo, r.Hi
+		out.Low, out.High, out.Confidence = &lo, &hi, r.Confidence
+	}
+	return out
+}

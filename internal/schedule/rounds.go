@@ -7,8 +7,19 @@ import (
 )
 
 // ErrFatal marks an error after which nothing else may run (a server that
-// died under a sweep): Rounds stops at once and returns it.
+// died under a sweep): Rounds stops at once and returns it. Fatal wraps an
+// error so.
 var ErrFatal = errors.New("fatal")
+
+// Fatal marks err as fatal (errors.Is(Fatal(err), ErrFatal)); it reads as
+// err.
+func Fatal(err error) error { return fatalError{err} }
+
+type fatalError struct{ err error }
+
+func (f fatalError) Error() string        { return f.err.Error() }
+func (f fatalError) Unwrap() error        { return f.err }
+func (f fatalError) Is(target error) bool { return target == ErrFatal }
 
 // Done is one finished unit of a cell: what it returned and in which round.
 type Done[T any] struct {
@@ -21,11 +32,16 @@ type Done[T any] struct {
 // RoundOptions shape Rounds.
 type RoundOptions struct {
 	Seed int64
-	// Retry says whether a failed unit of cell i may run again (once); nil
-	// never retries.
-	Retry func(i int, err error) bool
+	// Retry says whether a failed unit of cell i in round r may run again
+	// (once); nil never retries.
+	Retry func(i, round int, err error) bool
 	// Step is called before every unit (for progress), never inside one.
 	Step func(i, round int)
+	// KeepGoing runs a cell's later units after one failed (a connection
+	// pool's point keeps the repetitions that succeeded); OnFail hears of
+	// every failure kept that way.
+	KeepGoing bool
+	OnFail    func(i, round int, err error)
 }
 
 // Rounds is the one interleaving loop: in round r every cell i with
@@ -44,11 +60,11 @@ func Rounds[T any](ctx context.Context, cells int, units func(i int) int, run fu
 	rng := rand.New(rand.NewSource(o.Seed))
 	for r := 0; r < most; r++ {
 		for _, i := range rng.Perm(cells) {
-			if errs[i] != nil || r >= units(i) {
+			if (errs[i] != nil && !o.KeepGoing) || r >= units(i) {
 				continue
 			}
 			for attempt := 1; ; attempt++ {
-				if o.Step != nil {
+				if o.Step != nil && attempt == 1 {
 					o.Step(i, r)
 				}
 				v, err := run(ctx, i, r)
@@ -62,10 +78,15 @@ func Rounds[T any](ctx context.Context, cells int, units func(i int) int, run fu
 					out[i] = append(out[i], Done[T]{Round: r, Value: v, Attempts: attempt})
 					break
 				}
-				if attempt == 1 && o.Retry != nil && o.Retry(i, err) {
+				if attempt == 1 && o.Retry != nil && o.Retry(i, r, err) {
 					continue
 				}
-				errs[i] = err
+				if errs[i] == nil {
+					errs[i] = err
+				}
+				if o.OnFail != nil {
+					o.OnFail(i, r, err)
+				}
 				break
 			}
 		}

@@ -211,16 +211,16 @@ func TestRoundsInterleaveRetryAndStop(t *testing.T) {
 	_, errs, _ = Rounds(context.Background(), 1, func(int) int { return 1 }, func(context.Context, int, int) (int, error) {
 		tries++
 		return 0, errors.New("transient")
-	}, RoundOptions{Retry: func(int, error) bool { return true }})
+	}, RoundOptions{Retry: func(int, int, error) bool { return true }})
 	if tries != 2 || errs[0] == nil {
 		t.Fatalf("retry: %d tries, error %v", tries, errs[0])
 	}
 	n := 0
 	_, _, err = Rounds(context.Background(), 2, func(int) int { return 5 }, func(context.Context, int, int) (int, error) {
 		n++
-		return 0, errors.Join(ErrFatal, errors.New("server died"))
+		return 0, Fatal(errors.New("server died"))
 	}, RoundOptions{})
-	if !errors.Is(err, ErrFatal) || n != 1 {
+	if !errors.Is(err, ErrFatal) || err.Error() != "server died" || n != 1 {
 		t.Fatalf("fatal error: %v after %d units", err, n)
 	}
 }

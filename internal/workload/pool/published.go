@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/workload/procs"
 	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
 )
@@ -215,9 +217,9 @@ func RunPublished(ctx context.Context, pc PublishedConfig, prog Progress) (res *
 				}
 			}
 			byPool[p] = ms
-			pt0 := PublishedPoint{Variant: v, Pool: p, Millis: estimate(ms), Opened: medianOf(opened), BlogWindowIdle: idle}
+			pt0 := PublishedPoint{Variant: v, Pool: p, Millis: result.NewPoolEstimate(stats.SummarizeWindows(ms)), Opened: stats.Median(opened), BlogWindowIdle: idle}
 			if len(pt) > 0 {
-				a, b := medianOf(pt), medianOf(pb)
+				a, b := stats.Median(pt), stats.Median(pb)
 				pt0.PerfTimed, pt0.PerfBlog = &a, &b
 			}
 			res.Points = append(res.Points, pt0)
@@ -233,7 +235,8 @@ func RunPublished(ctx context.Context, pc PublishedConfig, prog Progress) (res *
 		if len(pc.Pools) >= 2 {
 			a, b := pc.Pools[0], pc.Pools[len(pc.Pools)-1]
 			// time ratio B/A: invert the QPS-style ratio by swapping the samples.
-			tr, p := ratioCI(byPool[a], byPool[b], 0.95)
+			hl := stats.HLRatio(byPool[a], byPool[b], 0.95)
+			tr, p := result.NewPoolRatio(hl), hl.P
 			res.Comparisons = append(res.Comparisons, struct {
 				Variant   string  `json:"variant"`
 				TimeRatio Ratio   `json:"time_ratio"`

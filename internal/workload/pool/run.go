@@ -2,12 +2,9 @@ package pool
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -16,12 +13,27 @@ import (
 	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
 )
 
-// Run performs the experiment described by cfg. It starts (or connects to) each server
-// in turn, measures, and tears everything down before returning — also when ctx is
-// cancelled (the caller turns SIGINT/SIGTERM into a cancellation) or a window fails.
-// The calling process's threads are pinned during the run and restored afterwards.
-// prog may be nil.
-func Run(ctx context.Context, cfg Config, prog Progress) (res *Result, err error) {
+// Engine is a started connection-pool run: the configuration validated,
+// the CPUs resolved, stale server directories of killed runs swept, and the
+// calling process ready to be pinned. The experiment (internal/experiment/
+// pool) drives it: for each server Start, Baselines, then one Window per
+// point and repetition in the scheduler's order, then Stop; End restores
+// the process's affinity. Every server started is torn down by Stop — also
+// when ctx is cancelled (the caller turns SIGINT/SIGTERM into a
+// cancellation) or a window fails.
+type Engine struct {
+	cfg     Config
+	allowed []int
+	pls     map[string]placement
+	prog    Progress
+	r       *runner
+	// Result holds what the run records besides the servers' curves: the
+	// configuration, the method, the client's environment, warnings.
+	Result *Result
+}
+
+// Begin validates cfg and prepares a run. prog may be nil.
+func Begin(cfg Config, prog Progress) (*Engine, error) {
 	if prog == nil {
 		prog = NoProgress{}
 	}
@@ -29,7 +41,7 @@ func Run(ctx context.Context, cfg Config, prog Progress) (res *Result, err error
 		return nil, err
 	}
 	// go-redis logs background dial failures (a pool refilling after the server died) to
-	// stderr; every failure that matters reaches Run as an error, so keep stderr clean.
+	// stderr; every failure that matters reaches the caller as an error, so keep stderr clean.
 	redis.SetLogger(quietLogger{})
 	allowed, err := procs.Allowed()
 	if err != nil {
@@ -39,13 +51,12 @@ func Run(ctx context.Context, cfg Config, prog Progress) (res *Result, err error
 	if err != nil {
 		return nil, err
 	}
-	pls := map[string]placement{
+	e := &Engine{cfg: cfg, allowed: allowed, prog: prog, pls: map[string]placement{
 		CrossCPU: {CrossCPU, []int{scpu}, []int{ccpu}},
 		SameCPU:  {SameCPU, []int{ccpu}, []int{ccpu}},
 		Unpinned: {Unpinned, allowed, allowed},
-	}
-
-	res = &Result{Config: cfg, Method: methods()}
+	}}
+	res := &Result{Config: cfg, Method: methods()}
 	perfOK, perfWhy := procs.PerfUsable()
 	res.Environment = Environment{
 		GoVersion:   runtime.Version(),
@@ -62,7 +73,6 @@ func Run(ctx context.Context, cfg Config, prog Progress) (res *Result, err error
 	if cfg.Perf && !perfOK {
 		res.Warnings = append(res.Warnings, "perf cross-check requested but unavailable: "+perfWhy)
 	}
-
 	swept, err := serverdir.Sweep()
 	res.Swept = swept
 	if len(swept) > 0 {
@@ -71,31 +81,119 @@ func Run(ctx context.Context, cfg Config, prog Progress) (res *Result, err error
 	if err != nil {
 		res.Warnings = append(res.Warnings, "sweeping stale servers: "+err.Error())
 	}
+	e.Result, e.r = res, &runner{cfg: &e.cfg, perfOK: perfOK}
+	return e, nil
+}
 
-	defer func() {
-		perr := procs.PinSelf(allowed)
-		runtime.SetDefaultGOMAXPROCS()
-		if perr != nil && err == nil {
-			err = fmt.Errorf("restore client affinity: %w", perr)
-		}
-	}()
-
-	r := &runner{cfg: &cfg, perfOK: perfOK}
-	total := 0
-	for _, kind := range cfg.Servers {
-		total += len(r.plan(kind, 0))
+// End restores this process's affinity and GOMAXPROCS, and adds the
+// windows that were retried to the warnings.
+func (e *Engine) End() error {
+	e.Result.Warnings = append(e.Result.Warnings, e.r.retried...)
+	e.r.retried = nil
+	perr := procs.PinSelf(e.allowed)
+	runtime.SetDefaultGOMAXPROCS()
+	if perr != nil {
+		return fmt.Errorf("restore client affinity: %w", perr)
 	}
-	done := 0
-	for i, kind := range cfg.Servers {
-		sr, err := r.runServer(ctx, kind, uint64(i), pls, prog, &done, total)
+	return nil
+}
+
+// Placement is where a placement runs the server and the client.
+type Placement struct {
+	Name           string
+	Server, Client []int
+}
+
+// Placement resolves a placement's CPUs.
+func (e *Engine) Placement(name string) Placement {
+	pl := e.pls[name]
+	return Placement{Name: pl.name, Server: pl.server, Client: pl.client}
+}
+
+// Server is one started (or connected) server.
+type Server struct {
+	e     *Engine
+	t     *target
+	Kind  string
+	bases map[string]Baseline
+	// Record is the server's part of the result; the experiment adds the
+	// curves.
+	Record ServerResult
+}
+
+// Start starts (or connects to) a server of kind, pinned to the first
+// placement's server CPUs.
+func (e *Engine) Start(ctx context.Context, kind string) (*Server, error) {
+	t, err := startTarget(ctx, &e.cfg, kind, e.pls[e.cfg.Placements[0]].server, e.prog)
+	if err != nil {
+		return nil, err
+	}
+	if testHookStarted != nil {
+		testHookStarted(t)
+	}
+	t.recordAux()
+	return &Server{e: e, t: t, Kind: kind, bases: map[string]Baseline{},
+		Record: ServerResult{Server: kind, Version: t.version, Embedded: t.embedded, ProcessCounters: t.hasProcs()}}, nil
+}
+
+// Baselines measures an idle window per placement.
+func (s *Server) Baselines(ctx context.Context) error {
+	for _, name := range s.e.cfg.Placements {
+		s.e.prog.Stage(fmt.Sprintf("idle baseline, %s, %s", s.t.version, name))
+		b, err := s.e.r.baseline(ctx, s.t, s.e.pls[name])
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("idle baseline (%s): %w", name, err)
 		}
-		res.Servers = append(res.Servers, *sr)
+		s.bases[name] = b
+		s.Record.Baselines = append(s.Record.Baselines, b)
 	}
-	res.Warnings = append(res.Warnings, r.retried...)
-	analyze(res)
-	return res, nil
+	return nil
+}
+
+// Points lists a server's points: every client, placement, worker count
+// and pool size of the configuration (Rep is left to the caller).
+func (e *Engine) Points(kind string) []WindowSpec {
+	var points []WindowSpec
+	for _, cl := range e.r.clients(kind) {
+		for _, pl := range e.cfg.Placements {
+			for _, wk := range e.cfg.Workers {
+				for _, p := range e.cfg.PoolSizes {
+					points = append(points, WindowSpec{Server: kind, Client: cl, Placement: pl, Pool: p, Workers: wk})
+				}
+			}
+		}
+	}
+	return points
+}
+
+// Window runs one measured window.
+func (s *Server) Window(ctx context.Context, spec WindowSpec) (Window, error) {
+	return s.e.r.window(ctx, s.t, spec, s.e.pls[spec.Placement], s.bases[spec.Placement])
+}
+
+// Recoverable says whether a failed window may be retried, or the rest of
+// the sweep run: the server is alive and answers, and nothing hung.
+func (s *Server) Recoverable(ctx context.Context, err error) bool {
+	return ctx.Err() == nil && s.t.alive() == nil && !strings.Contains(err.Error(), "hung")
+}
+
+// Where names a window in messages.
+func (s *Server) Where(spec WindowSpec) string {
+	return fmt.Sprintf("%s, %s, %s, pool %d, %s, rep %d", s.t.version, spec.Client, spec.Placement, spec.Pool, WorkersText(spec.Workers), spec.Rep)
+}
+
+// Retried records a window that failed once and ran again.
+func (s *Server) Retried(spec WindowSpec, err error) {
+	s.e.r.retried = append(s.e.r.retried, fmt.Sprintf("%s: retried after: %v", s.Where(spec), err))
+}
+
+// Stop tears the server down.
+func (s *Server) Stop() error {
+	s.e.prog.Stage("stopping " + s.t.version)
+	if err := s.t.stop(); err != nil {
+		return fmt.Errorf("stop %s: %w", s.Kind, err)
+	}
+	return nil
 }
 
 type quietLogger struct{}
@@ -115,98 +213,8 @@ func (r *runner) clients(kind string) []string {
 	return r.cfg.PGClients
 }
 
-// plan lists the server's windows: every repetition visits every point once, in its own
-// random order (seeded), so slow drift of the machine spreads over all points.
-func (r *runner) plan(kind string, salt uint64) []WindowSpec {
-	var points []WindowSpec
-	for _, cl := range r.clients(kind) {
-		for _, pl := range r.cfg.Placements {
-			for _, wk := range r.cfg.Workers {
-				for _, p := range r.cfg.PoolSizes {
-					points = append(points, WindowSpec{Server: kind, Client: cl, Placement: pl, Pool: p, Workers: wk})
-				}
-			}
-		}
-	}
-	rng := rand.New(rand.NewPCG(r.cfg.Seed, 0x5eed+salt))
-	var out []WindowSpec
-	for rep := 1; rep <= r.cfg.Repetitions; rep++ {
-		order := slices.Clone(points)
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		for _, s := range order {
-			s.Rep = rep
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-type windowRecord struct {
-	spec WindowSpec
-	w    Window
-}
-
-func (r *runner) runServer(ctx context.Context, kind string, salt uint64, pls map[string]placement, prog Progress, done *int, total int) (sr *ServerResult, err error) {
-	t, err := startTarget(ctx, r.cfg, kind, pls[r.cfg.Placements[0]].server, prog)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		prog.Stage("stopping " + t.version)
-		if serr := t.stop(); serr != nil {
-			err = errors.Join(err, fmt.Errorf("stop %s: %w", kind, serr))
-			sr = nil
-		}
-	}()
-	if testHookStarted != nil {
-		testHookStarted(t)
-	}
-	t.recordAux()
-	sr = &ServerResult{Server: kind, Version: t.version, Embedded: t.embedded, ProcessCounters: t.hasProcs()}
-
-	bases := map[string]Baseline{}
-	for _, name := range r.cfg.Placements {
-		prog.Stage(fmt.Sprintf("idle baseline, %s, %s", t.version, name))
-		b, err := r.baseline(ctx, t, pls[name])
-		if err != nil {
-			return nil, fmt.Errorf("idle baseline (%s): %w", name, err)
-		}
-		bases[name] = b
-		sr.Baselines = append(sr.Baselines, b)
-	}
-
-	var recs []windowRecord
-	for i, spec := range r.plan(kind, salt) {
-		*done++
-		prog.Window(*done, total, spec)
-		w, err := r.window(ctx, t, spec, pls[spec.Placement], bases[spec.Placement])
-		recoverable := func() bool { return ctx.Err() == nil && t.alive() == nil && !strings.Contains(err.Error(), "hung") }
-		where := fmt.Sprintf("%s, %s, %s, pool %d, %s, rep %d", t.version, spec.Client, spec.Placement, spec.Pool, workersText(spec.Workers), spec.Rep)
-		if err != nil && recoverable() {
-			// One retry: a long sweep should not be lost to one transient failure; the
-			// failure is kept in the warnings.
-			r.retried = append(r.retried, fmt.Sprintf("%s: retried after: %v", where, err))
-			w, err = r.window(ctx, t, spec, pls[spec.Placement], bases[spec.Placement])
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			if !recoverable() { // the server died or hung: nothing after this would be honest
-				return nil, fmt.Errorf("%s: %w", where, err)
-			}
-			// Failed twice on a live server: keep the rest of the sweep.
-			sr.FailedWindows = append(sr.FailedWindows, fmt.Sprintf("%s: %v", where, err))
-			continue
-		}
-		w.Seq = i + 1
-		recs = append(recs, windowRecord{spec, w})
-	}
-	sr.Series = buildSeries(kind, recs, pls)
-	return sr, nil
-}
-
-func workersText(w int) string {
+// WorkersText names a worker rule: a count, or as many as connections.
+func WorkersText(w int) string {
 	if w == 0 {
 		return "workers = pool"
 	}
@@ -259,7 +267,7 @@ func methods() Method {
 			"connection (pgxpool NewConnsCount, database/sql MaxIdleClosed etc., go-redis pool stats); PostgreSQL's " +
 			"process list and Redis's total_connections_received must not change.",
 		ClientBound: fmt.Sprintf("a point is client-bound when the client used >= %.0f%% of its CPUs: its "+
-			"throughput then describes the client, not the server.", clientBoundUtil*100),
+			"throughput then describes the client, not the server.", ClientBoundUtil*100),
 		Perf: "optional: the perf software event context-switches opened on the server's CPU (perf_event_open, " +
 			"pid −1), read exactly at the window's edges; it counts every switch on that CPU including switches " +
 			"away from idle and from unrelated tasks, so it differs from the per-task count by design.",

@@ -430,7 +430,7 @@ func (r *runner) window(ctx context.Context, t *target, spec WindowSpec, pl plac
 	pq.ClientInvoluntary = float64(ru.Involuntary) / fq
 	pq.ClientCPUNs = max(0, float64(ru.CPUNs())-base.ClientCPUPerSec*1e9*secs) / fq
 	w.ClientUtil = float64(ru.CPUNs()) / 1e9 / (secs * float64(len(pl.client)))
-	w.ClientBound = w.ClientUtil >= clientBoundUtil
+	w.ClientBound = w.ClientUtil >= ClientBoundUtil
 	w.CounterReadNs = [2]int64{int64(r0b.Sub(r0a)), int64(r1b.Sub(r1a))}
 	if t.hasProcs() {
 		s, a := s1.Sub(s0), a1.Sub(a0)
@@ -513,8 +513,8 @@ func waitQuiet(ctx context.Context, cpus []int, limit time.Duration) (time.Durat
 	}
 }
 
-// clientBoundUtil is the client CPU share from which a point is flagged client-bound.
-const clientBoundUtil = 0.9
+// ClientBoundUtil is the client CPU share from which a point is flagged client-bound.
+const ClientBoundUtil = 0.9
 
 // ids0ForCounters returns the backend pids whose counters are the serving tasks.
 func ids0ForCounters(t *target, ids []int64) []int64 {

@@ -6,21 +6,29 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
+	"github.com/ctxbench/ctxbench/internal/workload/pool"
 )
 
+// windowRecord is one measured window and where it belongs.
+type windowRecord struct {
+	spec pool.WindowSpec
+	w    result.PoolWindow
+}
+
 // buildSeries groups a server's windows into curves and summarises each point.
-func buildSeries(kind string, recs []windowRecord, pls map[string]placement) []Series {
+func buildSeries(kind string, recs []windowRecord, pls func(string) pool.Placement) []result.PoolSeries {
 	type key struct {
 		client, placement string
 		workers           int
 	}
-	groups := map[key]map[int][]Window{}
+	groups := map[key]map[int][]result.PoolWindow{}
 	var order []key
 	for _, r := range recs {
 		k := key{r.spec.Client, r.spec.Placement, r.spec.Workers}
 		if groups[k] == nil {
-			groups[k] = map[int][]Window{}
+			groups[k] = map[int][]result.PoolWindow{}
 			order = append(order, k)
 		}
 		groups[k][r.spec.Pool] = append(groups[k][r.spec.Pool], r.w)
@@ -34,19 +42,19 @@ func buildSeries(kind string, recs []windowRecord, pls map[string]placement) []S
 		}
 		return b.workers - a.workers
 	})
-	var out []Series
+	var out []result.PoolSeries
 	for _, k := range order {
-		pl := pls[k.placement]
-		s := Series{
+		pl := pls(k.placement)
+		s := result.PoolSeries{
 			Server: kind, Client: k.client, Placement: k.placement, Workers: k.workers,
-			ServerCPUs: pl.server, ClientCPUs: pl.client, GOMAXPROCS: len(pl.client),
+			ServerCPUs: pl.Server, ClientCPUs: pl.Client, GOMAXPROCS: len(pl.Client),
 		}
 		switch k.client {
-		case ClientPgxpool:
+		case pool.ClientPgxpool:
 			s.LibraryDefaultPool = max(4, runtime.NumCPU()) // NumCPU is fixed at start-up
-		case ClientGoRedis:
-			s.LibraryDefaultPool = 10 * len(pl.client) // 10 × GOMAXPROCS
-		case ClientDatabaseSQL:
+		case pool.ClientGoRedis:
+			s.LibraryDefaultPool = 10 * len(pl.Client) // 10 × GOMAXPROCS
+		case pool.ClientDatabaseSQL:
 			s.LibraryDefaultPool = 0 // unlimited open connections, 2 kept idle
 		}
 		pools := make([]int, 0, len(groups[k]))
@@ -63,19 +71,19 @@ func buildSeries(kind string, recs []windowRecord, pls map[string]placement) []S
 	return out
 }
 
-func summarise(pool, workers int, ws []Window) Point {
+func summarise(size, workers int, ws []result.PoolWindow) result.PoolPoint {
 	if workers == 0 {
-		workers = pool
+		workers = size
 	}
-	pt := Point{Pool: pool, Workers: workers, Windows: ws}
-	col := func(f func(w *Window) float64) []float64 {
+	pt := result.PoolPoint{Pool: size, Workers: workers, Windows: ws}
+	col := func(f func(w *result.PoolWindow) float64) []float64 {
 		v := make([]float64, len(ws))
 		for i := range ws {
 			v[i] = f(&ws[i])
 		}
 		return v
 	}
-	colp := func(f func(w *Window) *float64) *float64 {
+	colp := func(f func(w *result.PoolWindow) *float64) *float64 {
 		var v []float64
 		for i := range ws {
 			if p := f(&ws[i]); p != nil {
@@ -85,36 +93,36 @@ func summarise(pool, workers int, ws []Window) Point {
 		if len(v) == 0 {
 			return nil
 		}
-		m := medianOf(v)
+		m := stats.Median(v)
 		return &m
 	}
-	pt.QPS = estimate(col(func(w *Window) float64 { return w.QPS }))
-	pt.LatencyNs.P50 = estimate(col(func(w *Window) float64 { return w.Latency.P50 }))
-	pt.LatencyNs.P90 = estimate(col(func(w *Window) float64 { return w.Latency.P90 }))
-	pt.LatencyNs.P99 = estimate(col(func(w *Window) float64 { return w.Latency.P99 }))
-	pt.LatencyNs.Max = estimate(col(func(w *Window) float64 { return w.Latency.Max }))
-	pt.PoolWaitNs = medianOf(col(func(w *Window) float64 { return w.PoolWaitNs }))
-	pt.HeldNs = medianOf(col(func(w *Window) float64 { return w.HeldNs }))
+	pt.QPS = windowEstimate(col(func(w *result.PoolWindow) float64 { return w.QPS }))
+	pt.LatencyNs.P50 = windowEstimate(col(func(w *result.PoolWindow) float64 { return w.Latency.P50 }))
+	pt.LatencyNs.P90 = windowEstimate(col(func(w *result.PoolWindow) float64 { return w.Latency.P90 }))
+	pt.LatencyNs.P99 = windowEstimate(col(func(w *result.PoolWindow) float64 { return w.Latency.P99 }))
+	pt.LatencyNs.Max = windowEstimate(col(func(w *result.PoolWindow) float64 { return w.Latency.Max }))
+	pt.PoolWaitNs = stats.Median(col(func(w *result.PoolWindow) float64 { return w.PoolWaitNs }))
+	pt.HeldNs = stats.Median(col(func(w *result.PoolWindow) float64 { return w.HeldNs }))
 	pq := &pt.PerQuery
-	pq.ServerVoluntary = colp(func(w *Window) *float64 { return w.PerQuery.ServerVoluntary })
-	pq.ServerInvoluntary = colp(func(w *Window) *float64 { return w.PerQuery.ServerInvoluntary })
-	pq.ServerAux = colp(func(w *Window) *float64 { return w.PerQuery.ServerAux })
-	pq.ServerCPUNs = colp(func(w *Window) *float64 { return w.PerQuery.ServerCPUNs })
-	pq.ServerAuxCPUNs = colp(func(w *Window) *float64 { return w.PerQuery.ServerAuxCPUNs })
-	pq.ServerRunqWaitNs = colp(func(w *Window) *float64 { return w.PerQuery.ServerRunqWaitNs })
-	pq.PerfCPUSwitches = colp(func(w *Window) *float64 { return w.PerQuery.PerfCPUSwitches })
-	pq.ClientVoluntary = medianOf(col(func(w *Window) float64 { return w.PerQuery.ClientVoluntary }))
-	pq.ClientInvoluntary = medianOf(col(func(w *Window) float64 { return w.PerQuery.ClientInvoluntary }))
-	pq.ClientCPUNs = medianOf(col(func(w *Window) float64 { return w.PerQuery.ClientCPUNs }))
-	pt.ServerUtil = medianOf(col(func(w *Window) float64 { return w.ServerUtil }))
-	pt.ClientUtil = medianOf(col(func(w *Window) float64 { return w.ClientUtil }))
-	pt.ClientBound = pt.ClientUtil >= clientBoundUtil
-	pt.ForeignUtil = medianOf(col(func(w *Window) float64 { return w.ForeignUtil }))
+	pq.ServerVoluntary = colp(func(w *result.PoolWindow) *float64 { return w.PerQuery.ServerVoluntary })
+	pq.ServerInvoluntary = colp(func(w *result.PoolWindow) *float64 { return w.PerQuery.ServerInvoluntary })
+	pq.ServerAux = colp(func(w *result.PoolWindow) *float64 { return w.PerQuery.ServerAux })
+	pq.ServerCPUNs = colp(func(w *result.PoolWindow) *float64 { return w.PerQuery.ServerCPUNs })
+	pq.ServerAuxCPUNs = colp(func(w *result.PoolWindow) *float64 { return w.PerQuery.ServerAuxCPUNs })
+	pq.ServerRunqWaitNs = colp(func(w *result.PoolWindow) *float64 { return w.PerQuery.ServerRunqWaitNs })
+	pq.PerfCPUSwitches = colp(func(w *result.PoolWindow) *float64 { return w.PerQuery.PerfCPUSwitches })
+	pq.ClientVoluntary = stats.Median(col(func(w *result.PoolWindow) float64 { return w.PerQuery.ClientVoluntary }))
+	pq.ClientInvoluntary = stats.Median(col(func(w *result.PoolWindow) float64 { return w.PerQuery.ClientInvoluntary }))
+	pq.ClientCPUNs = stats.Median(col(func(w *result.PoolWindow) float64 { return w.PerQuery.ClientCPUNs }))
+	pt.ServerUtil = stats.Median(col(func(w *result.PoolWindow) float64 { return w.ServerUtil }))
+	pt.ClientUtil = stats.Median(col(func(w *result.PoolWindow) float64 { return w.ClientUtil }))
+	pt.ClientBound = pt.ClientUtil >= pool.ClientBoundUtil
+	pt.ForeignUtil = stats.Median(col(func(w *result.PoolWindow) float64 { return w.ForeignUtil }))
 	return pt
 }
 
 // analyseSeries adds the knee, the USL fit and the shape.
-func analyseSeries(s *Series) {
+func analyseSeries(s *result.PoolSeries) {
 	var ns []int
 	var nf, xs []float64
 	for _, p := range s.Points {
@@ -132,9 +140,9 @@ func analyseSeries(s *Series) {
 		s.Knee = &k
 	}
 	if fit, err := stats.FitUSL(nf, xs); err == nil {
-		s.USL = &USLResult{USLFit: fit}
+		s.USL = &result.PoolUSL{USLFit: fit}
 	} else {
-		s.USL = &USLResult{Error: err.Error()}
+		s.USL = &result.PoolUSL{Error: err.Error()}
 	}
 	if s.Knee == nil {
 		return
@@ -161,7 +169,7 @@ func analyseSeries(s *Series) {
 const foreignWarn = 0.10
 
 // analyze adds the published comparison, verdicts and warnings.
-func analyze(res *Result) {
+func analyze(res *result.Pools) {
 	for i := range res.Servers {
 		sr := &res.Servers[i]
 		for _, s := range sr.Series {
@@ -169,7 +177,7 @@ func analyze(res *Result) {
 				sr.Published = append(sr.Published, c)
 			}
 			if len(s.ClientBoundPoints) > 0 {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s %s %s %s: %s", sr.Version, s.Client, s.Placement, workersText(s.Workers), s.Note))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s %s %s %s: %s", sr.Version, s.Client, s.Placement, pool.WorkersText(s.Workers), s.Note))
 			}
 			var busy []int
 			for _, p := range s.Points {
@@ -178,7 +186,7 @@ func analyze(res *Result) {
 				}
 			}
 			if len(busy) > 0 {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s %s %s %s: other processes used more than %.0f%% of the CPUs during the windows of pools %v: those figures are disturbed", sr.Version, s.Client, s.Placement, workersText(s.Workers), foreignWarn*100, busy))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s %s %s %s: other processes used more than %.0f%% of the CPUs during the windows of pools %v: those figures are disturbed", sr.Version, s.Client, s.Placement, pool.WorkersText(s.Workers), foreignWarn*100, busy))
 			}
 			for _, p := range s.Points {
 				for _, w := range p.Windows {
@@ -196,16 +204,16 @@ func analyze(res *Result) {
 	}
 }
 
-func pointAt(s Series, pool int) *Point {
+func pointAt(s result.PoolSeries, size int) *result.PoolPoint {
 	for i := range s.Points {
-		if s.Points[i].Pool == pool {
+		if s.Points[i].Pool == size {
 			return &s.Points[i]
 		}
 	}
 	return nil
 }
 
-func qpsOf(p *Point) []float64 {
+func qpsOf(p *result.PoolPoint) []float64 {
 	v := make([]float64, len(p.Windows))
 	for i, w := range p.Windows {
 		v[i] = w.QPS
@@ -213,7 +221,7 @@ func qpsOf(p *Point) []float64 {
 	return v
 }
 
-func serverSwitches(p *Point) *float64 {
+func serverSwitches(p *result.PoolPoint) *float64 {
 	q := p.PerQuery
 	if q.ServerVoluntary == nil || q.ServerInvoluntary == nil {
 		return nil
@@ -222,7 +230,7 @@ func serverSwitches(p *Point) *float64 {
 	return &v
 }
 
-func totalSwitches(p *Point) *float64 {
+func totalSwitches(p *result.PoolPoint) *float64 {
 	s := serverSwitches(p)
 	if s == nil {
 		return nil
@@ -234,15 +242,16 @@ func totalSwitches(p *Point) *float64 {
 	return &v
 }
 
-func compare(s Series, a, b int) (Comparison, bool) {
+func compare(s result.PoolSeries, a, b int) (result.PoolComparison, bool) {
 	pa, pb := pointAt(s, a), pointAt(s, b)
 	if pa == nil || pb == nil {
-		return Comparison{}, false
+		return result.PoolComparison{}, false
 	}
-	c := Comparison{Client: s.Client, Placement: s.Placement, Workers: s.Workers, PoolA: a, PoolB: b,
+	c := result.PoolComparison{Client: s.Client, Placement: s.Placement, Workers: s.Workers, PoolA: a, PoolB: b,
 		QPSA: pa.QPS.Median, QPSB: pb.QPS.Median, Alpha: 0.05}
-	c.QPSRatio, c.P = ratioCI(qpsOf(pa), qpsOf(pb), 0.95)
-	c.TimeRatio = Ratio{Estimate: 1 / c.QPSRatio.Estimate, Confidence: c.QPSRatio.Confidence}
+	hl := stats.HLRatio(qpsOf(pa), qpsOf(pb), 0.95)
+	c.QPSRatio, c.P = result.NewPoolRatio(hl), hl.P
+	c.TimeRatio = result.PoolRatio{Estimate: 1 / c.QPSRatio.Estimate, Confidence: c.QPSRatio.Confidence}
 	if c.QPSRatio.Low != nil && c.QPSRatio.High != nil {
 		lo, hi := 1 / *c.QPSRatio.High, 1 / *c.QPSRatio.Low
 		c.TimeRatio.Low, c.TimeRatio.High = &lo, &hi
@@ -269,17 +278,17 @@ func compare(s Series, a, b int) (Comparison, bool) {
 
 // primary picks the series a verdict is about: the published set-up where it was run
 // (1000 workers, cross-cpu, the pool library), else the first.
-func primary(sr *ServerResult) *Series {
+func primary(sr *result.PoolServer) *result.PoolSeries {
 	best, score := -1, -1
 	for i, s := range sr.Series {
 		sc := 0
-		if s.Placement == CrossCPU {
+		if s.Placement == pool.CrossCPU {
 			sc += 4
 		}
 		if s.Workers == 1000 {
 			sc += 2
 		}
-		if s.Client == ClientPgxpool || s.Client == ClientGoRedis {
+		if s.Client == pool.ClientPgxpool || s.Client == pool.ClientGoRedis {
 			sc++
 		}
 		if sc > score {
@@ -292,14 +301,14 @@ func primary(sr *ServerResult) *Series {
 	return &sr.Series[best]
 }
 
-func verdict(sr *ServerResult) string {
+func verdict(sr *result.PoolServer) string {
 	s := primary(sr)
 	if s == nil || s.Knee == nil {
 		return sr.Version + ": no data"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s, %s, %s): peak %.0f q/s at pool %d, knee N95 = %d",
-		sr.Version, s.Client, workersText(s.Workers), s.Placement, s.Knee.PeakX, s.Knee.PeakN, s.Knee.N95)
+		sr.Version, s.Client, pool.WorkersText(s.Workers), s.Placement, s.Knee.PeakX, s.Knee.PeakN, s.Knee.N95)
 	if s.USL != nil && s.USL.Error == "" {
 		if s.USL.NStar != nil {
 			fmt.Fprintf(&b, ", USL α=%.3g β=%.3g N*=%.0f R²=%.2f", s.USL.Alpha, s.USL.Beta, *s.USL.NStar, s.USL.R2)
@@ -331,8 +340,13 @@ func verdict(sr *ServerResult) string {
 	for _, p := range s.Points {
 		foreign = append(foreign, p.ForeignUtil)
 	}
-	if f := medianOf(foreign); f > foreignWarn {
+	if f := stats.Median(foreign); f > foreignWarn {
 		fmt.Fprintf(&b, "; DISTURBED: other processes used %.0f%% of the CPUs during the median window", f*100)
 	}
 	return b.String()
+}
+
+// windowEstimate is the median of repeated windows with its interval.
+func windowEstimate(vals []float64) result.PoolEstimate {
+	return result.NewPoolEstimate(stats.SummarizeWindows(vals))
 }
