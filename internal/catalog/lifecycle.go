@@ -66,7 +66,7 @@ func spawnRun(kind string) func(context.Context, model.Request) (model.Response,
 		for i, v := range res.Samples {
 			r.NS[i] = uint64(v + 0.5)
 		}
-		r.Spawn = &model.SpawnData{Label: res.Label, Op: res.Op, Claim: res.Claim, Context: res.Context, Notes: res.Notes}
+		r.Spawn = &model.SpawnData{Label: res.Label, Op: res.Op, Context: res.Context, Notes: res.Notes}
 		return r, nil
 	}
 }
@@ -92,7 +92,6 @@ func vmSpawn(_ context.Context, req model.Request) (model.Response, error) {
 	f, _ := kvm.FigureByID("create")
 	label := f.What + " — " + d.BackendDescription(kvm.GuestMode(mode), nil)
 	r.Spawn = &model.SpawnData{Label: label, Op: f.What, Context: "vm",
-		Claim: "VM start 1-5 s (the published hierarchy table); Firecracker boots a microVM to init in <=125 ms (Firecracker SPECIFICATION.md, https://github.com/firecracker-microvm/firecracker)",
 		Notes: []string{"a minimal VM, not a booted operating system: no guest kernel, no devices; compare with the claims only as the floor under them"}}
 	return r, nil
 }
@@ -133,8 +132,6 @@ func vmMemory(_ context.Context, req model.Request) (model.Response, error) {
 	kb := func(v float64) float64 { return v * 1024 }
 	res := memory.Result{Kind: "vm", Context: "vm", Requested: n, Reached: m.Created, Limit: m.Limit,
 		Label: fmt.Sprintf("minimal KVM VMs (64 KiB of guest memory touched by a CPL3 guest run to its first exit, one vCPU each) held open by one VMM process — %s", detectOnce().BackendDescription(kvm.GuestUser, nil)),
-		Claims: []memory.Claim{{Text: "VMs: practical limit few to dozens", Source: memory.HierarchyTable},
-			{Text: "Firecracker: <= 5 MiB memory overhead per microVM", Source: "Firecracker SPECIFICATION.md (https://github.com/firecracker-microvm/firecracker)"}},
 		Notes: []string{fmt.Sprintf("kernel memory accounted per VM: %.0f KiB (slab %.0f, kernel stack %.0f, KVM page tables %.0f, vmalloc %.0f, percpu %.0f); free memory fell by %.0f KiB per VM (machine-wide)",
 			per.KernelAccountedKB, per.SlabKB, per.KernelStackKB, per.SecPageTablesKB, per.VmallocKB, per.PercpuKB, per.MemFreeDropKB)},
 	}
@@ -151,9 +148,6 @@ func memoryData(m memory.Result) model.MemoryData {
 		RSS: m.Per.RSS, PSS: m.Per.PSS, Virtual: m.Per.Virtual, KernelStack: m.Per.KernelStack, PageTables: m.Per.PageTables, Slab: m.Per.Slab,
 		Charged: m.Per.Charged, ChargedUser: m.Per.ChargedUser, ChargedKernel: m.Per.ChargedKernel,
 		Runtime: m.Per.Runtime, RuntimeMetric: m.Per.RuntimeMetric, CreateNS: m.CreateNs, Limits: m.Limits, Notes: m.Notes}
-	for _, c := range m.Claims {
-		d.Claims = append(d.Claims, model.Claim{Text: c.Text, Source: c.Source, BytesPerContext: c.BytesPerContext})
-	}
 	return d
 }
 

@@ -133,7 +133,7 @@ func probeSpawn(b probe.Bench) func(context.Context, model.Request) (model.Respo
 			r.NS[i] = uint64(v + 0.5)
 		}
 		r.Spawn = &model.SpawnData{Label: b.Mechanism + " — " + strings.Join(bl.SettingsList(), ", "), Op: b.Op,
-			Context: "runtime (" + string(b.Language) + ")", Claim: claimText(b.Name)}
+			Context: "runtime (" + string(b.Language) + ")"}
 		return r, nil
 	}
 }
@@ -173,35 +173,8 @@ func probeMemory(b probe.Bench) func(context.Context, model.Request) (model.Resp
 		}
 		m.Kind, m.Context = strings.TrimPrefix(b.Name, MemoryPrefix), "runtime ("+string(b.Language)+")"
 		m.Label, m.Notes = b.Description+" — "+b.Mechanism, notes
-		if c := runtimeClaims[b.Name]; c != "" {
-			m.Claims = []model.Claim{{Text: c, Source: runtimeClaimSources[b.Name], BytesPerContext: runtimeClaimBytes[b.Name]}}
-		}
 		return model.Response{NS: []uint64{0}, TSC: []uint64{0}, Memory: &m}, nil
 	}
-}
-
-// runtimeClaims are the published figures beside the runtime rows, with
-// their sources.
-var runtimeClaims = map[string]string{
-	"spawn/erlang-process":       "1 µs up to 2,500 processes, ~3 µs up to 30,000",
-	"memory/erlang-process":      "327 words = 2616 B per process",
-	"spawn/rust-tokio-task":      "~0.3 µs per tokio task vs ~17 µs per thread",
-	"memory/rust-tokio-task":     "~0.4 KiB per async task, depending on the future",
-	"memory/java-virtual-thread": "stack chunks live on the heap; no reliable published per-thread figure",
-}
-
-var runtimeClaimSources = map[string]string{
-	"spawn/erlang-process":       "Joe Armstrong, Concurrency Oriented Programming in Erlang (2003)",
-	"memory/erlang-process":      "Erlang/OTP 27 Efficiency Guide, Processes (https://www.erlang.org/doc/system/eff_guide_processes)",
-	"spawn/rust-tokio-task":      "Jim Blandy, context-switch benchmarks, README (2020, https://github.com/jimblandy/context-switch)",
-	"memory/rust-tokio-task":     "Jim Blandy, context-switch benchmarks, README (2020, https://github.com/jimblandy/context-switch)",
-	"memory/java-virtual-thread": "JEP 444: Virtual Threads (https://openjdk.org/jeps/444)",
-}
-
-// runtimeClaimBytes are the sizes those claims imply, where they name one.
-var runtimeClaimBytes = map[string]float64{
-	"memory/erlang-process":  2616,
-	"memory/rust-tokio-task": 0.4 * 1024,
 }
 
 // probeRows are the runtime and coroutine rungs' rows, one per probe bench
@@ -243,12 +216,4 @@ func probeRows() []*model.Benchmark {
 		}
 	}
 	return rows
-}
-
-// claimText is a runtime row's claim with its source, for a creation row.
-func claimText(name string) string {
-	if c := runtimeClaims[name]; c != "" {
-		return c + " (" + runtimeClaimSources[name] + ")"
-	}
-	return ""
 }

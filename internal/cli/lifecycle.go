@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/experiment"
 	"github.com/ctxbench/ctxbench/internal/experiment/lifecycle"
+	"github.com/ctxbench/ctxbench/internal/experiment/replicate"
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
@@ -39,6 +40,7 @@ func runLifecycle(ctx context.Context, cpus []int, custom, quiet bool, exportJSO
 	}
 	spec := newSpec(set, quiet, stderr, nil)
 	spec.Steps = []session.Step{step}
+	spec.Derive = []func(*result.Document){replicate.Claims}
 	doc, err := session.Run(ctx, spec)
 	if err != nil {
 		return err

@@ -172,6 +172,7 @@ func hierarchyReplication(ctx context.Context, env experiment.Env, quick bool) (
 	part.Add(mem)
 	d.Results, d.Spawn, d.Memory, d.Failures, d.Skipped = part.Results, part.Spawn, part.Memory, part.Failures, part.Skipped
 	deriveLadder(d)
+	replicate.Claims(d)
 	return replicate.HierarchyReplications(d), nil
 }
 

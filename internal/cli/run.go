@@ -91,7 +91,7 @@ func runLadder(ctx context.Context, mf *measureFlags, benches []*model.Benchmark
 			})
 	}
 	if ladderRun {
-		spec.Derive = append(spec.Derive, deriveHierarchy)
+		spec.Derive = append(spec.Derive, replicate.Claims, deriveHierarchy)
 	}
 	doc, err := session.Run(ctx, spec)
 	var none *ladder.NothingToRun

@@ -28,55 +28,25 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Claim is a published or folklore statement to print beside the measured
-// figures. BytesPerContext is set when the claim implies a per-context size.
-type Claim struct {
-	Text            string  `json:"text"`
-	Source          string  `json:"source"`
-	BytesPerContext float64 `json:"bytes_per_context,omitempty"`
-}
-
 // Kind is one memory measurement.
 type Kind struct {
-	Name    string  `json:"name"`
-	Context string  `json:"context"`
-	What    string  `json:"what"`
-	Default int     `json:"default_n"`
-	Claims  []Claim `json:"claims"`
+	Name    string `json:"name"`
+	Context string `json:"context"`
+	What    string `json:"what"`
+	Default int    `json:"default_n"`
 }
-
-// HierarchyTable cites the published cost hierarchy the ladder reproduces.
-const HierarchyTable = "the cost hierarchy table of \"Context Switching Experiment: Goroutine Switching Cost\" (an unattributed write-up; no date or URL given)"
 
 var kinds = []Kind{
 	{Name: "goroutine", Context: "goroutine", Default: 100000,
-		What: "goroutines parked on a channel receive in a re-executed ctxbench process",
-		Claims: []Claim{
-			{Text: "a goroutine starts with a 2 KiB stack", Source: "Go runtime, stackMin = 2048 (runtime/stack.go)", BytesPerContext: 2048},
-			{Text: "2.583 kB per goroutine", Source: "\"Goroutine\" study notes, its memory.go example (no author, date or URL given)", BytesPerContext: 2583},
-			{Text: "goroutines: practical limit millions", Source: HierarchyTable},
-		}},
+		What: "goroutines parked on a channel receive in a re-executed ctxbench process"},
 	{Name: "thread", Context: "thread", Default: 10000,
-		What: "pthreads with default attributes blocked in pthread_cond_wait in a re-executed ctxbench process",
-		Claims: []Claim{
-			{Text: "100,000 threads would consume ~100 GB of stack space (1 MB default stack each)", Source: HierarchyTable, BytesPerContext: 1 << 20},
-			{Text: "threads: practical limit hundreds to thousands", Source: HierarchyTable},
-		}},
+		What: "pthreads with default attributes blocked in pthread_cond_wait in a re-executed ctxbench process"},
 	{Name: "process", Context: "process", Default: 1000,
-		What: "processes running the minimal static ELF, asleep in pause(2)",
-		Claims: []Claim{
-			{Text: "processes: practical limit dozens to hundreds", Source: HierarchyTable},
-		}},
+		What: "processes running the minimal static ELF, asleep in pause(2)"},
 	{Name: "process-go", Context: "process", Default: 1000,
-		What: "re-executed ctxbench processes (Go runtime started) blocked reading stdin",
-		Claims: []Claim{
-			{Text: "processes: practical limit dozens to hundreds", Source: HierarchyTable},
-		}},
+		What: "re-executed ctxbench processes (Go runtime started) blocked reading stdin"},
 	{Name: "container", Context: "container", Default: 100,
-		What: "the minimal static ELF asleep in pause(2), each in its own pid+net+mnt+ipc+uts+cgroup namespaces and own cpu cgroup at depth 2",
-		Claims: []Claim{
-			{Text: "containers: practical limit dozens", Source: HierarchyTable},
-		}},
+		What: "the minimal static ELF asleep in pause(2), each in its own pid+net+mnt+ipc+uts+cgroup namespaces and own cpu cgroup at depth 2"},
 }
 
 // Available says whether kind can run here, and if not, why.
@@ -165,7 +135,6 @@ type Result struct {
 	// CreateNs is the time to create the N contexts divided by N, in a
 	// fresh process: first-touch creation, including page faults.
 	CreateNs float64  `json:"create_ns_per_context,omitempty"`
-	Claims   []Claim  `json:"claims"`
 	Limits   []string `json:"limits"` // the system limits that bound N, as read
 	Notes    []string `json:"notes,omitempty"`
 }
@@ -193,7 +162,7 @@ func Run(name string, opt Options) (Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	res := Result{Kind: k.Name, Context: k.Context, Requested: n, Claims: k.Claims}
+	res := Result{Kind: k.Name, Context: k.Context, Requested: n}
 	res.Limits, res.Notes = prepareLimits(k, n)
 	settle = !opt.NoSettle
 	if !settle {

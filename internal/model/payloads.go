@@ -59,7 +59,6 @@ type SpawnData struct {
 	Context string   `json:"context"` // goroutine, thread, process, container, vm, runtime (...)
 	Op      string   `json:"op"`      // what one creation is
 	Label   string   `json:"label"`
-	Claim   string   `json:"claim,omitempty"` // the published figure beside it
 	Notes   []string `json:"notes,omitempty"`
 }
 
@@ -87,13 +86,4 @@ type MemoryData struct {
 	CreateNS float64  `json:"create_ns_per_context,omitempty"`
 	Limits   []string `json:"limits,omitempty"` // the system limits that bound N, as read
 	Notes    []string `json:"notes,omitempty"`
-	Claims   []Claim  `json:"claims,omitempty"` // the published statements beside it
-}
-
-// Claim is a published or folklore statement shown beside a figure;
-// BytesPerContext is set where the claim implies a size.
-type Claim struct {
-	Text            string  `json:"text"`
-	Source          string  `json:"source"`
-	BytesPerContext float64 `json:"bytes_per_context,omitempty"`
 }

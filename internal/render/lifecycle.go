@@ -3,6 +3,8 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/ctxbench/ctxbench/internal/result"
@@ -18,12 +20,29 @@ func Spawn(w io.Writer, d *result.Document) {
 	fmt.Fprintln(w, "\ncreation: what it costs to create a context, run it to its end and reap it (median [p10–p90] per creation)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CONTEXT\tMEASUREMENT\tPER CREATION [p10–p90]\t±CI\tCLAIM BESIDE IT\t")
+	var sources []string
 	for _, s := range d.Spawn {
 		ps := s.PerCreateNS
 		ci := ciPercent(ps.Median, ps.CILow, ps.CIHigh, ps.Confidence)
-		fmt.Fprintf(tw, "%s\t%s\t%s [%s–%s]\t%s\t%s\t\n", s.Kind, s.Name, units.Time(ps.Median), units.Time(ps.P10), units.Time(ps.P90), ci, s.Claim)
+		claim := s.Claim // files without Claims (older, or made by hand)
+		if len(s.Claims) > 0 {
+			var parts []string
+			for _, c := range s.Claims {
+				n := slices.Index(sources, c.Source)
+				if n < 0 {
+					sources = append(sources, c.Source)
+					n = len(sources) - 1
+				}
+				parts = append(parts, fmt.Sprintf("%s [%d]", c.Text, n+1))
+			}
+			claim = strings.Join(parts, "; ")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s [%s–%s]\t%s\t%s\t\n", s.Kind, s.Name, units.Time(ps.Median), units.Time(ps.P10), units.Time(ps.P90), ci, claim)
 	}
 	tw.Flush()
+	for i, src := range sources {
+		fmt.Fprintf(w, "  [%d] %s\n", i+1, src)
+	}
 }
 
 // Memory prints the memory ladder: per context, resident and proportional

@@ -169,8 +169,9 @@ type Spawn struct {
 	Label       string        `json:"label"`
 	Op          string        `json:"op"`
 	PerCreateNS stats.Summary `json:"per_create_ns"`
-	Samples     []float64     `json:"samples"`         // ns per creation, one value per sample
-	Claim       string        `json:"claim,omitempty"` // the published/folklore figure beside it
+	Samples     []float64     `json:"samples"`          // ns per creation, one value per sample
+	Claim       string        `json:"claim,omitempty"`  // the published/folklore figures beside it, with sources, in one line
+	Claims      []Claim       `json:"claims,omitempty"` // the same, one by one
 	Notes       []string      `json:"notes,omitempty"`
 }
 
@@ -209,7 +210,11 @@ type Memory struct {
 
 // Claim is a published or folklore statement shown beside a figure;
 // BytesPerContext is set where the claim implies a size.
-type Claim = model.Claim
+type Claim struct {
+	Text            string  `json:"text"`
+	Source          string  `json:"source"`
+	BytesPerContext float64 `json:"bytes_per_context,omitempty"`
+}
 
 // Ring is one point of a ring sweep (N contexts passing a token).
 type Ring struct {

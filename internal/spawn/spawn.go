@@ -27,7 +27,6 @@ type Kind struct {
 	Name        string `json:"name"`
 	Context     string `json:"context"` // goroutine, thread, process, container
 	Op          string `json:"op"`      // what one creation is
-	Claim       string `json:"claim"`   // the folklore or published figure to show beside it
 	samples     int
 	warmup      int
 	batch       int
@@ -44,50 +43,35 @@ const (
 
 var kinds = []Kind{
 	{Name: "goroutine", Context: "goroutine", samples: 200, warmup: 20, batch: 1000, goroutineFn: goroutineHandshake,
-		Op:    "go func() + handshake over an unbuffered channel; the goroutine returns (creation, first run, exit, 2 goroutine switches)",
-		Claim: "goroutines are cheap: create millions; Go's BenchmarkCreateGoroutines 88-219 ns (Go commit 4722b1c, 2014)"},
+		Op: "go func() + handshake over an unbuffered channel; the goroutine returns (creation, first run, exit, 2 goroutine switches)"},
 	{Name: "goroutine-parked", Context: "goroutine", samples: 20, warmup: 2, batch: 10000, goroutineFn: goroutineParked,
-		Op:    "go func() of a goroutine that stays blocked (10,000 alive per sample, released after the clock stops)",
-		Claim: "goroutines are cheap: create millions"},
+		Op: "go func() of a goroutine that stays blocked (10,000 alive per sample, released after the clock stops)"},
 	{Name: "thread", Context: "thread", samples: 500, warmup: 50, batch: 1, kernel: kernels.SpawnThread,
-		Op:    "pthread_create (default attributes) of a thread that returns at once + pthread_join",
-		Claim: "thread creation ~17 us (Blandy 2020, via a secondary quote)"},
+		Op: "pthread_create (default attributes) of a thread that returns at once + pthread_join"},
 	{Name: "fork", Context: "process", samples: 300, warmup: 20, batch: 1, kernel: kernels.SpawnFork,
-		Op:    "fork + child _exit(0) + waitpid, small parent",
-		Claim: "fork ~220 us at 1.7 MB parent (TLPI Table 28-3, 2.6.27, x86-32)"},
+		Op: "fork + child _exit(0) + waitpid, small parent"},
 	{Name: "fork-256m", Context: "process", samples: 40, warmup: 3, batch: 1, kernel: kernels.SpawnFork, heap: 256 * mib,
-		Op:    "fork + _exit + waitpid from a parent with 256 MiB of touched 4 KiB pages",
-		Claim: "fork cost grows with the parent: ~3 ms at 100 MiB (dlang/phobos#9139)"},
+		Op: "fork + _exit + waitpid from a parent with 256 MiB of touched 4 KiB pages"},
 	{Name: "fork-1g", Context: "process", samples: 15, warmup: 2, batch: 1, kernel: kernels.SpawnFork, heap: gib,
-		Op:    "fork + _exit + waitpid from a parent with 1 GiB of touched 4 KiB pages",
-		Claim: "fork from a 1 GiB parent 30-45 ms (dlang/phobos#9139)"},
+		Op: "fork + _exit + waitpid from a parent with 1 GiB of touched 4 KiB pages"},
 	{Name: "fork-exec", Context: "process", samples: 300, warmup: 20, batch: 1, kernel: kernels.SpawnForkExec,
-		Op:    "fork + execveat(static exit-only ELF) + waitpid",
-		Claim: "fork+exec 1.3 ms (TLPI, 2.6.27)"},
+		Op: "fork + execveat(static exit-only ELF) + waitpid"},
 	{Name: "vfork-exec", Context: "process", samples: 300, warmup: 20, batch: 1, kernel: kernels.SpawnVforkExec,
-		Op:    "vfork + execveat(static exit-only ELF) + waitpid",
-		Claim: "vfork+exec 1.03 ms (TLPI, 2.6.27)"},
+		Op: "vfork + execveat(static exit-only ELF) + waitpid"},
 	{Name: "posix-spawn", Context: "process", samples: 300, warmup: 20, batch: 1, kernel: kernels.SpawnPosixSpawn,
-		Op:    "posix_spawn(static exit-only ELF) + waitpid (glibc: clone CLONE_VM|CLONE_VFORK)",
-		Claim: "posix_spawn ~360 us vs fork+exec 9 ms for a large parent (R. Felker, musl, 2015)"},
+		Op: "posix_spawn(static exit-only ELF) + waitpid (glibc: clone CLONE_VM|CLONE_VFORK)"},
 	{Name: "posix-spawn-1g", Context: "process", samples: 100, warmup: 5, batch: 1, kernel: kernels.SpawnPosixSpawn, heap: gib,
-		Op:    "posix_spawn(static exit-only ELF) + waitpid from a parent with 1 GiB of touched 4 KiB pages",
-		Claim: "posix_spawn does not copy the parent's page tables: flat in parent size"},
+		Op: "posix_spawn(static exit-only ELF) + waitpid from a parent with 1 GiB of touched 4 KiB pages"},
 	{Name: "clone-exec", Context: "process", samples: 300, warmup: 20, batch: 1, kernel: kernels.SpawnContainer, container: "plain",
-		Op:    "clone(CLONE_VM) + pipe handshake + execveat(static exit-only ELF) + waitpid: the container kernel with nothing to isolate (baseline of the container kinds)",
-		Claim: "fork+exec ~1 ms (lmbench lat_proc; TLPI)"},
+		Op: "clone(CLONE_VM) + pipe handshake + execveat(static exit-only ELF) + waitpid: the container kernel with nothing to isolate (baseline of the container kinds)"},
 	{Name: "container-ns", Context: "container", samples: 150, warmup: 10, batch: 1, kernel: kernels.SpawnContainer, container: "ns-nonet",
-		Op:    "clone with pid+mnt+ipc+uts namespaces + exec of the static ELF + waitpid",
-		Claim: "container start 100-500 ms (published table: serverless cold starts)"},
+		Op: "clone with pid+mnt+ipc+uts namespaces + exec of the static ELF + waitpid"},
 	{Name: "container-netns", Context: "container", samples: 150, warmup: 10, batch: 1, kernel: kernels.SpawnContainer, container: "ns",
-		Op:    "clone with pid+net+mnt+ipc+uts namespaces + exec + waitpid (net namespace teardown is asynchronous)",
-		Claim: "container start 100-500 ms (published table: serverless cold starts)"},
+		Op: "clone with pid+net+mnt+ipc+uts namespaces + exec + waitpid (net namespace teardown is asynchronous)"},
 	{Name: "container-cgroup", Context: "container", samples: 150, warmup: 10, batch: 1, kernel: kernels.SpawnContainer, container: "cg2",
-		Op:    "mkdir own cpu cgroup (depth 2) + clone + attach + exec + waitpid + rmdir",
-		Claim: "container start 100-500 ms (published table: serverless cold starts)"},
+		Op: "mkdir own cpu cgroup (depth 2) + clone + attach + exec + waitpid + rmdir"},
 	{Name: "container-full", Context: "container", samples: 150, warmup: 10, batch: 1, kernel: kernels.SpawnContainer, container: "full",
-		Op:    "mkdir cgroup (depth 2) + clone with pid+net+mnt+ipc+uts(+user) namespaces + attach + cgroup ns + caps drop + seccomp + exec + waitpid + rmdir",
-		Claim: "container start 100-500 ms (published table); crun 17 ms, runc 33 ms per /bin/true container (crun README)"},
+		Op: "mkdir cgroup (depth 2) + clone with pid+net+mnt+ipc+uts(+user) namespaces + attach + cgroup ns + caps drop + seccomp + exec + waitpid + rmdir"},
 }
 
 // Kinds lists the creation measurements in ladder order.
@@ -158,7 +142,6 @@ type Result struct {
 	Op        string    `json:"op"`
 	PerSample int       `json:"creations_per_sample"`
 	Samples   []float64 `json:"samples_ns"` // ns per creation, one value per sample
-	Claim     string    `json:"claim"`
 	Notes     []string  `json:"notes,omitempty"`
 }
 
@@ -175,7 +158,7 @@ func Run(name string, opt Options) (Result, error) {
 	if opt.Warmup > 0 {
 		warmup = opt.Warmup
 	}
-	res := Result{Kind: k.Name, Context: k.Context, Op: k.Op, PerSample: k.batch, Claim: k.Claim}
+	res := Result{Kind: k.Name, Context: k.Context, Op: k.Op, PerSample: k.batch}
 	if k.goroutineFn != nil {
 		res.Samples = k.goroutineFn(samples, warmup, k.batch)
 		res.Label = fmt.Sprintf("goroutine creation, GOMAXPROCS=%s, %d creations per sample", gomaxprocs(), k.batch)

@@ -61,7 +61,7 @@ func Spawn(ctx context.Context, env experiment.Env, kinds []string, o Options) (
 		},
 		func(part *experiment.Part, c schedule.Cell, r model.Response) {
 			s := result.Spawn{Name: c.Bench.Name, Kind: r.Spawn.Context, Description: c.Bench.Description, Op: r.Spawn.Op,
-				Label: r.Spawn.Label, Claim: r.Spawn.Claim, Notes: r.Spawn.Notes}
+				Label: r.Spawn.Label, Notes: r.Spawn.Notes}
 			for _, ns := range r.NS {
 				s.Samples = append(s.Samples, float64(ns))
 			}
@@ -150,14 +150,9 @@ func memoryResult(name, what string, m model.MemoryData) result.Memory {
 		KernelBytes: m.KernelStack + m.PageTables, SlabBytes: m.Slab, VirtBytes: m.Virtual,
 		ChargedBytes: m.Charged, ChargedUserBytes: m.ChargedUser, ChargedKernelBytes: m.ChargedKernel,
 		CreateNS: m.CreateNS, Limit: m.Limit, Limits: m.Limits, Notes: m.Notes,
-		RuntimeBytes: m.Runtime, RuntimeMetric: m.RuntimeMetric, Claims: m.Claims}
+		RuntimeBytes: m.Runtime, RuntimeMetric: m.RuntimeMetric}
 	if r.Label == "" {
 		r.Label = what
 	}
-	var claims []string
-	for _, c := range m.Claims {
-		claims = append(claims, c.Text+" ("+c.Source+")")
-	}
-	r.Claim = strings.Join(claims, "; ")
 	return r
 }
