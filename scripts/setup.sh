@@ -65,3 +65,14 @@ have cargo || log "cargo not found: the Rust probes will be unavailable (install
 
 # Go modules.
 go mod download
+
+# The project's own checks: golangci-lint, pinned (its depguard rules hold
+# the layering of docs/architecture.md). Installed into Go's bin directory.
+if [ "$what" = test ]; then
+	lint="$(go env GOPATH)/bin/golangci-lint"
+	want=2.15.0
+	if ! "$lint" version 2>/dev/null | grep -q "version $want"; then
+		log "go install golangci-lint v$want"
+		go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v$want"
+	fi
+fi

@@ -33,7 +33,7 @@ func pickKinds(args, all []string, what string) ([]string, error) {
 // its table; custom says the run's sizes were set by flags rather than
 // each kind's defaults.
 func runLifecycle(ctx context.Context, cpus []int, custom, quiet bool, exportJSON string, stdout, stderr io.Writer,
-	step session.Step, print func(io.Writer, *result.Document)) error {
+	step session.Step, show func(io.Writer, *result.Document)) error {
 	set := result.Settings{Preset: "default", CPUs: cpus}
 	if custom {
 		set.Preset = "custom"
@@ -51,7 +51,7 @@ func runLifecycle(ctx context.Context, cpus []int, custom, quiet bool, exportJSO
 	}
 	if !quiet {
 		fmt.Fprintf(out, "ctxbench — %s\n", doc.Environment.HostLine())
-		print(out, doc)
+		show(out, doc)
 		render.Missing(out, doc)
 	}
 	return failed(doc, "measurements", len(doc.Failures)+len(doc.Spawn)+len(doc.Memory))

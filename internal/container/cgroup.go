@@ -181,12 +181,12 @@ func NewTree(h Hierarchy, depth int) (*Tree, error) {
 // LeafPath is the path, relative to the hierarchy root, of member's leaf.
 func (t *Tree) LeafPath(member string) string {
 	var parts []string
-	switch {
-	case t.Depth == 1:
+	switch t.Depth {
+	case 1:
 		parts = []string{t.Name + "-" + member}
-	case t.Depth == 2:
+	case 2:
 		parts = []string{t.Name + ".slice", member + ".scope"}
-	case t.Depth == 3:
+	case 3:
 		parts = []string{t.Name, "pod-" + member, member}
 	default:
 		parts = []string{t.Name, "burstable", "pod-" + member}

@@ -25,8 +25,8 @@ func checkRing(t *testing.T, out RingOutput, tasks, samples, warmup int, overhea
 	if out.RoundsPerSample == 0 {
 		t.Fatal("no rounds per sample")
 	}
-	if min := uint64(samples+warmup) * out.RoundsPerSample; out.Rounds < min {
-		t.Errorf("head made %d rounds, fewer than the %d its samples need", out.Rounds, min)
+	if least := uint64(samples+warmup) * out.RoundsPerSample; out.Rounds < least {
+		t.Errorf("head made %d rounds, fewer than the %d its samples need", out.Rounds, least)
 	}
 	if out.Token != uint64(tasks)*out.Rounds {
 		t.Errorf("token counted %d hops, want %d x %d", out.Token, tasks, out.Rounds)

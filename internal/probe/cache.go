@@ -132,7 +132,7 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 		if err == nil {
 			return func() {
-				unix.Flock(int(f.Fd()), unix.LOCK_UN)
+				_ = unix.Flock(int(f.Fd()), unix.LOCK_UN) // closing the file releases it anyway
 				f.Close()
 			}, nil
 		}

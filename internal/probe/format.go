@@ -180,9 +180,9 @@ func ParseLine(line []byte) (Block, error) {
 	b.TotalOps = *r.TotalOps
 	// Warm-up samples may have run with another iteration count (they re-aim it at the
 	// target), so only the timed samples give a lower bound.
-	if min := b.Iterations * int64(len(samples)); b.TotalOps < min {
+	if least := b.Iterations * int64(len(samples)); b.TotalOps < least {
 		return Block{}, fmt.Errorf("%s: total_ops %d is less than iterations × samples = %d",
-			r.Name, b.TotalOps, min)
+			r.Name, b.TotalOps, least)
 	}
 	return b, nil
 }

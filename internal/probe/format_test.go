@@ -69,11 +69,11 @@ func TestParseLineSpawnMemoryUnavailable(t *testing.T) {
 }
 
 func TestParseLineMalformed(t *testing.T) {
-	replace := func(old, new string) string {
+	replace := func(old, repl string) string {
 		if !strings.Contains(goodSwitch, old) {
 			t.Fatalf("test bug: %q not in the good line", old)
 		}
-		return strings.Replace(goodSwitch, old, new, 1)
+		return strings.Replace(goodSwitch, old, repl, 1)
 	}
 	cases := map[string]struct{ line, want string }{
 		"not json":          {"hello", "not a valid JSON"},

@@ -305,13 +305,14 @@ func execProbe(ctx context.Context, argv, env []string, cpus []int, timeout time
 	readers.Add(2)
 	go func() {
 		defer readers.Done()
-		io.Copy(&stdout, io.LimitReader(outR, maxProbeOutput))
-		io.Copy(io.Discard, outR)
+		// A read error ends the copy; what was read is checked by the caller.
+		_, _ = io.Copy(&stdout, io.LimitReader(outR, maxProbeOutput))
+		_, _ = io.Copy(io.Discard, outR)
 	}()
 	go func() {
 		defer readers.Done()
-		io.Copy(&stderr, io.LimitReader(errR, 1<<20))
-		io.Copy(io.Discard, errR)
+		_, _ = io.Copy(&stderr, io.LimitReader(errR, 1<<20))
+		_, _ = io.Copy(io.Discard, errR)
 	}()
 
 	var timedOut, cancelled bool

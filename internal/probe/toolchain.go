@@ -141,8 +141,8 @@ func detectErlang() (Toolchain, error) {
 	version := ""
 	// The OTP release is recorded in <root>/releases/<rel>/OTP_VERSION; reading it avoids
 	// starting a VM just to ask.
-	if real, err := filepath.EvalSymlinks(erl); err == nil {
-		root := filepath.Dir(filepath.Dir(real))
+	if resolved, err := filepath.EvalSymlinks(erl); err == nil {
+		root := filepath.Dir(filepath.Dir(resolved))
 		if files, _ := filepath.Glob(filepath.Join(root, "releases", "*", "OTP_VERSION")); len(files) > 0 {
 			if b, err := os.ReadFile(files[0]); err == nil {
 				version = "OTP " + strings.TrimSpace(string(b))
@@ -182,8 +182,8 @@ func detectRust() (Toolchain, error) {
 // javaVersion reads a JDK/JRE's version from the release file of its home, falling back to
 // running "<bin> -version".
 func javaVersion(bin string) (string, int) {
-	if real, err := filepath.EvalSymlinks(bin); err == nil {
-		if f, err := os.Open(filepath.Join(filepath.Dir(filepath.Dir(real)), "release")); err == nil {
+	if resolved, err := filepath.EvalSymlinks(bin); err == nil {
+		if f, err := os.Open(filepath.Join(filepath.Dir(filepath.Dir(resolved)), "release")); err == nil {
 			defer f.Close()
 			sc := bufio.NewScanner(f)
 			for sc.Scan() {
@@ -229,14 +229,14 @@ func javaCandidates(tool string) []string {
 		if p == "" {
 			return
 		}
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil || seen[real] {
+		resolved, err := filepath.EvalSymlinks(p)
+		if err != nil || seen[resolved] {
 			return
 		}
-		if st, err := os.Stat(real); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		if st, err := os.Stat(resolved); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
 			return
 		}
-		seen[real] = true
+		seen[resolved] = true
 		out = append(out, p)
 	}
 	if h := os.Getenv("JAVA_HOME"); h != "" {

@@ -254,7 +254,7 @@ func runContainer(blk kernels.Block, spec container.Spec) (kernels.Output, strin
 		if err != nil {
 			return kernels.Output{}, "", nil, err
 		}
-		defer tree.Remove()
+		defer func() { _ = tree.Remove() }() // the stale sweep removes what this cannot
 		own, forget, err := tree.MemberDirs("c")
 		if err != nil {
 			return kernels.Output{}, "", nil, err

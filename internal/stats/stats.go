@@ -99,14 +99,14 @@ type Comparison struct {
 	Warnings    []string `json:"warnings,omitempty"`
 }
 
-// Compare tests whether old and new come from the same distribution with a
+// Compare tests whether old and cur come from the same distribution with a
 // Mann-Whitney U test at level alpha (benchmath's AssumeNothing.Compare),
 // and reports the ratio of their medians.
-func Compare(old, new []float64, alpha float64) Comparison {
+func Compare(old, cur []float64, alpha float64) Comparison {
 	th := benchmath.DefaultThresholds
 	th.CompareAlpha = alpha
 	s1 := benchmath.NewSample(slices.Clone(old), &th)
-	s2 := benchmath.NewSample(slices.Clone(new), &th)
+	s2 := benchmath.NewSample(slices.Clone(cur), &th)
 	c := benchmath.AssumeNothing.Compare(s1, s2)
 	out := Comparison{P: c.P, Alpha: alpha, N1: c.N1, N2: c.N2, Significant: c.P <= alpha}
 	m1 := benchmath.AssumeNothing.Summary(s1, Confidence).Center

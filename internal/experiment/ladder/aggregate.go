@@ -136,7 +136,7 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 		for _, f := range resp.Flags {
 			if !seenFlag[f] {
 				seenFlag[f] = true
-				r.Flags = append(r.Flags, result.Flag(f))
+				r.Flags = append(r.Flags, f)
 			}
 			v.Verified = false
 		}

@@ -277,7 +277,7 @@ func TestRunPublishedReplay(t *testing.T) {
 // and the teardown still removes it.
 func TestRunHungServerFailsAndCleansUp(t *testing.T) {
 	needServers(t, pool.Redis)
-	check := watch(t)
+	var check func()
 	cfg := pool.QuickConfig()
 	cfg.Servers = []string{pool.Redis}
 	cfg.PoolSizes = []int{4}

@@ -277,13 +277,13 @@ func joinKinds(k []string) string {
 }
 
 // pickNs keeps at most max ring sizes, spread over the range.
-func pickNs(ns []int, max int) []int {
-	if len(ns) <= max {
+func pickNs(ns []int, most int) []int {
+	if len(ns) <= most {
 		return ns
 	}
 	var out []int
-	for i := 0; i < max; i++ {
-		j := int(math.Round(float64(i) * float64(len(ns)-1) / float64(max-1)))
+	for i := 0; i < most; i++ {
+		j := int(math.Round(float64(i) * float64(len(ns)-1) / float64(most-1)))
 		if !slices.Contains(out, ns[j]) {
 			out = append(out, ns[j])
 		}

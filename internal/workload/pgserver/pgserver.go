@@ -90,8 +90,8 @@ func FindBinDir() (string, error) {
 		}
 	}
 	if p, err := exec.LookPath("initdb"); err == nil {
-		if real, err := filepath.EvalSymlinks(p); err == nil && has(filepath.Dir(real)) {
-			return filepath.Dir(real), nil
+		if resolved, err := filepath.EvalSymlinks(p); err == nil && has(filepath.Dir(resolved)) {
+			return filepath.Dir(resolved), nil
 		}
 		if has(filepath.Dir(p)) {
 			return filepath.Dir(p), nil
@@ -151,7 +151,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 	made := s     // the named result is nil on error returns; tear down what was made
 	defer func() {
 		if err != nil {
-			made.Stop()
+			_ = made.Stop() // the error that brought us here is the one to report
 		}
 	}()
 

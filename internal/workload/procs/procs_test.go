@@ -41,7 +41,7 @@ func TestVoluntarySwitchesCounted(t *testing.T) {
 		tid := syscall.Gettid()
 		c0, _ := Thread(os.Getpid(), tid)
 		for i := 0; i < n; i++ {
-			var ts syscall.Timespec = syscall.NsecToTimespec(int64(200 * time.Microsecond))
+			ts := syscall.NsecToTimespec(int64(200 * time.Microsecond))
 			syscall.Nanosleep(&ts, nil)
 		}
 		c1, _ := Thread(os.Getpid(), tid)

@@ -118,7 +118,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 	made := s // the named result is nil on error returns; tear down what was made
 	defer func() {
 		if err != nil {
-			made.Stop()
+			_ = made.Stop() // the error that brought us here is the one to report
 		}
 	}()
 	logPath := dir.File("redis.log")

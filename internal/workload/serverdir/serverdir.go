@@ -43,16 +43,16 @@ func New(kind string, uid, gid int) (*Dir, error) {
 	d := &Dir{Path: path}
 	self, err := procs.ReadStat(os.Getpid())
 	if err != nil {
-		d.Remove()
+		_ = d.Remove() // the error above is the one to report
 		return nil, fmt.Errorf("read own start time: %w", err)
 	}
 	if err := writeID(filepath.Join(path, "owner"), self.Pid, self.StartTicks); err != nil {
-		d.Remove()
+		_ = d.Remove() // the error above is the one to report
 		return nil, err
 	}
 	if uid >= 0 {
 		if err := os.Chown(path, uid, gid); err != nil {
-			d.Remove()
+			_ = d.Remove() // the error above is the one to report
 			return nil, fmt.Errorf("chown server directory: %w", err)
 		}
 	}
