@@ -205,47 +205,61 @@ var yieldModel = model{
 	gaps: schedGaps[:2],
 }
 
+// kvmModel: one op is one KVM_RUN that ends in an exit to the VMM. On
+// VMX/SVM kvm_entry and kvm_exit split guest time from exit handling; the
+// PVM backend of the reference machine emits neither, so there the guest
+// and the handling of its exit are one phase, bounded by the guest FPU
+// swap in and out (x86_fpu_regs_activated next to kvm_fpu).
 var kvmModel = model{
 	name:     "KVM exit to user space",
 	optional: optionalBoundaries,
 	edges: []edge{
-		{KindEnterKVMRun, KindKVMFPULoad, "KVM_RUN: vcpu_load",
-			"kvm_vcpu_ioctl: the vCPU mutex, vcpu_load (the backend's per-CPU state), up to loading the guest FPU"},
-		{KindKVMFPULoad, KindKVMEntry, "KVM_RUN: guest FPU, requests, entry",
-			"swap in the guest FPU state, process pending requests and events, up to the guest entry"},
-		{KindEnterKVMRun, KindKVMEntry, "KVM_RUN: prepare the guest entry",
-			"kvm_vcpu_ioctl through vcpu_enter_guest up to the kvm_entry tracepoint"},
+		{KindEnterKVMRun, KindFPULoad, "KVM_RUN: vcpu_load, guest FPU in",
+			"kvm_vcpu_ioctl: the vCPU mutex, vcpu_load (the backend's host state for this CPU), swapping the guest FPU state into the registers"},
+		{KindFPULoad, KindKVMFPULoad, "KVM_RUN: guest FPU loaded",
+			"from the FPU swap to the kvm_fpu tracepoint right after it"},
+		{KindKVMFPULoad, KindKVMEntry, "KVM_RUN: requests, guest entry",
+			"process pending requests and events, up to the kvm_entry tracepoint"},
 		{KindKVMEntry, KindKVMExit, "guest",
-			"from kvm_entry to kvm_exit: the guest runs; on PVM this includes the switcher's world switch into and out of the guest (a trap into the host kernel, not a hardware VM exit)"},
+			"from kvm_entry to kvm_exit: the world switch into the guest, the guest, the switch back"},
 		{KindKVMExit, KindKVMEntry, "exit handled in the kernel, re-entry",
 			"an exit KVM completes itself (interrupt, fault, emulation) and re-enters the guest without going to the VMM"},
-		{KindKVMExit, KindKVMFPUUnload, "exit handling in the kernel",
-			"the backend's exit handler decodes the exit (an `out` no in-kernel device claims: fill kvm_run for user space), up to putting the guest FPU"},
-		{KindKVMFPUUnload, KindKVMUserspaceExit, "KVM_RUN: guest FPU out, vcpu_put",
-			"swap the guest FPU out, vcpu_put, up to kvm_userspace_exit"},
+		{KindKVMExit, KindFPULoad, "exit handling in the kernel, host FPU back",
+			"the backend's exit handler decodes the exit (an `out` no in-kernel device claims: kvm_run filled for user space), then the host FPU state swapped back"},
+		{KindKVMFPULoad, KindFPULoad, "guest entry, guest, exit and its handling",
+			"vcpu_run without kvm_entry/kvm_exit (the PVM backend emits neither): the switcher into the guest, the guest up to its trap, the exit's handling (for `out`: one emulated instruction), the host FPU state swapped back"},
+		{KindFPULoad, KindKVMFPUUnload, "KVM_RUN: host FPU loaded",
+			"from the FPU swap to the kvm_fpu tracepoint right after it"},
+		{KindKVMFPUUnload, KindKVMUserspaceExit, "KVM_RUN: vcpu_put",
+			"post_kvm_run_save, vcpu_put (on PVM the host context is restored here), up to kvm_userspace_exit"},
 		{KindKVMUserspaceExit, KindExitKVMRun, "return to the VMM",
 			"kvm_vcpu_ioctl returns; up to the ioctl's sys_exit"},
+		{KindExitKVMRun, KindEnterKVMRun, "VMM: return to user, handle the exit, KVM_RUN again",
+			"exit_to_user_mode (with KVM's user-return notifiers: host MSRs and, on PVM, more host state restored), the VMM reading kvm_run, and the next KVM_RUN's kernel entry up to sys_enter"},
 		{KindExitKVMRun, KindFPULoad, "exit to user: FPU restore",
 			"exit_to_user_mode after the sys_exit tracepoint: restore the VMM's FPU registers"},
-		{KindFPULoad, KindEnterKVMRun, "VMM: handle the exit, call KVM_RUN",
-			"back to the VMM: read kvm_run (reason, port), do its work, and enter KVM_RUN again up to sys_enter"},
-		{KindExitKVMRun, KindEnterKVMRun, "VMM: handle the exit, call KVM_RUN",
-			"the ioctl's return to user space, the VMM reading kvm_run and doing its work, and the next KVM_RUN's kernel entry up to sys_enter"},
+		{KindFPULoad, KindEnterKVMRun, "VMM: handle the exit, KVM_RUN again",
+			"back to the VMM: read kvm_run, and the next KVM_RUN's kernel entry up to sys_enter"},
 	},
 	gaps: []Gap{
 		{
-			Work:   "the backend's world switch into and out of the guest (on PVM: the switcher; on VMX/SVM: VMRESUME/VMRUN and the exit path)",
-			Inside: "guest",
+			Work:   "guest time as distinct from the exit's handling in the kernel, on a backend without kvm_entry/kvm_exit (PVM)",
+			Inside: "guest entry, guest, exit and its handling",
+			Needs:  "the backend calling trace_kvm_entry/trace_kvm_exit (VMX and SVM do), or fentry/fexit on pvm_vcpu_run and the PVM exit handler",
+		},
+		{
+			Work:   "the backend's world switch into and out of the guest (PVM's switcher; VMRESUME/VMRUN on VMX/SVM)",
+			Inside: "guest (or, on PVM, guest entry, guest, exit and its handling)",
 			Needs:  "fentry/fexit on the backend's vcpu_run (pvm_vcpu_run, vmx_vcpu_run, svm_vcpu_run)",
 		},
 		{
-			Work:   "decoding the exit as distinct from preparing the exit to user space",
-			Inside: "exit handling in the kernel",
-			Needs:  "fentry/fexit on the backend's handle_exit",
+			Work:   "the return-to-user work after KVM_RUN (user-return notifiers restoring host MSRs and state)",
+			Inside: "VMM: return to user, handle the exit, KVM_RUN again",
+			Needs:  "fentry on kvm_on_user_return (and the backend's own return hook), or a tracepoint at exit_to_user_mode's end",
 		},
 	},
 	notes: []string{
-		"exit reasons are read from vcpu_pvm.exit_reason where the kernel's BTF has it (the PVM backend); on VMX/SVM they are not read (Matrix.KVMExits has them under reason 255)",
+		"exit reasons are read at kvm_exit from vcpu_pvm.exit_reason where the kernel's BTF has it; a backend without kvm_exit (PVM) records none, and on VMX/SVM they land under reason 255",
 	},
 }
 

@@ -5,6 +5,7 @@ package bpf
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -79,26 +80,17 @@ func Open(opts Options) (*Tracer, error) {
 	return t, nil
 }
 
-// programs maps the C names of the programs to the loaded programs.
+// programs maps the C names of the programs to the loaded programs, from
+// the generated struct's tags (so a program added in C needs no list here).
 func (t *Tracer) programs() map[string]*ebpf.Program {
-	p := &t.objs.hopPrograms
-	return map[string]*ebpf.Program{
-		"ctxb_sys_enter": p.CtxbSysEnter, "ctxb_sys_exit": p.CtxbSysExit,
-		"ctxb_waking": p.CtxbWaking, "ctxb_wakeup": p.CtxbWakeup, "ctxb_switch": p.CtxbSwitch,
-		"ctxb_sched_entry": p.CtxbSchedEntry, "ctxb_sched_exit": p.CtxbSchedExit,
-		"ctxb_fair_begin": p.CtxbFairBegin, "ctxb_nr_running": p.CtxbNrRunning,
-		"ctxb_need_resched": p.CtxbNeedResched,
-		"ctxb_tlb_flush":    p.CtxbTlbFlush, "ctxb_fpu_save": p.CtxbFpuSave, "ctxb_fpu_load": p.CtxbFpuLoad,
-		"ctxb_kvm_entry": p.CtxbKvmEntry, "ctxb_kvm_exit": p.CtxbKvmExit,
-		"ctxb_kvm_uexit": p.CtxbKvmUexit, "ctxb_kvm_fpu": p.CtxbKvmFpu,
-		"ctxb_irq_in": p.CtxbIrqIn, "ctxb_irq_out": p.CtxbIrqOut,
-		"ctxb_softirq_in": p.CtxbSoftirqIn, "ctxb_softirq_out": p.CtxbSoftirqOut,
-		"ctxb_timer_in": p.CtxbTimerIn, "ctxb_timer_out": p.CtxbTimerOut,
-		"ctxb_resched_in": p.CtxbReschedIn, "ctxb_resched_out": p.CtxbReschedOut,
-		"ctxb_callf_in": p.CtxbCallfIn, "ctxb_callf_out": p.CtxbCallfOut,
-		"ctxb_callfs_in": p.CtxbCallfsIn, "ctxb_callfs_out": p.CtxbCallfsOut,
-		"ctxb_irqwork_in": p.CtxbIrqworkIn, "ctxb_irqwork_out": p.CtxbIrqworkOut,
+	out := map[string]*ebpf.Program{}
+	v := reflect.ValueOf(t.objs.hopPrograms)
+	for i := range v.NumField() {
+		if p, ok := v.Field(i).Interface().(*ebpf.Program); ok {
+			out[v.Type().Field(i).Tag.Get("ebpf")] = p
+		}
 	}
+	return out
 }
 
 func (t *Tracer) programIDs() []ebpf.ProgramID {
@@ -224,8 +216,9 @@ func (t *Tracer) setTracked(tgids []int, on bool) error {
 	return t.objs.Gen.Set(t.gen)
 }
 
-// Reset clears everything recorded; each CPU starts afresh at its next
-// event. Events during the reset itself (about a millisecond) are lost.
+// Reset clears everything recorded and starts a recording window (Open
+// starts one too); each CPU starts afresh at its next event. Events during
+// the reset itself (about a millisecond) are lost.
 func (t *Tracer) Reset() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -270,14 +263,21 @@ func zeroPerCPU[T any](m *ebpf.Map, n, ncpu int) error {
 	return nil
 }
 
-// Snapshot reads everything recorded since the last reset. It does not
-// stop recording: take it after the measured work has finished.
+// Snapshot ends the recording window that Reset began and reads it.
+// Recording stays stopped until the next Reset: otherwise the reading's
+// own syscalls (of a tracked process) and anything running meanwhile would
+// land in the window while it is being read, and the cells read first would
+// no longer add up to the span read last.
 func (t *Tracer) Snapshot() (Snapshot, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return Snapshot{}, ErrClosed
 	}
+	if err := t.objs.Paused.Set(uint32(1)); err != nil {
+		return Snapshot{}, fmt.Errorf("bpf: pause: %w", err)
+	}
+	time.Sleep(time.Millisecond) // programs already past the check finish
 	s := Snapshot{Method: MethodRawTracepoints, PerCPU: make([]Matrix, t.ncpu)}
 	for c := range s.PerCPU {
 		s.PerCPU[c].CPU = c

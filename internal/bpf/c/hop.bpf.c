@@ -237,7 +237,10 @@ static __always_inline int recording(struct cpu_state *s)
 	return current_tracked(s) || s->active;
 }
 
-/* cut closes the current segment at now and opens one of kind k. */
+/* cut closes the current segment at now and opens one of kind k. The
+ * state is swapped before anything else, so that an interrupt probe
+ * running in the middle of this one (IRQs are on in syscall tracepoints)
+ * finds either the old segment or the new one, hardly ever a mix. */
 static __always_inline void cut(struct cpu_state *s, __u32 k, __u64 now)
 {
 	bump(&events, k, 1);
@@ -246,27 +249,30 @@ static __always_inline void cut(struct cpu_state *s, __u32 k, __u64 now)
 		return;
 	}
 	__u32 from = s->last_kind;
-	if (from == KIND_NONE) {
-		s->first_ts = now;
-	} else if (from < NKINDS) {
-		__s64 d = (__s64)(now - s->last_ts - s->irq_ns);
-		if (d < 0) {
-			bump(&counters, CNT_MISORDERED, 1);
-			d = 0;
-		}
-		add_cell(from, k, d);
-		if (from == KIND_KVM_EXIT) {
-			__u32 r = s->kvm_reason;
-			struct kvm_reason *kr = bpf_map_lookup_elem(&kvm_reasons, &r);
-			if (kr) {
-				kr->count++;
-				kr->ns += d;
-			}
-		}
-	}
+	__u64 start = s->last_ts, irq = s->irq_ns;
+	__u32 reason = s->kvm_reason;
 	s->last_kind = k;
 	s->last_ts = now;
 	s->irq_ns = 0;
+	if (from == KIND_NONE) {
+		s->first_ts = now;
+		return;
+	}
+	if (from >= NKINDS)
+		return;
+	__s64 d = (__s64)(now - start - irq);
+	if (d < 0) {
+		bump(&counters, CNT_MISORDERED, 1);
+		d = 0;
+	}
+	add_cell(from, k, d);
+	if (from == KIND_KVM_EXIT) {
+		struct kvm_reason *kr = bpf_map_lookup_elem(&kvm_reasons, &reason);
+		if (kr) {
+			kr->count++;
+			kr->ns += d;
+		}
+	}
 }
 
 /* event records an event of the current task. */
