@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: (MIT OR GPL-2.0)
+/*
+ * hop.bpf.c: split the timeline of each CPU into segments between kernel
+ * events, and add every segment up, in the kernel, by (event that opened
+ * it -> event that closed it).
+ *
+ * Why this shape: a context-switch hop is a fixed chain of kernel events
+ * (syscall entry, wakeup, __schedule, sched_switch, ... ), so the time
+ * between two consecutive events on one CPU is one phase of the hop. Each
+ * CPU keeps only its last event; the next event on that CPU attributes
+ * (now - last) to the cell [last kind][this kind] of a per-CPU matrix (sum,
+ * count, log2 histogram). Nothing is streamed to user space, and since every
+ * segment ends where the next begins, the cells of a CPU add up to the span
+ * between its first and its last event: whatever a phase model names, the
+ * rest is still there to see.
+ *
+ * Which events count: only those of tracked processes (a set of TGIDs
+ * filled from Go) — the current task is tracked, or the CPU is switching
+ * into a tracked task, or a tracked task is being woken. A switch to or
+ * from an untracked task or the idle task is an event of its own kind, so
+ * time taken by others shows up as a segment rather than vanishing.
+ *
+ * Interrupts are nested intervals, not segment boundaries: their time is
+ * added to [segment's kind][interrupt kind] and subtracted from the segment
+ * they landed in, so a timer tick in the middle of a phase does not cut the
+ * phase in two. Events inside an interrupt are counted, not cut.
+ *
+ * Only raw tracepoints: they attach by name, need no tracefs, and exist on
+ * kernels without fentry or kprobes (like the reference machine's).
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+#include "kinds.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* The kernel types read here, relocated against the running kernel's BTF
+ * (CO-RE): only the fields used, so no vmlinux.h is needed. */
+struct task_struct {
+	int pid;
+	int tgid;
+} __attribute__((preserve_access_index));
+
+/* x86-64 saved user registers: the syscall number and its second argument
+ * (the futex op, the ioctl request). */
+struct pt_regs {
+	unsigned long si;
+	unsigned long orig_ax;
+} __attribute__((preserve_access_index));
+
+/* The PVM backend's vCPU; kvm_vcpu is its first member, so the kvm_exit
+ * tracepoint's vcpu pointer points at it. */
+struct vcpu_pvm {
+	__u32 exit_reason;
+} __attribute__((preserve_access_index));
+
+/* x86-64 syscall numbers and the requests that get classes of their own. */
+#define NR_READ 0
+#define NR_WRITE 1
+#define NR_IOCTL 16
+#define NR_SCHED_YIELD 24
+#define NR_FUTEX 202
+#define NR_FUTEX_WAITV 449
+#define NR_FUTEX_WAKE 454
+#define NR_FUTEX_WAIT 455
+#define FUTEX_CMD_MASK 0x7f /* without FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME */
+#define FUTEX_WAIT 0
+#define FUTEX_WAKE 1
+#define FUTEX_WAIT_BITSET 9
+#define FUTEX_WAKE_BITSET 10
+#define KVM_RUN 0xae80
+
+struct cell {
+	__u64 ns;
+	__u64 count;
+	__u64 hist[NHIST];
+};
+
+struct cpu_state {
+	__u64 last_ts;   /* when the current segment began */
+	__u64 first_ts;  /* the first event since the reset: the span's start */
+	__u64 irq_ns;    /* interrupt time inside the current segment */
+	__u64 irq_start; /* when the outermost interrupt began */
+	__u32 epoch;     /* the reset this state belongs to */
+	__u32 gen;       /* the tracked set the cache below was read from */
+	__u32 tgid;      /* cache: the current task's TGID ... */
+	__u8 tracked;    /* ... and whether it is tracked */
+	__u8 cached;
+	__u8 last_kind;  /* what opened the current segment */
+	__u8 active;     /* the last sched_switch here went to a tracked task */
+	__u8 irq_depth;
+	__u8 irq_kind;   /* kind of the outermost interrupt */
+	__u8 pad[2];
+	__u32 kvm_reason; /* reason of the last kvm_exit, for its handling time */
+	__u32 pad2;
+};
+
+struct kvm_reason {
+	__u64 count;
+	__u64 ns; /* from the kvm_exit to the next event: handling in the kernel */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NKINDS * NKINDS);
+	__type(key, __u32);
+	__type(value, struct cell);
+} cells SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpu_state);
+} state SEC(".maps");
+
+/* Every recorded event by kind, including those inside interrupts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NKINDS);
+	__type(key, enum kind);
+	__type(value, __u64);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NCOUNTERS);
+	__type(key, enum counter);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NKVM_REASONS);
+	__type(key, __u32);
+	__type(value, struct kvm_reason);
+} kvm_reasons SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NTLB_REASONS);
+	__type(key, __u32);
+	__type(value, __u64);
+} tlb_reasons SEC(".maps");
+
+/* The tracked TGIDs, filled from Go. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} tracked SEC(".maps");
+
+/* Set from Go: gen changes whenever the tracked set does (it invalidates
+ * the per-CPU caches), epoch on every reset (each CPU then starts afresh),
+ * paused while a reset zeroes the tables. */
+volatile __u32 gen;
+volatile __u32 epoch;
+volatile __u32 paused;
+
+static __always_inline void bump(void *map, __u32 key, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(map, &key);
+	if (v)
+		*v += n;
+}
+
+static __always_inline __u32 log2_bucket(__u64 v)
+{
+	__u32 r = 0;
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) { r += 1; }
+	return r < NHIST ? r : NHIST - 1;
+}
+
+static __always_inline void add_cell(__u32 from, __u32 to, __u64 ns)
+{
+	__u32 key = from * NKINDS + to;
+	struct cell *c = bpf_map_lookup_elem(&cells, &key);
+	if (!c)
+		return;
+	c->ns += ns;
+	c->count++;
+	__u32 b = log2_bucket(ns);
+	if (b < NHIST) /* for the verifier */
+		c->hist[b]++;
+}
+
+/* this_cpu returns the CPU's state, started afresh after a reset. */
+static __always_inline struct cpu_state *this_cpu(void)
+{
+	__u32 zero = 0;
+	struct cpu_state *s = bpf_map_lookup_elem(&state, &zero);
+	if (!s)
+		return 0;
+	__u32 e = epoch;
+	if (s->epoch != e) {
+		__builtin_memset(s, 0, sizeof(*s));
+		s->epoch = e;
+	}
+	return s;
+}
+
+static __always_inline int tgid_tracked(__u32 tgid)
+{
+	/* Reading the value (always 1) rather than testing the pointer keeps
+	 * clang from OR-ing two map pointers, which the verifier refuses. */
+	__u8 *v = bpf_map_lookup_elem(&tracked, &tgid);
+	return v ? *v : 0;
+}
+
+/* current_tracked caches the answer per CPU until the current TGID or the
+ * tracked set changes: most events come from the task that ran the last
+ * one, and this runs on every syscall of the machine. */
+static __always_inline int current_tracked(struct cpu_state *s)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 g = gen;
+	if (s->cached && s->tgid == tgid && s->gen == g)
+		return s->tracked;
+	s->tgid = tgid;
+	s->gen = g;
+	s->tracked = tgid_tracked(tgid);
+	s->cached = 1;
+	return s->tracked;
+}
+
+/* recording: events of this CPU belong to the hop's timeline. */
+static __always_inline int recording(struct cpu_state *s)
+{
+	return current_tracked(s) || s->active;
+}
+
+/* cut closes the current segment at now and opens one of kind k. The
+ * state is swapped before anything else, so that an interrupt probe
+ * running in the middle of this one (IRQs are on in syscall tracepoints)
+ * finds either the old segment or the new one, hardly ever a mix. */
+static __always_inline void cut(struct cpu_state *s, __u32 k, __u64 now)
+{
+	bump(&events, k, 1);
+	if (s->irq_depth) {
+		bump(&counters, CNT_NESTED, 1);
+		return;
+	}
+	__u32 from = s->last_kind;
+	__u64 start = s->last_ts, irq = s->irq_ns;
+	__u32 reason = s->kvm_reason;
+	s->last_kind = k;
+	s->last_ts = now;
+	s->irq_ns = 0;
+	if (from == KIND_NONE) {
+		s->first_ts = now;
+		return;
+	}
+	if (from >= NKINDS)
+		return;
+	__s64 d = (__s64)(now - start - irq);
+	if (d < 0) {
+		bump(&counters, CNT_MISORDERED, 1);
+		d = 0;
+	}
+	add_cell(from, k, d);
+	if (from == KIND_KVM_EXIT) {
+		struct kvm_reason *kr = bpf_map_lookup_elem(&kvm_reasons, &reason);
+		if (kr) {
+			kr->count++;
+			kr->ns += d;
+		}
+	}
+}
+
+/* event records an event of the current task. */
+static __always_inline struct cpu_state *event(__u32 k)
+{
+	if (paused)
+		return 0;
+	struct cpu_state *s = this_cpu();
+	if (!s || !recording(s))
+		return 0;
+	cut(s, k, bpf_ktime_get_ns());
+	return s;
+}
+
+/* --- syscalls ---------------------------------------------------------- */
+
+/* syscall_class maps a syscall to its entry kind (exit kinds follow the
+ * entry kinds in the same order). */
+static __always_inline __u32 syscall_class(long nr, struct pt_regs *regs)
+{
+	switch (nr) {
+	case NR_READ:
+		return KIND_ENTER_READ;
+	case NR_WRITE:
+		return KIND_ENTER_WRITE;
+	case NR_SCHED_YIELD:
+		return KIND_ENTER_YIELD;
+	case NR_FUTEX_WAIT:
+	case NR_FUTEX_WAITV:
+		return KIND_ENTER_FUTEX_WAIT;
+	case NR_FUTEX_WAKE:
+		return KIND_ENTER_FUTEX_WAKE;
+	case NR_FUTEX: {
+		unsigned long op = BPF_CORE_READ(regs, si) & FUTEX_CMD_MASK;
+		if (op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET)
+			return KIND_ENTER_FUTEX_WAIT;
+		if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET)
+			return KIND_ENTER_FUTEX_WAKE;
+		return KIND_ENTER_FUTEX_OTHER;
+	}
+	case NR_IOCTL:
+		if ((__u32)BPF_CORE_READ(regs, si) == KVM_RUN)
+			return KIND_ENTER_KVM_RUN;
+		return KIND_ENTER_IOCTL;
+	}
+	return KIND_ENTER_OTHER;
+}
+
+/* sys_enter(regs, id): a syscall begins; the segment before it is user
+ * space (plus the kernel entry path, which has no tracepoint). */
+SEC("raw_tracepoint/sys_enter")
+int ctxb_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (paused)
+		return 0;
+	struct cpu_state *s = this_cpu();
+	if (!s || !recording(s))
+		return 0;
+	__u32 k = syscall_class((long)ctx->args[1], (struct pt_regs *)ctx->args[0]);
+	cut(s, k, bpf_ktime_get_ns());
+	return 0;
+}
+
+/* sys_exit(regs, ret): the syscall's work is done; the number is read
+ * back from the saved registers. */
+SEC("raw_tracepoint/sys_exit")
+int ctxb_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (paused)
+		return 0;
+	struct cpu_state *s = this_cpu();
+	if (!s || !recording(s))
+		return 0;
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	long nr = (long)BPF_CORE_READ(regs, orig_ax);
+	__u32 k = syscall_class(nr, regs) + (KIND_EXIT_READ - KIND_ENTER_READ);
+	cut(s, k, bpf_ktime_get_ns());
+	return 0;
+}
+
+/* --- scheduler --------------------------------------------------------- */
+
+/* wake records a wakeup when the waker or the wakee is tracked: a tracked
+ * task woken from an interrupt on an idle CPU is part of the hop too. */
+static __always_inline void wake(struct bpf_raw_tracepoint_args *ctx, __u32 k)
+{
+	if (paused)
+		return;
+	struct cpu_state *s = this_cpu();
+	if (!s)
+		return;
+	struct task_struct *p = (struct task_struct *)ctx->args[0];
+	if (!recording(s) && !tgid_tracked(BPF_CORE_READ(p, tgid)))
+		return;
+	cut(s, k, bpf_ktime_get_ns());
+}
+
+/* sched_waking(p): try_to_wake_up begins, in the waker's context. */
+SEC("raw_tracepoint/sched_waking")
+int ctxb_waking(struct bpf_raw_tracepoint_args *ctx)
+{
+	wake(ctx, KIND_WAKING);
+	return 0;
+}
+
+/* sched_wakeup(p): the wakee is enqueued and runnable. */
+SEC("raw_tracepoint/sched_wakeup")
+int ctxb_wakeup(struct bpf_raw_tracepoint_args *ctx)
+{
+	wake(ctx, KIND_WAKEUP);
+	return 0;
+}
+
+/* sched_set_need_resched_tp(curr, cpu, tif): a wakeup (or the tick) asks
+ * the running task to give up the CPU. Counted, not a boundary: it is a
+ * decision inside the wakeup-preemption check, and how often a hop's wakeup
+ * asks to preempt is what matters. */
+SEC("raw_tracepoint/sched_set_need_resched_tp")
+int ctxb_need_resched(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (paused)
+		return 0;
+	struct cpu_state *s = this_cpu();
+	if (s && recording(s))
+		bump(&events, KIND_NEED_RESCHED, 1);
+	return 0;
+}
+
+/* sched_entry_tp(preempt, ip): __schedule begins (before the runqueue
+ * lock); separates the syscall's own work from the scheduler's. */
+SEC("raw_tracepoint/sched_entry_tp")
+int ctxb_sched_entry(struct bpf_raw_tracepoint_args *ctx)
+{
+	event(KIND_SCHED_ENTRY);
+	return 0;
+}
+
+/* sched_util_est_cfs_tp(cfs_rq): first thing enqueue_task_fair and
+ * dequeue_task_fair do, before walking the task's cgroup hierarchy; with
+ * sched_update_nr_running_tp it brackets that walk. */
+SEC("raw_tracepoint/sched_util_est_cfs_tp")
+int ctxb_fair_begin(struct bpf_raw_tracepoint_args *ctx)
+{
+	event(KIND_FAIR_BEGIN);
+	return 0;
+}
+
+/* sched_update_nr_running_tp(rq, change): the runqueue's count changes,
+ * last thing an enqueue (change > 0) or a dequeue (< 0) does. */
+SEC("raw_tracepoint/sched_update_nr_running_tp")
+int ctxb_nr_running(struct bpf_raw_tracepoint_args *ctx)
+{
+	event((int)ctx->args[1] > 0 ? KIND_NR_RUNNING_INC : KIND_NR_RUNNING_DEC);
+	return 0;
+}
+
+/* sched_switch(preempt, prev, next, prev_state): the scheduler has picked
+ * next; the context switch proper (mm, registers, FPU) follows. */
+SEC("raw_tracepoint/sched_switch")
+int ctxb_switch(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (paused)
+		return 0;
+	struct cpu_state *s = this_cpu();
+	if (!s)
+		return 0;
+	struct task_struct *prev = (struct task_struct *)ctx->args[1];
+	struct task_struct *next = (struct task_struct *)ctx->args[2];
+	int pt = tgid_tracked(BPF_CORE_READ(prev, tgid));
+	int nt = tgid_tracked(BPF_CORE_READ(next, tgid));
+	/* prev is current; the cache is refreshed when next first runs. */
+	s->active = nt;
+	if (!pt && !nt)
+		return 0;
+	__u32 k;
+	if (pt && nt)
+		k = KIND_SWITCH;
+	else if (pt)
+		k = BPF_CORE_READ(next, pid) == 0 ? KIND_SWITCH_TO_IDLE : KIND_SWITCH_TO_OTHER;
+	else
+		k = BPF_CORE_READ(prev, pid) == 0 ? KIND_SWITCH_FROM_IDLE : KIND_SWITCH_FROM_OTHER;
+	if (pt) {
+		bump(&counters, CNT_SWITCH_OUT, 1);
+		if (ctx->args[3] == 0) /* TASK_RUNNING: preempted, not blocked */
+			bump(&counters, CNT_PREEMPTED, 1);
+	}
+	if (nt)
+		bump(&counters, CNT_SWITCH_IN, 1);
+	cut(s, k, bpf_ktime_get_ns());
+	return 0;
+}
+
+/* sched_exit_tp(is_switch, ip): __schedule returns, in the task switched
+ * to: the end of the context switch. */
+SEC("raw_tracepoint/sched_exit_tp")
+int ctxb_sched_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	event(KIND_SCHED_EXIT);
+	return 0;
+}
+
+/* --- memory and FPU ---------------------------------------------------- */
+
+/* foreign_switch: the CPU is between a sched_switch to or from an
+ * untracked task (or idle) and the next boundary. The TLB flush and FPU
+ * save of such a switch are counted, not cut, so that the other task's
+ * time stays one segment from the switch away to the switch back. */
+static __always_inline int foreign_switch(struct cpu_state *s)
+{
+	__u8 k = s->last_kind;
+	return k == KIND_SWITCH_TO_OTHER || k == KIND_SWITCH_FROM_OTHER ||
+	       k == KIND_SWITCH_TO_IDLE || k == KIND_SWITCH_FROM_IDLE;
+}
+
+/* switch_event records an event of the switch window (TLB flush, FPU
+ * save): a boundary within a tracked-to-tracked switch, a mark within a
+ * switch to or from another task. */
+static __always_inline int switch_event(__u32 k)
+{
+	if (paused)
+		return 0;
+	struct cpu_state *s = this_cpu();
+	if (!s || !recording(s))
+		return 0;
+	if (foreign_switch(s))
+		bump(&events, k, 1);
+	else
+		cut(s, k, bpf_ktime_get_ns());
+	return 1;
+}
+
+/* tlb_flush(reason, pages): on a context switch, switch_mm flushing the
+ * TLB (reason 0) is the address-space part of a process switch. */
+SEC("raw_tracepoint/tlb_flush")
+int ctxb_tlb_flush(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (!switch_event(KIND_TLB_FLUSH))
+		return 0;
+	__u32 r = (__u32)ctx->args[0];
+	bump(&tlb_reasons, r < NTLB_REASONS ? r : NTLB_REASONS - 1, 1);
+	return 0;
+}
+
+/* x86_fpu_regs_deactivated(fpu): the outgoing task's FPU registers saved
+ * in switch_to. */
+SEC("raw_tracepoint/x86_fpu_regs_deactivated")
+int ctxb_fpu_save(struct bpf_raw_tracepoint_args *ctx)
+{
+	switch_event(KIND_FPU_SAVE);
+	return 0;
+}
+
+/* x86_fpu_regs_activated(fpu): the FPU registers restored on the way back
+ * to user space (after the sys_exit tracepoint). */
+SEC("raw_tracepoint/x86_fpu_regs_activated")
+int ctxb_fpu_load(struct bpf_raw_tracepoint_args *ctx)
+{
+	event(KIND_FPU_LOAD);
+	return 0;
+}
+
+/* --- KVM --------------------------------------------------------------- */
+
+/* kvm_fpu(load): the guest FPU swapped in on KVM_RUN entry, out on return. */
+SEC("raw_tracepoint/kvm_fpu")
+int ctxb_kvm_fpu(struct bpf_raw_tracepoint_args *ctx)
+{
+	event(ctx->args[0] ? KIND_KVM_FPU_LOAD : KIND_KVM_FPU_UNLOAD);
+	return 0;
+}
+
+/* kvm_entry(vcpu, immediate_exit): the guest is entered. */
+SEC("raw_tracepoint/kvm_entry")
+int ctxb_kvm_entry(struct bpf_raw_tracepoint_args *ctx)
+{
+	event(KIND_KVM_ENTRY);
+	return 0;
+}
+
+/* kvm_exit(vcpu, isa): the guest has exited to the host kernel. The reason
+ * is read where the backend keeps it: PVM's vcpu_pvm.exit_reason (the raw
+ * tracepoint does not carry it; the formatted one computes it). */
+SEC("raw_tracepoint/kvm_exit")
+int ctxb_kvm_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct cpu_state *s = event(KIND_KVM_EXIT);
+	if (!s)
+		return 0;
+	__u32 reason = NKVM_REASONS - 1;
+	if (bpf_core_field_exists(struct vcpu_pvm, exit_reason)) {
+		struct vcpu_pvm *v = (struct vcpu_pvm *)ctx->args[0];
+		__u32 r = BPF_CORE_READ(v, exit_reason);
+		reason = r < NKVM_REASONS - 1 ? r : NKVM_REASONS - 1;
+	}
+	s->kvm_reason = reason;
+	__u32 key = CNT_KVM_ISA;
+	__u64 *isa = bpf_map_lookup_elem(&counters, &key);
+	if (isa)
+		*isa = (__u32)ctx->args[1];
+	return 0;
+}
+
+/* kvm_userspace_exit(reason, errno): KVM_RUN is about to return to the VMM. */
+SEC("raw_tracepoint/kvm_userspace_exit")
+int ctxb_kvm_uexit(struct bpf_raw_tracepoint_args *ctx)
+{
+	event(KIND_KVM_USERSPACE_EXIT);
+	return 0;
+}
+
+/* --- interrupts: nested intervals -------------------------------------- */
+
+static __always_inline void irq_enter(__u32 k)
+{
+	if (paused)
+		return;
+	struct cpu_state *s = this_cpu();
+	if (!s || !recording(s))
+		return;
+	bump(&events, k, 1);
+	if (s->last_kind == KIND_NONE)
+		return; /* no segment to nest in yet */
+	if (s->irq_depth++ == 0) {
+		s->irq_start = bpf_ktime_get_ns();
+		s->irq_kind = k;
+	}
+}
+
+static __always_inline void irq_exit(void)
+{
+	if (paused)
+		return;
+	struct cpu_state *s = this_cpu();
+	if (!s || s->irq_depth == 0)
+		return;
+	if (--s->irq_depth)
+		return;
+	__u64 d = bpf_ktime_get_ns() - s->irq_start;
+	s->irq_ns += d;
+	add_cell(s->last_kind, s->irq_kind, d);
+}
+
+#define INTERRUPT(name, tp_entry, tp_exit, kind)                  \
+	SEC("raw_tracepoint/" tp_entry)                           \
+	int ctxb_##name##_in(struct bpf_raw_tracepoint_args *ctx) \
+	{                                                         \
+		irq_enter(kind);                                  \
+		return 0;                                         \
+	}                                                         \
+	SEC("raw_tracepoint/" tp_exit)                            \
+	int ctxb_##name##_out(struct bpf_raw_tracepoint_args *ctx) \
+	{                                                         \
+		irq_exit();                                       \
+		return 0;                                         \
+	}
+
+INTERRUPT(irq, "irq_handler_entry", "irq_handler_exit", KIND_IRQ)
+INTERRUPT(softirq, "softirq_entry", "softirq_exit", KIND_SOFTIRQ)
+INTERRUPT(timer, "local_timer_entry", "local_timer_exit", KIND_TIMER)
+INTERRUPT(resched, "reschedule_entry", "reschedule_exit", KIND_RESCHED_IPI)
+INTERRUPT(callf, "call_function_entry", "call_function_exit", KIND_CALL_FUNC_IPI)
+INTERRUPT(callfs, "call_function_single_entry", "call_function_single_exit", KIND_CALL_FUNC_IPI)
+INTERRUPT(irqwork, "irq_work_entry", "irq_work_exit", KIND_IRQ_WORK)

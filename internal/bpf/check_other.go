@@ -1,0 +1,19 @@
+//go:build !linux
+
+package bpf
+
+// Features is what this kernel offers for placing probes (nothing here).
+type Features struct {
+	RawTracepoint bool `json:"raw_tracepoint"`
+	Fentry        bool `json:"fentry"`
+	Kprobe        bool `json:"kprobe"`
+}
+
+// DetectFeatures finds nothing outside Linux.
+func DetectFeatures() Features { return Features{} }
+
+// Check reports that BPF tracing needs Linux.
+func Check() error { return &MissingError{Reason: ErrUnsupported} }
+
+// MethodRawTracepoints names the only method implemented.
+const MethodRawTracepoints = "raw tracepoints only"

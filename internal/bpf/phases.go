@@ -1,0 +1,269 @@
+package bpf
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Phase is one part of a hop: the time between two probe events, per hop.
+type Phase struct {
+	Name string `json:"name"`
+	// What the kernel does between the two events, in one line.
+	What string `json:"what"`
+	// From and To are the probe events that bound the phase (From opens
+	// it, To closes it). For the interrupts phase To is KindNone and From
+	// is KindNone: interrupts land anywhere in the hop.
+	From, To Kind `json:"-"`
+	// Probes names them: "sys_exit, read -> x86_fpu_regs_activated".
+	Probes string `json:"probes"`
+	// NsPerHop is the phase's total time divided by the hops.
+	NsPerHop float64 `json:"ns_per_hop"`
+	// PerHop is how many times per hop the phase occurred: below 1 for a
+	// path only some hops take, above 1 for work repeated in a hop.
+	PerHop float64 `json:"per_hop"`
+	// MeanNs is the mean of one occurrence.
+	MeanNs float64 `json:"mean_ns"`
+	// Merged lists the phases of the model this one spans when optional
+	// boundaries between them did not fire (nil for a phase of the model).
+	Merged []string `json:"merged,omitempty"`
+	Cell   Cell     `json:"-"`
+}
+
+// Gap is work a phase contains that the available probes cannot separate.
+type Gap struct {
+	Work   string `json:"work"`
+	Inside string `json:"inside"` // the phase(s) whose time includes it
+	Needs  string `json:"needs"`  // the boundary that would separate it
+}
+
+// Breakdown is a Matrix read through a phase model.
+type Breakdown struct {
+	Model  string `json:"model"`
+	Method string `json:"method"`
+	Hops   uint64 `json:"hops"`
+	// TracedNs is every cell of the matrix: the traced time (for one CPU,
+	// its span from the first to the last recorded event).
+	TracedNs       uint64  `json:"traced_ns"`
+	TracedNsPerHop float64 `json:"traced_ns_per_hop"`
+	// Phases in time order, then the interrupts that landed inside them.
+	Phases []Phase `json:"phases"`
+	// Other are the cells of time the CPU gave to untracked tasks or to
+	// idle inside the traced span: every cell that starts or ends at a
+	// switch to or from another task or idle (the switches included).
+	// Shown, not hidden, and not part of the hop.
+	Other         []Transition `json:"-"`
+	OtherNsPerHop float64      `json:"other_ns_per_hop"`
+	// Unattributed are the cells the model does not explain (setup before
+	// and after the hops, paths the model does not know), most time first.
+	Unattributed         []Transition `json:"-"`
+	UnattributedNsPerHop float64      `json:"unattributed_ns_per_hop"`
+	// HopNsPerHop is the traced time less Other, per hop: what the hops
+	// themselves took.
+	HopNsPerHop float64 `json:"hop_ns_per_hop"`
+	// Closure is the phases' sum over HopNsPerHop: 1 when the model
+	// explains all the traced time that was not another task's.
+	Closure float64 `json:"closure"`
+	// PerHop are event counts per hop: switches, preemptions, wakeups,
+	// need-resched requests, ...
+	PerHop map[string]float64 `json:"per_hop_counts"`
+	Gaps   []Gap              `json:"gaps"`
+	Notes  []string           `json:"notes,omitempty"`
+}
+
+// edge is one phase of a model: a transition the hop is expected to make.
+type edge struct {
+	from, to Kind
+	name     string
+	what     string
+}
+
+// model describes a kind of hop as the transitions it goes through, in
+// time order. A transition between two of its events that skips only
+// optional boundaries (events that do not fire every time, or whose probe
+// a kernel lacks) is the chain of phases it spans, merged.
+type model struct {
+	name     string
+	optional []Kind
+	edges    []edge
+	gaps     []Gap
+	notes    []string
+}
+
+// attribution is what a cell of the matrix is, for a model.
+type attribution struct {
+	order  float64 // position in time: the first phase's index, merged phases just after it
+	name   string
+	what   string
+	merged []string
+}
+
+// attribute finds the phase of the model a transition belongs to.
+func (md *model) attribute(from, to Kind) (attribution, bool) {
+	for i, e := range md.edges {
+		if e.from == from && e.to == to {
+			return attribution{order: float64(i), name: e.name, what: e.what}, true
+		}
+	}
+	// Breadth-first over the model's edges, through optional events only:
+	// the shortest chain of phases from -> to.
+	type path struct {
+		at    Kind
+		edges []int
+	}
+	queue := []path{{at: from}}
+	seen := map[Kind]bool{from: true}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for i, e := range md.edges {
+			if e.from != p.at {
+				continue
+			}
+			chain := append(slices.Clip(p.edges), i)
+			if e.to == to && len(chain) > 1 {
+				a := attribution{order: float64(chain[0]) + 0.5}
+				var names, whats []string
+				for _, j := range chain {
+					names = append(names, md.edges[j].name)
+					whats = append(whats, md.edges[j].what)
+				}
+				a.name = strings.Join(names, " + ")
+				a.what = strings.Join(whats, "; ")
+				a.merged = names
+				return a, true
+			}
+			if !seen[e.to] && slices.Contains(md.optional, e.to) {
+				seen[e.to] = true
+				queue = append(queue, path{e.to, chain})
+			}
+		}
+	}
+	return attribution{}, false
+}
+
+// nodes are the events the model's phases start or end at.
+func (md *model) nodes() map[Kind]bool {
+	n := map[Kind]bool{}
+	for _, e := range md.edges {
+		n[e.from], n[e.to] = true, true
+	}
+	return n
+}
+
+// isForeign: the kind is a switch to or from another task or idle.
+func isForeign(k Kind) bool {
+	switch k {
+	case KindSwitchToOther, KindSwitchFromOther, KindSwitchToIdle, KindSwitchFromIdle:
+		return true
+	}
+	return false
+}
+
+func probes(from, to Kind) string { return from.Probe() + " -> " + to.Probe() }
+
+// breakdown reads m through the model, for hops hops.
+func (md *model) breakdown(m *Matrix, hops uint64) Breakdown {
+	b := Breakdown{
+		Model:    md.name,
+		Method:   MethodRawTracepoints,
+		Hops:     hops,
+		TracedNs: m.TracedNs(),
+		Gaps:     md.gaps,
+		Notes:    md.notes,
+	}
+	if hops == 0 {
+		b.Notes = append(slices.Clip(b.Notes), "no hops: nothing to divide by")
+		return b
+	}
+	h := float64(hops)
+	b.TracedNsPerHop = float64(b.TracedNs) / h
+	type placed struct {
+		order float64
+		Phase
+	}
+	var phases []placed
+	irq := Phase{Name: "interrupts", What: "hard and soft interrupts, timer ticks and IPIs that landed inside the hop's phases (their time is not in the phases)", Probes: "irq/softirq/local_timer/reschedule/call_function/irq_work entry -> exit"}
+	nodes := md.nodes()
+	var attributed, other uint64
+	for _, t := range m.Transitions() {
+		if isForeign(t.From) || isForeign(t.To) {
+			b.Other = append(b.Other, t)
+			other += t.Ns
+			continue
+		}
+		if t.To.IsInterrupt() && nodes[t.From] {
+			irq.Cell.add(&t.Cell)
+			attributed += t.Ns
+			continue
+		}
+		a, ok := md.attribute(t.From, t.To)
+		if !ok {
+			b.Unattributed = append(b.Unattributed, t)
+			continue
+		}
+		attributed += t.Ns
+		phases = append(phases, placed{a.order, Phase{
+			Name: a.name, What: a.what, From: t.From, To: t.To, Probes: probes(t.From, t.To),
+			NsPerHop: float64(t.Ns) / h, PerHop: float64(t.Count) / h, MeanNs: t.Mean(),
+			Merged: a.merged, Cell: t.Cell,
+		}})
+	}
+	slices.SortStableFunc(phases, func(x, y placed) int {
+		switch {
+		case x.order < y.order:
+			return -1
+		case x.order > y.order:
+			return 1
+		}
+		return 0
+	})
+	for _, p := range phases {
+		b.Phases = append(b.Phases, p.Phase)
+	}
+	if irq.Cell.Count > 0 {
+		irq.NsPerHop, irq.PerHop, irq.MeanNs = float64(irq.Cell.Ns)/h, float64(irq.Cell.Count)/h, irq.Cell.Mean()
+		b.Phases = append(b.Phases, irq)
+	}
+	b.OtherNsPerHop = float64(other) / h
+	b.HopNsPerHop = float64(b.TracedNs-other) / h
+	if b.TracedNs > other {
+		b.Closure = float64(attributed) / float64(b.TracedNs-other)
+	}
+	var un uint64
+	for _, t := range b.Unattributed {
+		un += t.Ns
+	}
+	b.UnattributedNsPerHop = float64(un) / h
+	b.PerHop = map[string]float64{
+		"switches_out": float64(m.SwitchesOut) / h,
+		"switches_in":  float64(m.SwitchesIn) / h,
+		"preempted":    float64(m.Preempted) / h,
+		"wakeups":      float64(m.Events[KindWaking]) / h,
+		"need_resched": float64(m.Events[KindNeedResched]) / h,
+		"interrupts":   float64(irq.Cell.Count) / h,
+	}
+	return b
+}
+
+// SumPhases is the phases' ns per hop added up.
+func (b *Breakdown) SumPhases() float64 {
+	var s float64
+	for _, p := range b.Phases {
+		s += p.NsPerHop
+	}
+	return s
+}
+
+// String renders the breakdown as a plain table.
+func (b *Breakdown) String() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s — %s, %d hops, traced %.1f ns/hop\n", b.Model, b.Method, b.Hops, b.TracedNsPerHop)
+	for _, p := range b.Phases {
+		fmt.Fprintf(&sb, "  %9.1f ns  %5.2f/hop  %-50s  %s\n", p.NsPerHop, p.PerHop, p.Name, p.Probes)
+	}
+	fmt.Fprintf(&sb, "  %9.1f ns  unattributed\n", b.UnattributedNsPerHop)
+	fmt.Fprintf(&sb, "  %9.1f ns  other tasks and idle (not part of the hop)\n", b.OtherNsPerHop)
+	fmt.Fprintf(&sb, "  closure %.3f (phases %.1f ns / hop time %.1f ns per hop)\n", b.Closure, b.SumPhases(), b.HopNsPerHop)
+	return sb.String()
+}

@@ -1,0 +1,222 @@
+package bpf
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// NumBuckets is the number of log2 histogram buckets of a cell: bucket i
+// holds segments of [2^i, 2^(i+1)) ns (bucket 0 also holds 0 ns), the last
+// one everything from 2^(NumBuckets-1) ns up.
+const NumBuckets = 28
+
+// Cell is the time between two consecutive events on one CPU, added up over
+// every time the pair occurred: From opened a segment and To closed it. If
+// To is an interrupt, the cell is the time spent in interrupts of that kind
+// that landed in segments opened by From (that time is not in From's other
+// cells).
+type Cell struct {
+	Ns    uint64             `json:"ns"`
+	Count uint64             `json:"count"`
+	Hist  [NumBuckets]uint64 `json:"hist"`
+}
+
+func (c *Cell) add(o *Cell) {
+	c.Ns += o.Ns
+	c.Count += o.Count
+	for i := range c.Hist {
+		c.Hist[i] += o.Hist[i]
+	}
+}
+
+// Mean is the average segment in ns (0 if it never occurred).
+func (c Cell) Mean() float64 {
+	if c.Count == 0 {
+		return 0
+	}
+	return float64(c.Ns) / float64(c.Count)
+}
+
+// Quantile is the upper bound, in ns, of the histogram bucket holding the
+// q-th quantile (0 < q <= 1): a log2 resolution answer.
+func (c Cell) Quantile(q float64) uint64 {
+	if c.Count == 0 {
+		return 0
+	}
+	want := uint64(q*float64(c.Count) + 0.5)
+	if want == 0 {
+		want = 1
+	}
+	var seen uint64
+	for i, n := range c.Hist {
+		seen += n
+		if seen >= want {
+			return 1<<uint(i+1) - 1
+		}
+	}
+	return 1<<NumBuckets - 1
+}
+
+// Transition is one non-empty cell with its two kinds.
+type Transition struct {
+	From, To Kind
+	Cell
+}
+
+// KVMExit is what one KVM exit reason cost: how many exits, and the time
+// from each kvm_exit to the next event (the exit's handling in the kernel).
+type KVMExit struct {
+	Reason uint32 `json:"reason"`
+	Count  uint64 `json:"count"`
+	Ns     uint64 `json:"ns"`
+}
+
+// KVMReasonOther is the reason slot of exits whose reason is out of range
+// or could not be read (no known backend in the kernel's BTF).
+const KVMReasonOther = 255
+
+// Matrix is what one CPU (or all of them, added up) recorded since the
+// last reset. Cells[from][to] tile the CPU's timeline from its first
+// recorded event to its last: their sum is SpanNs, up to Misordered.
+type Matrix struct {
+	CPU   int // -1: the sum over CPUs
+	Cells [NumKinds][NumKinds]Cell
+	// Events counts every recorded event by kind, including those inside
+	// interrupts (which cut no segment) and need-resched marks.
+	Events [NumKinds]uint64
+	// FirstNs and LastNs are the kernel clock (CLOCK_MONOTONIC) of the first
+	// and the last segment boundary; SpanNs is LastNs-FirstNs, or for the
+	// sum, the spans of the CPUs added up.
+	FirstNs, LastNs, SpanNs uint64
+
+	SwitchesOut uint64 // sched_switch away from a tracked task
+	SwitchesIn  uint64 // sched_switch to a tracked task
+	Preempted   uint64 // of SwitchesOut, those whose task was still runnable
+	// Misordered counts segments that came out negative and were counted as
+	// 0 ns: a probe interrupted between reading the clock and updating the
+	// CPU's state (rare; it breaks the tiling by that segment).
+	Misordered uint64
+	// Nested counts events that happened inside an interrupt.
+	Nested uint64
+	// KVMISA is the isa argument of the last kvm_exit (the backend's number).
+	KVMISA uint64
+	// KVMExits by reason, in reason order; TLBFlushes by tlb_flush reason
+	// (0 task switch, 1 remote shootdown, 2 local shootdown, 3 local mm
+	// shootdown, 4 remote IPI send).
+	KVMExits   []KVMExit
+	TLBFlushes [8]uint64
+}
+
+// Cell returns the cell from -> to.
+func (m *Matrix) Cell(from, to Kind) Cell {
+	if int(from) >= NumKinds || int(to) >= NumKinds {
+		return Cell{}
+	}
+	return m.Cells[from][to]
+}
+
+// TracedNs is the sum of every cell: the traced time.
+func (m *Matrix) TracedNs() uint64 {
+	var t uint64
+	for i := range m.Cells {
+		for j := range m.Cells[i] {
+			t += m.Cells[i][j].Ns
+		}
+	}
+	return t
+}
+
+// Transitions lists the non-empty cells, most time first.
+func (m *Matrix) Transitions() []Transition {
+	var out []Transition
+	for i := range m.Cells {
+		for j := range m.Cells[i] {
+			if c := m.Cells[i][j]; c.Count > 0 {
+				out = append(out, Transition{Kind(i), Kind(j), c})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Transition) int {
+		switch {
+		case a.Ns > b.Ns:
+			return -1
+		case a.Ns < b.Ns:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// add adds o into m (for the sum over CPUs).
+func (m *Matrix) add(o *Matrix) {
+	for i := range m.Cells {
+		for j := range m.Cells[i] {
+			m.Cells[i][j].add(&o.Cells[i][j])
+		}
+		m.Events[i] += o.Events[i]
+	}
+	if o.SpanNs > 0 {
+		if m.FirstNs == 0 || o.FirstNs < m.FirstNs {
+			m.FirstNs = o.FirstNs
+		}
+		m.LastNs = max(m.LastNs, o.LastNs)
+		m.SpanNs += o.SpanNs
+	}
+	m.SwitchesOut += o.SwitchesOut
+	m.SwitchesIn += o.SwitchesIn
+	m.Preempted += o.Preempted
+	m.Misordered += o.Misordered
+	m.Nested += o.Nested
+	if o.KVMISA != 0 {
+		m.KVMISA = o.KVMISA
+	}
+	for i := range m.TLBFlushes {
+		m.TLBFlushes[i] += o.TLBFlushes[i]
+	}
+	for _, e := range o.KVMExits {
+		i := slices.IndexFunc(m.KVMExits, func(x KVMExit) bool { return x.Reason == e.Reason })
+		if i < 0 {
+			m.KVMExits = append(m.KVMExits, e)
+			continue
+		}
+		m.KVMExits[i].Count += e.Count
+		m.KVMExits[i].Ns += e.Ns
+	}
+	slices.SortFunc(m.KVMExits, func(a, b KVMExit) int { return int(a.Reason) - int(b.Reason) })
+}
+
+// Snapshot is everything the tracer has recorded since the last reset.
+type Snapshot struct {
+	// Method says how the kernel was probed ("raw tracepoints only").
+	Method string
+	// PerCPU has one Matrix per possible CPU, in CPU order.
+	PerCPU []Matrix
+	// Sum is PerCPU added up.
+	Sum Matrix
+}
+
+// CPU returns CPU cpu's matrix, or an empty one if there is no such CPU.
+func (s *Snapshot) CPU(cpu int) *Matrix {
+	if cpu < 0 || cpu >= len(s.PerCPU) {
+		return &Matrix{CPU: cpu}
+	}
+	return &s.PerCPU[cpu]
+}
+
+// summed builds Sum from PerCPU.
+func (s *Snapshot) summed() {
+	s.Sum = Matrix{CPU: -1}
+	for i := range s.PerCPU {
+		s.Sum.add(&s.PerCPU[i])
+	}
+}
+
+// bucket is the histogram bucket of a segment of ns, as the BPF side
+// computes it (used by tests and by synthetic matrices).
+func bucket(ns uint64) int {
+	if ns == 0 {
+		return 0
+	}
+	return min(bits.Len64(ns)-1, NumBuckets-1)
+}
