@@ -75,7 +75,7 @@ func preflight(h host) error {
 		return &MissingError{Reason: ErrPrivilege, Detail: "cannot read the effective capabilities", Err: err}
 	}
 	has := func(c uint) bool { return caps&(1<<c) != 0 }
-	if !has(capSysAdmin) && !(has(capBPF) && has(capPerfmon)) {
+	if !has(capSysAdmin) && (!has(capBPF) || !has(capPerfmon)) {
 		return &MissingError{Reason: ErrPrivilege, Detail: fmt.Sprintf("need root, or CAP_BPF and CAP_PERFMON (effective capabilities %#x)", caps)}
 	}
 	if err := h.bpfSyscall(); err != nil {

@@ -60,7 +60,7 @@ func TestKindsMatchObject(t *testing.T) {
 	if got := spec.Maps["events"].MaxEntries; got != NumKinds {
 		t.Errorf("events has %d entries, want NumKinds = %d", got, NumKinds)
 	}
-	var _ [NumBuckets]uint64 = hopCell{}.Hist // NHIST == NumBuckets, or this does not compile
+	_ = [NumBuckets]uint64(hopCell{}.Hist) // NHIST == NumBuckets, or this does not compile
 }
 
 // fakeHost refuses one thing at a time.
