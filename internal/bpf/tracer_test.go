@@ -60,7 +60,9 @@ func TestKindsMatchObject(t *testing.T) {
 	if got := spec.Maps["events"].MaxEntries; got != NumKinds {
 		t.Errorf("events has %d entries, want NumKinds = %d", got, NumKinds)
 	}
-	_ = [NumBuckets]uint64(hopCell{}.Hist) // NHIST == NumBuckets, or this does not compile
+	if got := len(hopCell{}.Hist); got != NumBuckets {
+		t.Errorf("the object's histograms have %d buckets, want NumBuckets = %d", got, NumBuckets)
+	}
 }
 
 // fakeHost refuses one thing at a time.
