@@ -23,7 +23,7 @@ func (p *progressBar) Begin(total int) { p.total, p.start = total, time.Now() }
 func (p *progressBar) Block(name, phase string) {
 	p.done++
 	const width = 24
-	filled := width * p.done / max(p.total, 1)
+	filled := min(width, width*p.done/max(p.total, 1)) // re-run blocks come on top of the total
 	eta := ""
 	if p.done > 1 {
 		left := time.Duration(float64(time.Since(p.start)) / float64(p.done-1) * float64(p.total-p.done+1))

@@ -51,7 +51,41 @@ type Response struct {
 	// Evidence is key/value proof of what was verified (namespace inodes,
 	// cgroup path, KVM's counters...).
 	Evidence map[string]string `json:"evidence,omitempty"`
-	Error    string            `json:"error,omitempty"`
+	// Contention is where the time of the block's CPUs went, measured by
+	// the worker around the block.
+	Contention *Contention `json:"contention,omitempty"`
+	Error      string      `json:"error,omitempty"`
+}
+
+// Contention accounts for the time of a block's CPUs: over WallNS on CPUs
+// CPUs, IdleNS was idle and OwnNS was the block's own processes (the worker
+// and every partner it reaped); the rest went to other tasks, interrupts,
+// or the hypervisor (StealNS, counted in 10 ms ticks, is part of it).
+type Contention struct {
+	WallNS      int64 `json:"wall_ns"`
+	CPUs        []int `json:"cpus"`
+	IdleNS      int64 `json:"idle_ns"`
+	OwnNS       int64 `json:"own_ns"`
+	StealNS     int64 `json:"steal_ns"`
+	IdlePrecise bool  `json:"idle_precise"` // cpuidle residency (µs), not /proc/stat ticks
+}
+
+// OtherShare is the share of the CPUs' time that neither idled nor ran the
+// block's own processes: other work took it (0 when nothing was measured).
+func (c *Contention) OtherShare() float64 {
+	if c == nil || c.WallNS <= 0 || len(c.CPUs) == 0 {
+		return 0
+	}
+	capacity := float64(c.WallNS) * float64(len(c.CPUs))
+	return max(0, (capacity-float64(c.IdleNS)-float64(c.OwnNS))/capacity)
+}
+
+// StealShare is the share of the CPUs' time the hypervisor took.
+func (c *Contention) StealShare() float64 {
+	if c == nil || c.WallNS <= 0 || len(c.CPUs) == 0 {
+		return 0
+	}
+	return float64(c.StealNS) / (float64(c.WallNS) * float64(len(c.CPUs)))
 }
 
 // Counts is what one side counted about itself over a whole block.

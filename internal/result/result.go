@@ -115,11 +115,29 @@ type Result struct {
 	// guest ran), by key.
 	Evidence map[string]string `json:"evidence,omitempty"`
 
-	IterationsPerSample uint64    `json:"iterations_per_sample"`
-	Blocks              int       `json:"blocks"`
-	Settings            []string  `json:"settings,omitempty"` // e.g. GOMAXPROCS=1
-	Flags               []Flag    `json:"flags"`
-	Warnings            []Warning `json:"warnings,omitempty"`
+	IterationsPerSample uint64 `json:"iterations_per_sample"`
+	// Blocks is how many blocks (worker processes) the samples came from;
+	// BlockInfo says, block by block in the order the samples are, which
+	// round it ran in, how many samples it holds, and what else took its
+	// CPUs. Blocks, not samples, are the unit of replication.
+	Blocks    int         `json:"blocks"`
+	BlockInfo []BlockInfo `json:"block_info,omitempty"`
+	Settings  []string    `json:"settings,omitempty"` // e.g. GOMAXPROCS=1
+	Flags     []Flag      `json:"flags"`
+	Warnings  []Warning   `json:"warnings,omitempty"`
+}
+
+// BlockInfo is one block of a result: its round of the interleaving, its
+// samples, the share of its CPUs' time that other work took (OtherShare,
+// steal included; StealShare is the hypervisor's part, in 10 ms ticks),
+// and how often it was re-run because of it.
+type BlockInfo struct {
+	Round      int     `json:"round"`
+	Samples    int     `json:"samples"`
+	OtherShare float64 `json:"other_share"`
+	StealShare float64 `json:"steal_share"`
+	Reruns     int     `json:"reruns,omitempty"`
+	Contended  bool    `json:"contended,omitempty"`
 }
 
 // Verification is the evidence behind SwitchesPerHop.
@@ -256,6 +274,7 @@ type Ring struct {
 	Verified           bool           `json:"verified"`                    // hops counted = expected, and one switch per hop where one is expected
 	RoundsPerSample    []uint64       `json:"rounds_per_sample,omitempty"` // per block
 	Blocks             int            `json:"blocks"`
+	BlockInfo          []BlockInfo    `json:"block_info,omitempty"`
 	CPUs               []int          `json:"cpus,omitempty"` // the head's CPU, then the odd members' (empty: unpinned)
 	Settings           []string       `json:"settings,omitempty"`
 	Warnings           []Warning      `json:"warnings,omitempty"`

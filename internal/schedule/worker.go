@@ -56,10 +56,12 @@ func WorkerMain(stdin io.Reader, stdout io.Writer, lookup func(name string) *mod
 	if b == nil {
 		return reply(stdout, model.Response{Error: fmt.Sprintf("unknown benchmark %q", req.Bench)})
 	}
+	acct := beginAccount()
 	resp, err := b.Run(ctx, req)
 	if err != nil {
 		resp = model.Response{Error: err.Error()}
 	}
+	resp.Contention = acct.end()
 	return reply(stdout, resp)
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/experiment"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/schedule"
@@ -143,6 +144,12 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 	}
 	if len(resps) > 0 && len(resps[0].Evidence) > 0 {
 		r.Evidence = maps.Clone(resps[0].Evidence)
+	}
+	var contended *result.Flag
+	r.BlockInfo, contended = experiment.Blocks(run.Blocks)
+	if contended != nil {
+		r.Flags = append(r.Flags, *contended)
+		v.Verified = false
 	}
 	r.Label = Label(c, r.Settings, host)
 	if len(resps) > 0 && resps[0].Label != nil {

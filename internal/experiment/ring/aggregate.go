@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/experiment"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/schedule"
@@ -152,6 +153,12 @@ func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string
 			r.Flags = append(r.Flags, resp.Flags[0])
 			break
 		}
+	}
+	var contended *result.Flag
+	r.BlockInfo, contended = experiment.Blocks(run.Blocks)
+	if contended != nil {
+		r.Flags = append(r.Flags, *contended)
+		r.Verified = false
 	}
 	r.Label = Label(c, r, host)
 	return r

@@ -14,6 +14,7 @@
 package procs
 
 import (
+	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/result"
 
 	"bytes"
@@ -245,29 +246,8 @@ type CPUTime struct {
 	StealNs uint64 `json:"steal_ns"`
 }
 
-// ReadCPUTime sums /proc/stat's per-CPU lines for cpus.
+// ReadCPUTime sums /proc/stat's per-CPU lines for cpus (machine.ReadCPUClock).
 func ReadCPUTime(cpus []int) (CPUTime, error) {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return CPUTime{}, err
-	}
-	want := map[string]bool{}
-	for _, c := range cpus {
-		want["cpu"+strconv.Itoa(c)] = true
-	}
-	var t CPUTime
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 9 || !want[f[0]] {
-			continue
-		}
-		v := make([]uint64, 8)
-		for i := range v {
-			v[i], _ = strconv.ParseUint(f[i+1], 10, 64)
-		}
-		// user nice system idle iowait irq softirq steal
-		t.BusyNs += (v[0] + v[1] + v[2] + v[5] + v[6]) * 10_000_000
-		t.StealNs += v[7] * 10_000_000
-	}
-	return t, nil
+	c := machine.ReadCPUClock(cpus)
+	return CPUTime{BusyNs: uint64(c.BusyNS), StealNs: uint64(c.StealNS)}, nil
 }

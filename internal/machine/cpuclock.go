@@ -1,0 +1,76 @@
+package machine
+
+// cpuclock.go: where the time of a set of CPUs went — idle, stolen by the
+// hypervisor, or busy — the one reader of /proc/stat's per-CPU lines and of
+// cpuidle's residency counters. A block's contention is what was busy on
+// its CPUs beyond its own processes' CPU time.
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// userHZ is the unit of /proc/stat's counters: USER_HZ is 100 on every
+// Linux architecture ctxbench builds for.
+const userHZ = 100
+
+// CPUClock is the time of a set of CPUs at one moment, in nanoseconds
+// since boot, summed over the CPUs.
+type CPUClock struct {
+	At time.Time
+	// IdleNS is time in idle states: from cpuidle's residency counters
+	// (microseconds) where every CPU has them, else /proc/stat's idle and
+	// iowait ticks (10 ms each). IdlePrecise says which.
+	IdleNS      int64
+	IdlePrecise bool
+	// StealNS is time the hypervisor ran something else while the guest
+	// wanted the CPU (/proc/stat, 10 ms ticks).
+	StealNS int64
+	// BusyNS is user + nice + system + irq + softirq (/proc/stat ticks).
+	BusyNS int64
+}
+
+// ReadCPUClock reads the counters of cpus.
+func ReadCPUClock(cpus []int) CPUClock {
+	c := CPUClock{At: time.Now(), IdlePrecise: len(cpus) > 0}
+	var idleTicks int64
+	want := map[string]bool{}
+	for _, cpu := range cpus {
+		want["cpu"+strconv.Itoa(cpu)] = true
+	}
+	b, _ := os.ReadFile("/proc/stat")
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 9 || !want[f[0]] {
+			continue
+		}
+		v := make([]int64, 8)
+		for i := range v {
+			v[i], _ = strconv.ParseInt(f[i+1], 10, 64)
+		}
+		// user nice system idle iowait irq softirq steal
+		c.BusyNS += (v[0] + v[1] + v[2] + v[5] + v[6]) * (1e9 / userHZ)
+		c.StealNS += v[7] * (1e9 / userHZ)
+		idleTicks += v[3] + v[4]
+	}
+	var us int64
+	for _, cpu := range cpus {
+		states, _ := filepath.Glob("/sys/devices/system/cpu/cpu" + strconv.Itoa(cpu) + "/cpuidle/state*/time")
+		if len(states) == 0 {
+			c.IdlePrecise = false
+			break
+		}
+		for _, s := range states {
+			us += readInt(s)
+		}
+	}
+	if c.IdlePrecise {
+		c.IdleNS = us * 1000
+	} else {
+		c.IdleNS = idleTicks * (1e9 / userHZ)
+	}
+	return c
+}

@@ -1,0 +1,44 @@
+package schedule
+
+import (
+	"golang.org/x/sys/unix"
+
+	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/model"
+)
+
+// account measures, in a worker, where the time of its CPUs went during a
+// block: the CPUs' idle time (cpuidle residency), the worker's own CPU time
+// and its reaped children's (getrusage: the sides, partners, a probe's
+// runtime), and steal. What is left was other work on the measured CPUs —
+// seen per block, so a contended block is re-run or flagged, never averaged
+// in (Options.ContentionLimit).
+type account struct {
+	cpus  []int
+	clock machine.CPUClock
+	own   int64
+}
+
+func beginAccount() account {
+	cpus, _ := machine.Of(0)
+	return account{cpus: cpus, clock: machine.ReadCPUClock(cpus), own: ownCPU()}
+}
+
+func (a account) end() *model.Contention {
+	own := ownCPU()
+	c := machine.ReadCPUClock(a.cpus)
+	return &model.Contention{
+		WallNS: c.At.Sub(a.clock.At).Nanoseconds(), CPUs: a.cpus,
+		IdleNS: c.IdleNS - a.clock.IdleNS, OwnNS: own - a.own, StealNS: c.StealNS - a.clock.StealNS,
+		IdlePrecise: c.IdlePrecise && a.clock.IdlePrecise,
+	}
+}
+
+// ownCPU is the CPU time of this process and its reaped children.
+func ownCPU() int64 {
+	var self, kids unix.Rusage
+	_ = unix.Getrusage(unix.RUSAGE_SELF, &self)
+	_ = unix.Getrusage(unix.RUSAGE_CHILDREN, &kids)
+	ns := func(t unix.Timeval) int64 { return t.Nano() }
+	return ns(self.Utime) + ns(self.Stime) + ns(kids.Utime) + ns(kids.Stime)
+}
