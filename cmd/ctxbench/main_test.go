@@ -366,3 +366,53 @@ func TestWithoutKVM(t *testing.T) {
 		t.Errorf("process/pipe became unavailable: %s", avail["process/pipe"])
 	}
 }
+
+// Two measurements never overlap: while another holds the machine's
+// measurement lock, a run waits (and says so), gives up after
+// --lock-timeout, or refuses at once with --no-wait — one line, exit 1 —
+// and runs as soon as the lock is free. A dry run measures nothing and
+// takes no lock.
+func TestSecondMeasurementWaitsOrRefuses(t *testing.T) {
+	lock := filepath.Join(t.TempDir(), "ctxbench.lock")
+	f, err := os.Create(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "%d ctxbench run all\n", os.Getpid())
+	run := func(args ...string) (int, string) {
+		cmd := exec.Command(bin, append([]string{"run", "reference/syscall", "--runs", "4", "-q"}, args...)...)
+		cmd.Env = append(os.Environ(), "CTXBENCH_LOCK="+lock)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, stderr.String()
+	}
+	code, msg := run("--no-wait")
+	if code != 1 || strings.Count(strings.TrimSpace(msg), "\n") != 0 || !strings.Contains(msg, "another ctxbench is measuring") || !strings.Contains(msg, fmt.Sprint(os.Getpid())) {
+		t.Fatalf("--no-wait while locked: exit %d, stderr %q", code, msg)
+	}
+	code, msg = run("--lock-timeout", "300ms")
+	if code != 1 || !strings.Contains(msg, "waiting for the other measurement") || !strings.Contains(msg, "gave up after waiting") {
+		t.Fatalf("waiting while locked: exit %d, stderr %q", code, msg)
+	}
+	if code, msg := run("--dry-run", "--no-wait"); code != 0 {
+		t.Fatalf("a dry run waited for the lock: exit %d, %q", code, msg)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN); err != nil {
+		t.Fatal(err)
+	}
+	if code, msg := run("--no-wait"); code != 0 {
+		t.Fatalf("the lock is free but the run failed: exit %d, %q", code, msg)
+	}
+	assertNothingLeft(t)
+}

@@ -32,13 +32,16 @@ func pickKinds(args, all []string, what string) ([]string, error) {
 // runLifecycle measures one step of creation or memory kinds and prints
 // its table; custom says the run's sizes were set by flags rather than
 // each kind's defaults.
-func runLifecycle(ctx context.Context, cpus []int, custom, quiet bool, exportJSON string, stdout, stderr io.Writer,
+func runLifecycle(ctx context.Context, cpus []int, lf *lockFlags, custom, quiet bool, exportJSON string, stdout, stderr io.Writer,
 	step session.Step, show func(io.Writer, *result.Document)) error {
 	set := result.Settings{Preset: "default", CPUs: cpus}
 	if custom {
 		set.Preset = "custom"
 	}
-	spec := newSpec(set, quiet, stderr, nil)
+	spec, err := newSpec(set, lf, quiet, stderr, nil)
+	if err != nil {
+		return err
+	}
 	spec.Steps = []session.Step{step}
 	spec.Derive = []func(*result.Document){replicate.Claims}
 	doc, err := session.Run(ctx, spec)
@@ -61,6 +64,7 @@ func newSpawnCmd(stdout, stderr io.Writer) *cobra.Command {
 	var samples int
 	var cpus, exportJSON string
 	var quiet bool
+	var lf lockFlags
 	cmd := &cobra.Command{
 		Use:   "spawn [KIND...]",
 		Short: "measure what it costs to create a goroutine, thread, process, container or VM",
@@ -88,7 +92,7 @@ minimal static ELF in a memfd, so no dynamic loading is timed.`,
 				return err
 			}
 			o := lifecycle.Options{Samples: samples, PinLast: true}
-			return runLifecycle(cmd.Context(), cpuList, samples != 0, quiet, exportJSON, stdout, stderr,
+			return runLifecycle(cmd.Context(), cpuList, &lf, samples != 0, quiet, exportJSON, stdout, stderr,
 				func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
 					return lifecycle.Spawn(ctx, env, kinds, o)
 				}, render.Spawn)
@@ -99,6 +103,7 @@ minimal static ELF in a memfd, so no dynamic loading is timed.`,
 	f.StringVar(&cpus, "cpus", "", "CPUs to use; the creating thread is pinned to the last")
 	f.StringVar(&exportJSON, "export-json", "", "write the results as JSON to `FILE` (- for stdout)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing but errors")
+	lf.register(cmd)
 	return cmd
 }
 
@@ -106,6 +111,7 @@ func newMemoryCmd(stdout, stderr io.Writer) *cobra.Command {
 	var cpus, exportJSON string
 	var quiet, settle bool
 	var n []string
+	var lf lockFlags
 	cmd := &cobra.Command{
 		Use:   "memory [KIND...]",
 		Short: "measure what a parked goroutine, thread, process, container or VM costs to keep",
@@ -140,7 +146,7 @@ allows, and why not more). Kinds: ` + strings.Join(lifecycle.MemoryKinds(), ", "
 				return err
 			}
 			o := lifecycle.Options{N: counts, NoSettle: !settle}
-			return runLifecycle(cmd.Context(), cpuList, len(counts) > 0, quiet, exportJSON, stdout, stderr,
+			return runLifecycle(cmd.Context(), cpuList, &lf, len(counts) > 0, quiet, exportJSON, stdout, stderr,
 				func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
 					return lifecycle.Memory(ctx, env, kinds, o)
 				}, render.Memory)
@@ -152,5 +158,6 @@ allows, and why not more). Kinds: ` + strings.Join(lifecycle.MemoryKinds(), ", "
 	f.StringVar(&cpus, "cpus", "", "CPUs the measurement may use")
 	f.StringVar(&exportJSON, "export-json", "", "write the results as JSON to `FILE` (- for stdout)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing but errors")
+	lf.register(cmd)
 	return cmd
 }

@@ -40,8 +40,29 @@ var (
 	presetThorough = preset{"thorough", 150, 10, 2, 5 * time.Millisecond}
 )
 
+// lockFlags say how a measuring command waits for another measurement on
+// the machine to finish (they never overlap).
+type lockFlags struct {
+	noWait  bool
+	timeout time.Duration
+}
+
+func (l *lockFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.BoolVar(&l.noWait, "no-wait", false, "when another ctxbench is measuring on this machine, fail at once instead of waiting for it")
+	f.DurationVar(&l.timeout, "lock-timeout", 30*time.Minute, "how long to wait for another ctxbench measuring on this machine")
+}
+
+func (l *lockFlags) lock(stderr io.Writer) (*session.Lock, error) {
+	if l.timeout <= 0 {
+		return nil, usagef("--lock-timeout must be positive, got %v (use --no-wait not to wait)", l.timeout)
+	}
+	return &session.Lock{Wait: !l.noWait, Timeout: l.timeout, Stderr: stderr}, nil
+}
+
 // measureFlags are the flags of every command that measures.
 type measureFlags struct {
+	lockFlags
 	runs, warmup, block   int
 	minTime, timeout      time.Duration
 	iterations            uint64
@@ -82,6 +103,7 @@ func (m *measureFlags) register(cmd *cobra.Command) {
 		f.BoolVar(&m.switchesOnly, "switches-only", false, "run the switch ladder only, without the creation and memory ladders")
 	}
 	cmd.MarkFlagsMutuallyExclusive("quick", "thorough")
+	m.lockFlags.register(cmd)
 }
 
 // preset is the base preset the flags chose; explicit --runs etc. then
@@ -238,9 +260,14 @@ func style(w io.Writer) render.Style {
 // newSpec starts the session of a measuring command: the tool, the command
 // line, the CPUs, the seed, the progress bar on a terminal, and for a dry
 // run the fake executor.
-func newSpec(set result.Settings, quiet bool, stderr io.Writer, fake schedule.Executor) session.Spec {
+func newSpec(set result.Settings, lf *lockFlags, quiet bool, stderr io.Writer, fake schedule.Executor) (session.Spec, error) {
 	spec := session.Spec{Tool: tool(), Command: append([]string{"ctxbench"}, os.Args[1:]...), Settings: set,
 		CPUs: set.CPUs, Seed: set.Seed, DryRun: set.DryRun, Cleanup: catalog.ParentCleanup, Log: stderr}
+	lock, err := lf.lock(stderr)
+	if err != nil {
+		return spec, err
+	}
+	spec.Lock = lock
 	if set.DryRun {
 		spec.Executor = fake
 	}
@@ -250,7 +277,7 @@ func newSpec(set result.Settings, quiet bool, stderr io.Writer, fake schedule.Ex
 	if quiet {
 		spec.Log = io.Discard
 	}
-	return spec
+	return spec, nil
 }
 
 // ladderStep measures benchmarks at placements with the flags' sampling.

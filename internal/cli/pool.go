@@ -31,6 +31,7 @@ func newPool(stdout, stderr io.Writer) *cobra.Command {
 		reps                                  int
 		seed                                  uint64
 		pgDSN, redisURL                       string
+		lf                                    lockFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "pool",
@@ -125,7 +126,10 @@ method. Needs: apt-get install -y postgresql redis-server`,
 				prog = &poolLog{w: stderr}
 			}
 			set := result.Settings{Preset: map[bool]string{true: "quick", false: "default"}[quick], Placements: cfg.Placements, Seed: int64(cfg.Seed)}
-			spec := newSpec(set, true, stderr, nil)
+			spec, err := newSpec(set, &lf, true, stderr, nil)
+			if err != nil {
+				return err
+			}
 			spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
 				return exppool.Run(ctx, env, cfg, prog)
 			}}
@@ -186,6 +190,7 @@ method. Needs: apt-get install -y postgresql redis-server`,
 	fl.StringVar(&pgDSN, "postgres-dsn", "", "use this existing PostgreSQL instead of a throwaway one (creates and drops table ctxbench_names)")
 	fl.StringVar(&redisURL, "redis-url", "", "use this existing Redis instead of a throwaway one (sets and deletes ctxbench:name:* keys)")
 	fl.StringVar(&exportJSON, "export-json", "", "write the results as JSON to `FILE` (- for stdout)")
+	lf.register(cmd)
 	return cmd
 }
 

@@ -25,6 +25,7 @@ import (
 func newReplicate(stdout, stderr io.Writer) *cobra.Command {
 	var quick, list, quiet bool
 	var cpus, exportJSON string
+	var lf lockFlags
 	cmd := &cobra.Command{
 		Use:   "replicate [EXPERIMENT...]",
 		Short: "re-run the published experiments as published, beside the published figures",
@@ -57,7 +58,10 @@ publication got wrong. With no names it runs them all; some take minutes
 				return err
 			}
 			set := result.Settings{Preset: map[bool]string{true: "quick", false: "as-published"}[quick], CPUs: cpuList}
-			spec := newSpec(set, quiet, stderr, nil)
+			spec, err := newSpec(set, &lf, quiet, stderr, nil)
+			if err != nil {
+				return err
+			}
 			spec.Progress = nil // long experiments log a line per stage instead
 			failures := 0
 			for _, x := range xs {
@@ -86,6 +90,7 @@ publication got wrong. With no names it runs them all; some take minutes
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing but errors")
 	f.StringVar(&cpus, "cpus", "", "CPUs to use; pinned runs use the last (default: all allowed)")
 	f.StringVar(&exportJSON, "export-json", "", "write the results as JSON to `FILE` (- for stdout)")
+	lf.register(cmd)
 	return cmd
 }
 

@@ -174,7 +174,10 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 		fmt.Fprintf(stderr, "ctxbench ring: %d points, load average %.2f (%d runnable of %d tasks) at start\n",
 			len(cells), l.Load1, l.Runnable, l.Procs)
 	}
-	spec := newSpec(set, mf.quiet, stderr, ring.FakeExecutor{Seed: set.Seed})
+	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr, ring.FakeExecutor{Seed: set.Seed})
+	if err != nil {
+		return err
+	}
 	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
 		part, err := ring.Run(ctx, env, cells, ro)
 		part.Skipped = append(part.Skipped, skipped...)

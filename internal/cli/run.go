@@ -70,7 +70,10 @@ func runLadder(ctx context.Context, mf *measureFlags, benches []*model.Benchmark
 	if err != nil {
 		return err
 	}
-	spec := newSpec(set, mf.quiet, stderr, schedule.FakeExecutor{Seed: set.Seed})
+	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr, schedule.FakeExecutor{Seed: set.Seed})
+	if err != nil {
+		return err
+	}
 	spec.Steps = []session.Step{ladderStep(o, benches, placements)}
 	spec.Derive = []func(*result.Document){deriveLadder}
 	if ladderRun && !mf.switchesOnly && !mf.dryRun {

@@ -7,6 +7,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"time"
 
@@ -40,12 +41,32 @@ type Spec struct {
 	Derive []func(*result.Document)
 	// Environment, when set, is used instead of reading the machine (tests).
 	Environment *result.Environment
+	// Lock, when set, makes the run hold the machine-wide measurement lock
+	// (a dry run never takes it): two measurements never overlap.
+	Lock *Lock
+}
+
+// Lock says how to take the measurement lock.
+type Lock struct {
+	Wait    bool          // false: refuse at once when another run holds it
+	Timeout time.Duration // how long to wait
+	Stderr  io.Writer     // where "waiting for ..." is said
 }
 
 // Run runs the steps and builds the document. An error from a step
 // (cancellation, a plan that cannot run) ends the run without a document;
 // a failed measurement is a failure in the document, not an error.
 func Run(ctx context.Context, spec Spec) (*result.Document, error) {
+	if spec.Lock != nil && !spec.DryRun {
+		l := spec.Lock
+		release, err := machine.LockMeasurements(ctx, l.Wait, l.Timeout, func(holder string) {
+			fmt.Fprintf(l.Stderr, "ctxbench: waiting for the other measurement on this machine to finish (%s; --no-wait refuses, --lock-timeout bounds the wait)\n", holder)
+		})
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
 	var env result.Environment
 	if spec.Environment != nil {
 		env = *spec.Environment
