@@ -22,6 +22,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/memory"
 	"github.com/ctxbench/ctxbench/internal/partner"
 	"github.com/ctxbench/ctxbench/internal/schedule"
+	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
 )
 
 // Exit statuses.
@@ -78,6 +79,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Partners orphaned by a killed worker are reparented to us, so they
 	// can be reaped and nothing outlives the run.
 	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	// A SIGKILLed run cannot remove its throwaway servers' directories
+	// (their processes die with it): every command removes those whose
+	// owner is dead, so they do not wait for the next pool run.
+	if swept, _ := serverdir.Sweep(); len(swept) > 0 {
+		fmt.Fprintf(stderr, "ctxbench: removed %d server directories left by killed runs\n", len(swept))
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -81,8 +82,8 @@ minimal static ELF in a memfd, so no dynamic loading is timed.`,
 			if err != nil {
 				return err
 			}
-			if samples < 0 {
-				return usagef("--samples must be positive")
+			if cmd.Flags().Changed("samples") && (samples < 1 || samples > 100000) {
+				return usagef("--samples must be between 1 and 100000, got %d (leave it out for each kind's own)", samples)
 			}
 			cpuList, err := resolveCPUs(cpus)
 			if err != nil {
@@ -132,9 +133,12 @@ allows, and why not more). Kinds: ` + strings.Join(lifecycle.MemoryKinds(), ", "
 			counts := map[string]int{}
 			for _, kv := range n {
 				k, v, ok := strings.Cut(kv, "=")
-				var x int
-				if _, err := fmt.Sscan(v, &x); !ok || err != nil || x < 1 || x > 10_000_000 || !slices.Contains(lifecycle.MemoryKinds(), k) {
-					return usagef("--n %q: want KIND=COUNT with a kind of %s and 1 <= COUNT <= 10000000", kv, strings.Join(lifecycle.MemoryKinds(), ", "))
+				x, err := strconv.Atoi(strings.ReplaceAll(v, "_", ""))
+				if !ok || err != nil || x < 1 || x > 10_000_000 || !slices.Contains(lifecycle.MemoryKinds(), k) {
+					return usagef("--n %q: want KIND=COUNT with a kind of %s and a whole COUNT from 1 to 10000000", kv, strings.Join(lifecycle.MemoryKinds(), ", "))
+				}
+				if _, dup := counts[k]; dup {
+					return usagef("--n gives %s twice", k)
 				}
 				counts[k] = x
 			}

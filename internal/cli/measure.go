@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/ctxbench/ctxbench/internal/catalog"
@@ -63,6 +64,7 @@ func (l *lockFlags) lock(stderr io.Writer) (*session.Lock, error) {
 // measureFlags are the flags of every command that measures.
 type measureFlags struct {
 	lockFlags
+	fs                    *pflag.FlagSet // to tell a value given from a default
 	runs, warmup, block   int
 	minTime, timeout      time.Duration
 	iterations            uint64
@@ -80,9 +82,10 @@ type measureFlags struct {
 
 func (m *measureFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
+	m.fs = f
 	f.IntVarP(&m.runs, "runs", "r", 0, "measured samples per benchmark and placement (default: 40; --quick 12; --thorough 150)")
-	f.IntVarP(&m.warmup, "warmup", "w", -1, "samples discarded at the start of every block")
-	f.Lookup("warmup").DefValue = "1; --thorough 2" // -1 means "the preset's"
+	f.IntVarP(&m.warmup, "warmup", "w", 0, "samples discarded at the start of every block")
+	f.Lookup("warmup").DefValue = "1; --thorough 2" // the preset's unless given
 	f.IntVar(&m.block, "samples-per-block", 0, "samples per worker process; cells are interleaved block by block (default 8)")
 	f.DurationVar(&m.minTime, "min-time", 0, "target duration of one sample; ops per sample are calibrated to it (default 2ms)")
 	f.Uint64Var(&m.iterations, "iterations", 0, "fixed ops per sample instead of calibrating")
@@ -123,36 +126,39 @@ func (m *measureFlags) preset() preset {
 func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Placement, []int, error) {
 	p := m.preset()
 	set := result.Settings{Preset: p.name, Runs: p.runs, SamplesPerBlock: p.block, Warmup: p.warmup, MinTimeNS: p.minTime.Nanoseconds()}
+	// A value given is used as given or refused: never replaced by a
+	// default (--runs 0 is an error, not "the default").
+	given := func(name string) bool { return m.fs != nil && m.fs.Changed(name) }
 	custom := false
-	if m.runs != 0 {
+	if given("runs") {
 		if m.runs < 1 || m.runs > 100000 {
 			return schedule.Options{}, set, nil, nil, usagef("--runs must be between 1 and 100000, got %d", m.runs)
 		}
 		set.Runs, custom = m.runs, true
 	}
-	if m.warmup != -1 {
+	if given("warmup") {
 		if m.warmup < 0 || m.warmup > 1000 {
 			return schedule.Options{}, set, nil, nil, usagef("--warmup must be between 0 and 1000, got %d", m.warmup)
 		}
 		set.Warmup, custom = m.warmup, true
 	}
-	if m.block != 0 {
+	if given("samples-per-block") {
 		if m.block < 1 || m.block > 10000 {
 			return schedule.Options{}, set, nil, nil, usagef("--samples-per-block must be between 1 and 10000, got %d", m.block)
 		}
 		set.SamplesPerBlock, custom = m.block, true
 	}
-	if m.minTime != 0 {
+	if given("min-time") {
 		if m.minTime < 10*time.Microsecond || m.minTime > 10*time.Second {
 			return schedule.Options{}, set, nil, nil, usagef("--min-time must be between 10µs and 10s, got %v", m.minTime)
 		}
 		set.MinTimeNS, custom = m.minTime.Nanoseconds(), true
 	}
-	if m.timeout < 0 {
-		return schedule.Options{}, set, nil, nil, usagef("--timeout must be positive, got %v", m.timeout)
+	if given("timeout") && (m.timeout < time.Second || m.timeout > 24*time.Hour) {
+		return schedule.Options{}, set, nil, nil, usagef("--timeout must be between 1s and 24h, got %v", m.timeout)
 	}
-	if m.iterations > 1<<40 {
-		return schedule.Options{}, set, nil, nil, usagef("--iterations %d is absurdly large", m.iterations)
+	if given("iterations") && (m.iterations < 1 || m.iterations > 1<<40) {
+		return schedule.Options{}, set, nil, nil, usagef("--iterations must be between 1 and 2^40, got %d", m.iterations)
 	}
 	set.Iterations = m.iterations
 	if custom || m.iterations > 0 {
@@ -161,7 +167,7 @@ func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Pl
 	var placements []model.Placement
 	for _, s := range m.placements {
 		for _, part := range strings.Split(s, ",") {
-			pl, err := model.ParsePlacement(strings.TrimSpace(part))
+			pl, err := model.ParsePlacement(strings.TrimSpace(part)) // "" included: an empty --placement is refused
 			if err != nil {
 				return schedule.Options{}, set, nil, nil, &usageError{err.Error()}
 			}
@@ -169,6 +175,9 @@ func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Pl
 				placements = append(placements, pl)
 			}
 		}
+	}
+	if given("placement") && len(placements) == 0 {
+		return schedule.Options{}, set, nil, nil, usagef("--placement needs same-cpu, cross-cpu and/or unpinned")
 	}
 	cpus, err := resolveCPUs(m.cpus)
 	if err != nil {
@@ -179,7 +188,7 @@ func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Pl
 		return schedule.Options{}, set, nil, nil, err
 	}
 	seed := m.seed
-	if seed == 0 {
+	if !given("seed") {
 		seed = time.Now().UnixNano()
 	}
 	for _, pl := range placements {

@@ -98,6 +98,9 @@ method. Needs: apt-get install -y postgresql redis-server`,
 			if f.Changed("repetitions") {
 				cfg.Repetitions = reps
 			}
+			if quietWait < 0 {
+				return usagef("--wait-quiet must not be negative, got %v", quietWait)
+			}
 			cfg.QuietWait = quietWait
 			if f.Changed("seed") {
 				cfg.Seed = seed

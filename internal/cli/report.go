@@ -40,6 +40,11 @@ An argument LABEL=PATH names the run (default: the path).`,
 			if out == "" {
 				return usagef("-o FILE is required (- writes to stdout)")
 			}
+			if out != "-" {
+				if err := result.CheckWritable(out); err != nil {
+					return usagef("-o %s: %v", out, err)
+				}
+			}
 			if !(alpha > 0 && alpha < 1) {
 				return usagef("--alpha must be between 0 and 1 (exclusive), got %v", alpha)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/container"
 	"github.com/ctxbench/ctxbench/internal/experiment"
 	"github.com/ctxbench/ctxbench/internal/experiment/ring"
@@ -126,6 +127,9 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 	if err != nil || stack < 16<<10 || stack > 1<<30 {
 		return usagef("--stack %q: want a size from 16KiB to 1GiB", rf.stack)
 	}
+	if err := catalog.CheckContainerPreset(rf.container); err != nil {
+		return &usageError{"--container: " + err.Error()}
+	}
 	var ipc model.RingIPC
 	switch rf.ipc {
 	case "pipe":
@@ -141,10 +145,10 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 	// The base preset, not set.Preset: "--quick --runs 3" is recorded as
 	// custom but still takes quick's samples per block.
 	if d := ringRuns[mf.preset().name]; d[0] > 0 {
-		if mf.runs == 0 {
+		if !mf.fs.Changed("runs") {
 			set.Runs = d[0]
 		}
-		if mf.block == 0 {
+		if !mf.fs.Changed("samples-per-block") {
 			set.SamplesPerBlock = d[1]
 		}
 	}

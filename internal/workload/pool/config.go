@@ -103,18 +103,18 @@ func Validate(c *Config) error {
 			return bad("pool: server %q given twice", s)
 		}
 	}
-	if slices.Contains(c.Servers, Postgres) {
-		if len(c.PGClients) == 0 {
-			return bad("pool: no PostgreSQL client given (want pgxpool and/or database/sql)")
+	// The clients are checked even when PostgreSQL is not run: a bad
+	// --clients is a mistake either way.
+	for i, cl := range c.PGClients {
+		if cl != ClientPgxpool && cl != ClientDatabaseSQL {
+			return bad("pool: unknown PostgreSQL client %q (want pgxpool or database/sql)", cl)
 		}
-		for i, cl := range c.PGClients {
-			if cl != ClientPgxpool && cl != ClientDatabaseSQL {
-				return bad("pool: unknown PostgreSQL client %q (want pgxpool or database/sql)", cl)
-			}
-			if slices.Contains(c.PGClients[:i], cl) {
-				return bad("pool: client %q given twice", cl)
-			}
+		if slices.Contains(c.PGClients[:i], cl) {
+			return bad("pool: client %q given twice", cl)
 		}
+	}
+	if slices.Contains(c.Servers, Postgres) && len(c.PGClients) == 0 {
+		return bad("pool: no PostgreSQL client given (want pgxpool and/or database/sql)")
 	}
 	if len(c.PoolSizes) == 0 {
 		return bad("pool: no pool size given")

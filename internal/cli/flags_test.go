@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
+)
+
+// Every flag of every command refuses zero, negative, malformed and
+// out-of-range values with exit status 2 and one line on stderr — a value
+// given is used as given or refused, never replaced by a default. Each row
+// is a flag and a bad value; the accepted rows below say what a value means
+// where zero or a word has a meaning.
+func TestEveryFlagRefusesBadValues(t *testing.T) {
+	bad := map[string][][]string{
+		// The ladder and run (the same measure flags; ring takes them too).
+		"measure": {
+			{"--runs", "0"}, {"--runs", "-1"}, {"--runs", "x"}, {"--runs", "100001"},
+			{"--warmup", "-1"}, {"--warmup", "1001"}, {"--warmup", "1.5"},
+			{"--samples-per-block", "0"}, {"--samples-per-block", "-2"}, {"--samples-per-block", "10001"},
+			{"--min-time", "0s"}, {"--min-time", "-1ms"}, {"--min-time", "1ns"}, {"--min-time", "11s"}, {"--min-time", "2"},
+			{"--iterations", "0"}, {"--iterations", "-5"}, {"--iterations", "1e3"}, {"--iterations", "2000000000000"},
+			{"--timeout", "0s"}, {"--timeout", "-1s"}, {"--timeout", "10ms"}, {"--timeout", "forever"},
+			{"--seed", "x"}, {"--seed", "1.5"},
+			{"--placement", "sideways"}, {"--placement", ""},
+			{"--cpus", "x"}, {"--cpus", "9999"}, {"--cpus", "-1"}, {"--cpus", "3-1"},
+			{"--lock-timeout", "0s"}, {"--lock-timeout", "-1m"},
+			{"--export-json", "/no/such/dir/x.json"}, {"--export-csv", "/"}, {"--export-markdown", "/no/dir/x"}, {"--export-gobench", "/no/dir/x"},
+			{"--quick", "--thorough"},
+		},
+		"ring": {
+			{"--kind", "vm"}, {"--kind", ""},
+			{"--tasks", "1"}, {"--tasks", "0"}, {"--tasks", "-4"}, {"--tasks", "x"}, {"--tasks", "8-2"},
+			{"--working-set", "-4KiB"}, {"--working-set", "3"}, {"--working-set", "1TiBx"}, {"--working-set", "2TiB"},
+			{"--stack", "1KiB"}, {"--stack", "0"}, {"--stack", "x"},
+			{"--ipc", "carrier-pigeon"}, {"--container", "nope"},
+		},
+		"spawn": {
+			{"--samples", "0"}, {"--samples", "-3"}, {"--samples", "x"}, {"--samples", "100001"},
+			{"--cpus", "x"}, {"--lock-timeout", "0s"}, {"--export-json", "/no/such/dir/x.json"}, {"no-such-kind"},
+		},
+		"memory": {
+			{"--n", "goroutine=0"}, {"--n", "goroutine=-1"}, {"--n", "goroutine=1e12"}, {"--n", "goroutine=1.5"},
+			{"--n", "goroutine=20000000"}, {"--n", "goroutine"}, {"--n", "nosuch=10"}, {"--n", "thread=5,thread=6"},
+			{"--cpus", "x"}, {"--lock-timeout", "-1s"}, {"--export-json", "/no/such/dir/x.json"}, {"no-such-kind"},
+		},
+		"pool": {
+			{"--server", "mysql"}, {"--clients", "lib/pq"},
+			{"--pool-sizes", "0"}, {"--pool-sizes", "-1"}, {"--pool-sizes", "x"}, {"--pool-sizes", "4,4"},
+			{"--workers", "-1"}, {"--workers", "x"},
+			{"--placement", "numa"}, {"--cpus", "x"},
+			{"--duration", "0s"}, {"--duration", "1ms"}, {"--warmup", "-1s"}, {"--repetitions", "0"}, {"--repetitions", "x"},
+			{"--wait-quiet", "-1s"}, {"--seed", "-1"}, {"--lock-timeout", "0s"}, {"--export-json", "/no/such/dir/x.json"},
+		},
+		"replicate": {{"no-such-experiment"}, {"--cpus", "x"}, {"--lock-timeout", "0s"}, {"--export-json", "/no/such/dir/x.json"}},
+		"report":    {{"--alpha", "0"}, {"--alpha", "1"}, {"--alpha", "x"}, {"-o", "/"}, {"-o", "/no/such/dir/r.html"}, {"-o", ""}},
+		"compare":   {{"--alpha", "0"}, {"--alpha", "-0.1"}, {"--fail-on-regression", "-5"}, {"--fail-on-regression", "x"}, {"--format", "xml"}},
+		"list":      {{"--json=maybe"}, {"extra"}},
+		"env":       {{"--json=maybe"}, {"extra"}},
+	}
+	base := map[string][]string{
+		"measure": {"run", "thread/pipe", "--dry-run"},
+		"ring":    {"ring", "--dry-run", "--quick"},
+		"spawn":   {"spawn", "goroutine"},
+		"memory":  {"memory", "goroutine"},
+		// An accepted value must fail fast, never start a sweep: the base
+		// points at a Redis nothing listens on.
+		"pool":      {"pool", "--server", "redis", "--redis-url", "redis://127.0.0.1:1", "--quick"},
+		"replicate": {"replicate", "go-test-bench"},
+		"report":    {"report", "testdata-none.json", "-o", "-"},
+		"compare":   {"compare", "a.json", "b.json"},
+		"list":      {"list"},
+		"env":       {"env"},
+	}
+	for cmd, cases := range bad {
+		for _, c := range cases {
+			args := append(append([]string{}, base[cmd]...), c...)
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				code, _, stderr := run(t, args...)
+				if code != ExitUsage {
+					t.Fatalf("exit status %d, want %d (stderr %q)", code, ExitUsage, stderr)
+				}
+				lines := strings.Split(strings.TrimSpace(stderr), "\n")
+				if len(lines) != 1 || !strings.HasPrefix(lines[0], "ctxbench: ") {
+					t.Fatalf("stderr should be one 'ctxbench: ...' line, got %q", stderr)
+				}
+			})
+		}
+	}
+}
+
+// Values whose meaning is documented are accepted: --warmup 0 (no warm-up),
+// --seed 0 (the seed 0, not the clock), --workers pool (as many workers as
+// connections).
+func TestDocumentedValuesAreAccepted(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "thread/pipe", "--dry-run", "-q", "--warmup", "0"},
+		{"run", "thread/pipe", "--dry-run", "-q", "--seed", "0", "--export-json", "-"},
+		{"run", "thread/pipe", "--dry-run", "-q", "--iterations", "1"},
+	} {
+		if code, _, stderr := run(t, args...); code != 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+	_, out, _ := run(t, "run", "thread/pipe", "--dry-run", "-q", "--seed", "0", "--export-json", "-")
+	if !strings.Contains(out, `"seed": 0`) {
+		t.Error("--seed 0 was replaced by another seed")
+	}
+}
+
+// A run killed with SIGKILL cannot remove its throwaway servers'
+// directories; the next command of any kind removes those whose owner is
+// dead.
+func TestEveryCommandSweepsStaleServerDirectories(t *testing.T) {
+	d, err := serverdir.New("test", -1, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Remove()
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(d.File("owner"), fmt.Appendf(nil, "%d 1\n", gone.Process.Pid), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, "list")
+	if code != 0 {
+		t.Fatalf("list: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(d.Path); !os.IsNotExist(err) {
+		t.Fatalf("the stale directory %s survived a command (stderr %q)", d.Path, stderr)
+	}
+	if !strings.Contains(stderr, "removed 1 server directories left by killed runs") {
+		t.Errorf("the sweep was silent: %q", stderr)
+	}
+}
