@@ -40,7 +40,7 @@ func LockPath() string {
 // the lock back.
 func LockMeasurements(ctx context.Context, wait bool, timeout time.Duration, waiting func(holder string)) (release func(), err error) {
 	path := LockPath()
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	f, writable, err := openLock(path)
 	if err != nil {
 		return nil, fmt.Errorf("measurement lock %s: %w", path, err)
 	}
@@ -76,14 +76,49 @@ func LockMeasurements(ctx context.Context, wait bool, timeout time.Duration, wai
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	// Say who holds it, for whoever waits next.
-	_ = f.Truncate(0)
-	_, _ = f.WriteAt([]byte(fmt.Sprintf("%d %s\n", os.Getpid(), strings.Join(os.Args, " "))), 0)
-	return func() {
+	// Say who holds it, for whoever waits next (a user who may only read
+	// the file still locks it, and leaves the name unsaid).
+	if writable {
 		_ = f.Truncate(0)
+		_, _ = f.WriteAt([]byte(fmt.Sprintf("%d %s\n", os.Getpid(), strings.Join(os.Args, " "))), 0)
+	}
+	return func() {
+		if writable {
+			_ = f.Truncate(0)
+		}
 		_ = unix.Flock(fd, unix.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// openLock opens the lock file so that every user of the machine can lock
+// it: flock needs only an open descriptor, so a file another user created
+// is opened read-only when it may not be written. It is created without
+// following an existing file (O_EXCL: a sticky /run/lock with
+// protected_regular refuses O_CREAT on another user's file, even to root)
+// and made writable by all, whatever the umask.
+func openLock(path string) (f *os.File, writable bool, err error) {
+	for range 2 {
+		if f, err = os.OpenFile(path, os.O_RDWR, 0); err == nil {
+			return f, true, nil
+		}
+		if errors.Is(err, os.ErrPermission) {
+			f, err = os.Open(path)
+			return f, false, err
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, false, err
+		}
+		if f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666); err == nil {
+			_ = f.Chmod(0o666)
+			return f, true, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, false, err
+		}
+		// Another process created it between the two opens: open it again.
+	}
+	return nil, false, err
 }
 
 func holderOf(path string) string {
