@@ -2,12 +2,12 @@
  * counts.c: what each side of a measurement counts about itself.
  *
  * A figure is only called a context-switch cost when the switches were
- * counted (DESIGN.md, "verified"). Each side opens its counters on itself, at
- * the start of its loop, and reads them at the end:
+ * counted ("verified" in docs/methodology.md). Each side opens its counters
+ * on itself, at the start of its loop, and reads them at the end:
  *   - getrusage(RUSAGE_THREAD): voluntary + involuntary switches of this
  *     thread only. Both are needed: on one CPU about 40% of the switches in a
  *     ping-pong are involuntary (the wakee preempts the waker inside write or
- *     futex_wake; research/anchors-os.md §3.1);
+ *     futex_wake);
  *   - the perf software events context-switches and cpu-migrations on this
  *     thread (pid 0, cpu -1), as a cross-check and to catch migrations;
  *   - the perf hardware events instructions and cycles, where the machine has

@@ -8,8 +8,8 @@
  * word (MXCSR, x87 CW), no XSAVE. The switch ends in an indirect jmp rather
  * than a ret into the other stack, because a ret whose return address was
  * pushed on another stack mispredicts the return-stack buffer every time
- * (research/anchors-userspace.md §5.6; the same design choice as
- * corosensei's and Boost.Context's jump_fcontext).
+ * (the same design choice as corosensei's,
+ * https://github.com/Amanieu/corosensei, and Boost.Context's jump_fcontext).
  *
  * floor/swapcontext — one op is a round trip through glibc swapcontext(3),
  * two hops. glibc saves the full ucontext and calls rt_sigprocmask on every

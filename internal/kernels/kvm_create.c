@@ -8,9 +8,10 @@
  *   the page tables and code written into it), KVM_CREATE_VCPU, mmap of
  *   kvm_run, KVM_SET_CPUID2, KVM_SET_SREGS/KVM_SET_REGS, and the first
  *   KVM_RUN until the guest's first `out`. This is the part of a VMM's
- *   start that the KVM API does (research/anchors-vm-container.md §5b, "VM
- *   creation"); it is not a guest OS boot and is not comparable to
- *   Firecracker's 125 ms boot-to-init. /dev/kvm is opened once, outside the
+ *   start that the KVM API does (the sequence of Josh Triplett's "Using the
+ *   KVM API", LWN, 2015, https://lwn.net/Articles/658511/); it is not a
+ *   guest OS boot and is not comparable to Firecracker's 125 ms
+ *   boot-to-init. /dev/kvm is opened once, outside the
  *   timing, as a VMM process does; the host's CPUID table is fetched once
  *   (a VMM caches it too). The VMs of a sample are closed after its end
  *   stamp: teardown is not part of the figure.

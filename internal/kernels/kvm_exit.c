@@ -18,8 +18,7 @@
  * cb_kvm_selfcheck — one op is one pass of `pad` x `inc %ecx`, `out`, `jmp`:
  *   an E-user round trip with pad extra guest instructions. The slope over
  *   pad (0, 100, 1000) is the cost of one guest instruction: well under 1 ns
- *   when the guest runs on the CPU, hundreds of ns when KVM emulates it
- *   (research/anchors-vm-container.md §5b).
+ *   when the guest runs on the CPU, hundreds of ns when KVM emulates it.
  *
  * cb_block: arg = guest mode (bits 32..39: CB_KVM_GUEST_*) | parameter (low
  * 32 bits: the exit_kernel method, or the self-check padding); cpu_a pins

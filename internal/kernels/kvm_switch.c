@@ -4,9 +4,11 @@
  * kvm_switch.c: a switch from one VM to another — two VMs, each with one
  * vCPU, owned by two processes (side A times, side B is the partner, run by
  * a re-executed ctxbench) pinned to one CPU. One op is a round trip
- * A -> B -> A: two hops. Method: research/anchors-vm-container.md §3 (a KVM
- * vCPU is a host thread, so a guest-to-guest switch is an exit, a host
- * process switch and an entry; Kivity's KVM submission, SplitX WIOV'11).
+ * A -> B -> A: two hops. Method: a KVM vCPU is a host thread, so a
+ * guest-to-guest switch is an exit, a host process switch and an entry
+ * (Avi Kivity's original KVM submission to Linux, 2006; Landau, Ben-Yehuda
+ * and Gordon, "SplitX: Split Guest/Hypervisor Execution on Multi-Core",
+ * WIOV'11).
  *
  * Variant U (through user space), cb_kvm_vmswitch_u_a / _b:
  *   A: KVM_RUN until guest A's `out` to the user port, write a 4-byte token

@@ -13,7 +13,9 @@
  *   FUTEX_WAKEs, then FUTEX_WAITs while the flag is still 1; B mirrors it. No
  *   spinning: every wait that finds the turn not yet passed sleeps. The method
  *   of tsuna/contextswitch (timectxsw), minus its sched_yield calls, which made
- *   its switch count 2.5x what it assumed (research/anchors-os.md §4.2).
+ *   its switch count 2.5x what it assumed (perf counts 5.0M switches where
+ *   timectxsw reports 2.0M; github.com/tsuna/contextswitch issue #3 also
+ *   reports its assumed count as wrong).
  * thread/futex-spin — the same, but each waiter first polls the flag for
  *   `arg` iterations before sleeping, as adaptive mutexes do. Across CPUs the
  *   answer usually arrives while polling, so no switch happens: this row exists

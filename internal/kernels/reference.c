@@ -1,6 +1,6 @@
 /*
  * reference.c: rows that are not context switches, to put the ladder in
- * perspective (DESIGN.md, rung "reference"). One op each:
+ * perspective (the "reference" rows of docs/methodology.md). One op each:
  *
  * reference/syscall    one raw getppid system call through syscall(2): the
  *                      kernel entry and exit every blocking switch pays twice

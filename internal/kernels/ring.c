@@ -55,7 +55,8 @@
 /*
  * Sum every 8-byte word. Kept scalar (no vectorizing): vector registers in
  * the loop would make every switch save and restore wider FPU state, which
- * changes what is measured (research/anchors-os.md §3, pitfall 10).
+ * changes what is measured (a switch saves and restores only the FPU/vector
+ * state in use; tsuna/contextswitch builds with -mno-avx for this reason).
  */
 __attribute__((noinline, optimize("no-tree-vectorize"))) static uint64_t touch(const uint64_t *a, size_t words)
 {

@@ -20,9 +20,10 @@
  * Method: lmbench's lat_proc (fork+exit, fork+exec) and TLPI section 28.3
  * (Table 28-3: fork/vfork cost against parent size), timing each creation
  * with CLOCK_MONOTONIC_RAW; the exec target is a static program with no
- * dynamic loading so that exec measures the kernel, not ld.so (anchors-
- * userspace.md section 5.12). The child only calls _exit or execveat
- * (async-signal-safe), as the project's rules require of fork in a kernel.
+ * dynamic loading so that exec measures the kernel, not ld.so (the exec
+ * of a dynamic target is dominated by its loading). The child only calls
+ * _exit or execveat (async-signal-safe), as the project's rules require of
+ * fork in a kernel.
  */
 #define _GNU_SOURCE
 #include <errno.h>

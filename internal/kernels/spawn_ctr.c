@@ -25,7 +25,7 @@
  * namespace teardown completes asynchronously after the child is reaped
  * (cleanup_net runs from a workqueue), so back-to-back creations also pay
  * for earlier teardowns: the figure is a steady-state rate, not one cold
- * creation. Method: anchors-vm-container.md section 5a ("Creation cost").
+ * creation.
  *
  * The child only makes raw system calls (read, unshare, prctl, capset,
  * seccomp, execveat, _exit), as the rules require of a fork in a kernel;

@@ -4,8 +4,9 @@
  * default attributes (or the given stack size) that block in
  * pthread_cond_wait until released, so that a re-executed ctxbench process
  * can be measured holding them (RSS, PSS, kernel stacks, page tables,
- * virtual reservation). Method: anchors-userspace.md section 2 ("1000
- * blocked pthreads") and pitfall 11 (memory honesty).
+ * virtual reservation). Method: block many threads at once and divide each
+ * delta by their number; virtual size is not memory, and RSS leaves out
+ * kernel stacks and page tables, so each is read on its own.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -72,7 +72,7 @@ const (
 
 // Thresholds of the self-check. One dependent `inc` costs about one core
 // cycle on the CPU (<1 ns), and several hundred ns when emulated (0.6-1.1 us
-// on the PVM host of research/anchors-vm-container.md §6). The gap is wide,
+// on a PVM host, kvm_pvm inside a Firecracker guest). The gap is wide,
 // so the thresholds sit an order of magnitude inside each side.
 const (
 	NativeMaxNsPerInstr   = 5.0

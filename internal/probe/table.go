@@ -56,7 +56,7 @@ type Bench struct {
 	Env []string
 	// Contexts is the default number of parked contexts per memory sample.
 	Contexts int
-	// Placements are the ones that mean something for this probe (vocabulary of DESIGN.md;
+	// Placements are the ones that mean something for this probe (vocabulary of docs/methodology.md;
 	// a runtime probe is pinned as a whole process, the runtime places its own threads).
 	Placements []string
 	// Ladder is false for extra variants that the default ladder leaves out.

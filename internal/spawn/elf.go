@@ -13,8 +13,7 @@ import (
 // The exec target of the creation and memory measurements is a minimal
 // static x86-64 ELF executable written here byte by byte: no interpreter,
 // no libc, no dynamic loading, so exec costs what the kernel costs (loading
-// /bin/true would add ld.so and libc relocation, see anchors-userspace.md
-// pitfall 12). It lives in a sealed memfd and is run with execveat(fd, "",
+// /bin/true would add ld.so and libc relocation). It lives in a sealed memfd and is run with execveat(fd, "",
 // AT_EMPTY_PATH) or through /proc/self/fd/N: nothing is written to disk.
 //
 // Layout (176 bytes of headers, then the code):

@@ -16,7 +16,7 @@ import (
 // plus the two goroutine switches of the handshake. The runtime reuses dead
 // goroutines (gFree) and their stacks, so after the warm-up this is the
 // steady-state cost (Go's BenchmarkCreateGoroutines measures the same
-// thing, without the handshake; anchors-userspace.md section 3).
+// thing, without the handshake).
 func goroutineHandshake(samples, warmup, batch int) []float64 {
 	done := make(chan struct{})
 	out := make([]float64, 0, samples)

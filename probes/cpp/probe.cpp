@@ -9,11 +9,11 @@
 //                     to its first co_yield, leaving it suspended there.
 //   coroutine-memory  bytes of coroutine frame per suspended coroutine, counted in the promise
 //                     type's operator new (exact, no sampling noise).
-// Method: research/anchors-userspace.md "C/C++": a generator resumed in a loop, every yielded
-// value added into an accumulator that passes through an empty asm barrier, so the compiler
-// can neither elide the loop nor inline the coroutine away (HALO); the generator is created in
-// a noinline function. A batch of ops is timed with std::chrono::steady_clock
-// (clock_gettime CLOCK_MONOTONIC). Built with g++ -std=c++20 -O2.
+// Method: a generator resumed in a loop, every yielded value added into an accumulator that
+// passes through an empty asm barrier, so the compiler can neither elide the loop nor inline
+// the coroutine away (HALO); the generator is created in a noinline function. A batch of ops
+// is timed with std::chrono::steady_clock (clock_gettime CLOCK_MONOTONIC). Built with
+// g++ -std=c++20 -O2.
 // Output: one JSON line per measured block, format ctxbench-probe/1 (docs/probes.md).
 
 #include <sys/resource.h>

@@ -12,9 +12,9 @@
  *   virtual-spawn   start of a virtual thread, from a virtual thread, that runs until it parks.
  *   virtual-memory  Java heap used after System.gc() per parked virtual thread (its stack lives
  *                   on the heap as stack chunks, JEP 444), and the VmRSS delta.
- * Method: research/anchors-userspace.md "Java": LockSupport park/unpark on a turn flag, identical
- * code for both thread kinds (OpenJDK Loom's park/unpark ping-pong benchmarks use the same
- * shape). A batch of ops is timed with System.nanoTime() in the driver. JIT warm-up is untimed:
+ * Method: LockSupport park/unpark on a turn flag, identical code for both thread kinds
+ * (OpenJDK Loom's park/unpark ping-pong benchmarks use the same shape). A batch of ops is
+ * timed with System.nanoTime() in the driver. JIT warm-up is untimed:
  * the calibration runs, then warm-up samples (at least CTXBENCH_WARMUP of them, and for at least
  * CTXBENCH_JIT_WARMUP_MS, default 1000, as C2 compiles late), which also re-aim the iteration
  * count at the target as later runs are faster.

@@ -13,8 +13,8 @@
 //                     generation the cost is garbage collection, not creation.
 //   async-memory      V8 heapUsed delta after gc() per such suspended async function, and the
 //                     VmRSS delta.
-// Method: research/anchors-userspace.md "Node.js": a batch of ops is timed with
-// process.hrtime.bigint() in the driver; JIT warm-up is untimed (calibration, then warm-up samples
+// Method: a batch of ops is timed with process.hrtime.bigint() in the driver; JIT warm-up
+// is untimed (calibration, then warm-up samples
 // for at least CTXBENCH_JIT_WARMUP_MS, default 300); values passed along are summed and checked
 // so no hop can be optimised away. Run with --expose-gc (the memory bench needs gc()).
 // Output: one JSON line per measured block, format ctxbench-probe/1 (docs/probes.md).

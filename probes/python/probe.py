@@ -14,8 +14,8 @@ What one op is, per bench (CTXBENCH_BENCH):
                     (so the op includes two switches), leaving it parked.
   asyncio-memory    tracemalloc-traced bytes per parked asyncio task, and the VmRSS delta.
   greenlet-memory   tracemalloc-traced bytes per parked greenlet, and the VmRSS delta.
-Method: research/anchors-userspace.md "Python": a batch of ops is timed with
-time.perf_counter_ns(); the garbage collector is disabled during timed samples (recorded in
+Method: a batch of ops is timed with time.perf_counter_ns(); the garbage collector is
+disabled during timed samples (recorded in
 settings); passed values are summed and checked so no hop is skipped.
 Output: one JSON line per measured block, format ctxbench-probe/1 (docs/probes.md).
 """

@@ -27,7 +27,7 @@ const (
 	ClientGoRedis     = "go-redis"     // github.com/redis/go-redis/v9
 )
 
-// Placement names (DESIGN.md vocabulary).
+// Placement names (the vocabulary of docs/methodology.md).
 const (
 	CrossCPU = "cross-cpu" // server on one CPU, client on another: the published set-up
 	SameCPU  = "same-cpu"  // server and client share one CPU

@@ -18,7 +18,9 @@ import (
 	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
 )
 
-// PublishedConfig replays the published experiment's own procedure (seeds/004): a fresh
+// PublishedConfig replays the published experiment's own procedure ("Cost of Context
+// Switches", Michael Mwangi's blog, 2019-10-21, code at
+// https://github.com/michaelmwangi/blog/tree/master/contextswitch): a fresh
 // database/sql pool with SetMaxOpenConns(pool) and the default MaxIdleConns, warmed by
 // `pool` concurrent dummy queries, then 1000 goroutines issuing one query each, timed
 // from first launch to last completion; PostgreSQL on one CPU, the client on another;

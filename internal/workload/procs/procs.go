@@ -2,7 +2,7 @@
 // finds a server's process tree, reads the client's own rusage, and pins
 // processes and threads to CPUs.
 //
-// Method (the reason for each source is in anchors-pool.md §5):
+// Method (the reason for each source is given with it):
 //   - /proc/<pid>/task/<tid>/status voluntary_ctxt_switches / nonvoluntary_ctxt_switches
 //     count one thread's switch-outs only, so every thread of every process is summed;
 //     a thread that has exited is no longer counted, which is why callers read the

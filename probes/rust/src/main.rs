@@ -13,9 +13,9 @@
 //!   corosensei-spawn `Coroutine::new` (mmap'ed stack with guard page) plus the first resume to
 //!                    the coroutine's first suspend.
 //!   corosensei-memory VmRSS delta per parked coroutine (its touched stack pages).
-//! Method: both ping-pong peers are spawned tasks (the block_on future has another wake path;
-//! research/anchors-userspace.md, "Rust"); a batch of ops is timed with `Instant` inside the
-//! driver; yielded values are fed to `black_box` so the loop cannot be elided.
+//! Method: both ping-pong peers are spawned tasks (the block_on future has another wake
+//! path); a batch of ops is timed with `Instant` inside the driver; yielded values are fed
+//! to `black_box` so the loop cannot be elided.
 //! Runtime flavour and worker count come from CTXBENCH_FLAVOR (current_thread|multi_thread)
 //! and CTXBENCH_PARALLELISM, and are echoed in "settings".
 //! Output: one JSON line per measured block, format ctxbench-probe/1 (docs/probes.md).
