@@ -27,24 +27,28 @@ func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "compare [LABEL=]BASE.json [LABEL=]NEW.json...",
-		Short: "compare result files benchstat-style: medians, CIs, significant changes",
+		Short: "compare result files benchstat-style: medians, changes with their intervals, blocks as the unit",
 		Long: `Compare puts result files side by side, per benchmark and placement: the median
-of each file with its 95% confidence interval, and for every file after the
-first (the base) the change of the median and whether it is significant.
+of each file with its confidence interval, and for every file after the
+first (the base) the change with its interval, e.g. "+7.1% [+3.0%, +11.4%]".
 
-Significance is a Mann-Whitney U test on the raw samples at level --alpha
-(no normality assumed). A change that is not significant prints as "~": the
-data do not show a difference. A geomean row closes each table. Footnotes
-mark rows with too few samples or a flagged switch count, and warnings say
-when the files come from different environments (CPU, kernel, mitigations,
+The unit is the block (one worker process), not the sample: a change is the
+Hodges–Lehmann ratio of the two files' block medians, and its interval at
+1 − --alpha inverts the Mann-Whitney test on blocks (no normality assumed).
+A change whose interval contains no change prints as "~": the data do not
+show a difference. The smallest change the files could resolve is printed.
+Files written before blocks were recorded are compared sample by sample,
+with a footnote. A geomean row closes each table. Footnotes mark rows with
+too few blocks or a flagged switch count, and warnings say when the files
+come from different environments (CPU, kernel, mitigations,
 virtualization, cgroups, idle driver) or from a dry run.
 
 An argument LABEL=PATH names the column (default: the path). With
 --ignore-placement, rows match by benchmark name only, so a same-cpu run can
 be compared with a cross-cpu one.
 
-Exit status: 0, or 3 with --fail-on-regression when a significant slowdown
-larger than the threshold exists; 2 for unreadable or malformed files.`,
+Exit status: 0, or 3 with --fail-on-regression when a slowdown's whole
+interval lies above the threshold; 2 for unreadable or malformed files.`,
 		Example: `  ctxbench compare old.json new.json
   ctxbench compare before=main.json after=branch.json --fail-on-regression 5
   ctxbench compare --ignore-placement same=same.json cross=cross.json
@@ -95,7 +99,7 @@ larger than the threshold exists; 2 for unreadable or malformed files.`,
 					for i, r := range regs {
 						parts[i] = r.String()
 					}
-					return &exitError{ExitRegression, fmt.Sprintf("%d significant regression(s) larger than %g%%: %s",
+					return &exitError{ExitRegression, fmt.Sprintf("%d regression(s) whose whole interval lies above +%g%%: %s",
 						len(regs), failPct, strings.Join(parts, "; "))}
 				}
 			}
@@ -103,8 +107,8 @@ larger than the threshold exists; 2 for unreadable or malformed files.`,
 		},
 	}
 	f := cmd.Flags()
-	f.Float64Var(&alpha, "alpha", compare.DefaultAlpha, "significance level of the Mann-Whitney U test")
-	f.Var((*percentValue)(&failPct), "fail-on-regression", "exit with status 3 when a significant slowdown larger than `PCT` percent exists (e.g. 5 or 5%)")
+	f.Float64Var(&alpha, "alpha", compare.DefaultAlpha, "1 − the confidence of the change's interval (the Mann-Whitney test on blocks it inverts)")
+	f.Var((*percentValue)(&failPct), "fail-on-regression", "exit with status 3 when a slowdown's whole interval lies above `PCT` percent (e.g. 5 or 5%)")
 	f.StringVar(&format, "format", "text", "output format: text, csv (footnotes and warnings to stderr) or markdown")
 	f.BoolVar(&ignorePlacement, "ignore-placement", false, "match rows by benchmark name only (compare a same-cpu file with a cross-cpu one)")
 	return cmd

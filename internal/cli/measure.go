@@ -36,9 +36,9 @@ type preset struct {
 }
 
 var (
-	presetQuick    = preset{"quick", 12, 4, 1, time.Millisecond}
-	presetDefault  = preset{"default", 40, 8, 1, 2 * time.Millisecond}
-	presetThorough = preset{"thorough", 150, 10, 2, 5 * time.Millisecond}
+	presetQuick    = preset{"quick", 12, 2, 1, time.Millisecond}
+	presetDefault  = preset{"default", 40, 4, 1, 2 * time.Millisecond}
+	presetThorough = preset{"thorough", 160, 8, 2, 5 * time.Millisecond}
 )
 
 // lockFlags say how a measuring command waits for another measurement on
@@ -83,10 +83,10 @@ type measureFlags struct {
 func (m *measureFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	m.fs = f
-	f.IntVarP(&m.runs, "runs", "r", 0, "measured samples per benchmark and placement (default: 40; --quick 12; --thorough 150)")
+	f.IntVarP(&m.runs, "runs", "r", 0, "measured samples per benchmark and placement (default: 40; --quick 12; --thorough 160)")
 	f.IntVarP(&m.warmup, "warmup", "w", 0, "samples discarded at the start of every block")
 	f.Lookup("warmup").DefValue = "1; --thorough 2" // the preset's unless given
-	f.IntVar(&m.block, "samples-per-block", 0, "samples per worker process; cells are interleaved block by block (default 8)")
+	f.IntVar(&m.block, "samples-per-block", 0, "samples per worker process (a block, the unit of every interval); cells are interleaved block by block (default 4: 10 blocks; --quick 2, --thorough 8)")
 	f.DurationVar(&m.minTime, "min-time", 0, "target duration of one sample; ops per sample are calibrated to it (default 2ms)")
 	f.Uint64Var(&m.iterations, "iterations", 0, "fixed ops per sample instead of calibrating")
 	f.StringSliceVarP(&m.placements, "placement", "p", nil, "same-cpu, cross-cpu and/or unpinned (default: each benchmark's ladder placements)")

@@ -3,12 +3,16 @@
 // interval, and for every file after the first (the base) the change of the
 // median and whether it is significant.
 //
-// Significance is a two-sided Mann-Whitney U test on the raw samples
-// (internal/stats.Compare, which wraps golang.org/x/perf/benchmath's
-// "assume nothing" model): context-switch samples are skewed and often
-// bimodal, so no normality is assumed. A change whose p-value is above
-// alpha prints as "~": the data do not show a difference, which is not the
-// same as showing there is none. A geometric-mean row summarises each
+// The unit of every comparison is the block (one worker process), not the
+// sample: samples inside a block share its process and its stretch of host
+// noise, and a test on samples calls identical runs different about half
+// the time. A change is the Hodges–Lehmann ratio of the two files' block
+// medians with the interval that inverts the Mann–Whitney test on blocks
+// (internal/stats.CompareBlocks); no normality is assumed. A change whose
+// interval contains no change prints as "~": the data do not show a
+// difference, which is not the same as showing there is none. Files written
+// before blocks were recorded are compared sample by sample, and a note
+// says that such a test is too eager. A geometric-mean row summarises each
 // table, and everything a reader must know before trusting a row (too few
 // samples, a flagged switch count, environments that differ) becomes a
 // numbered footnote or a warning.
@@ -92,27 +96,36 @@ type Cell struct {
 	Placement string
 	Summary   stats.Summary
 	Samples   []float64
+	Sizes     []int // samples per block; nil when the file did not record blocks
 	Notes     []int // 1-based footnote numbers
 }
 
-// Delta is the change of a cell's median against the base's.
+// Delta is the change of a cell against the base's.
 type Delta struct {
-	Present     bool
+	Present bool
+	// Significant: the interval [Lo, Hi] excludes no change.
 	Significant bool
-	// Change is median(new)/median(base) - 1 (0.1 = 10% slower: every
-	// figure here is a time, lower is better).
-	Change float64
-	P      float64
-	N1, N2 int
-	Notes  []int
+	// Change is the ratio new/base − 1 (0.1 = 10% slower: every figure
+	// here is a time, lower is better): the Hodges–Lehmann estimate from
+	// the block medians, or for a geomean row the geomean of the medians'
+	// ratios. Lo and Hi bound it at Confidence (Tested rows only).
+	Change, Lo, Hi float64
+	Confidence     float64
+	// Resolvable is the smallest change these two files could resolve:
+	// the interval's half-width, relative.
+	Resolvable float64
+	P          float64 // two-sided Mann–Whitney p-value on the units
+	N1, N2     int     // units compared: blocks, or samples (Unit)
+	Unit       string  // "blocks" or "samples"
+	Notes      []int
 	// Geomean deltas have no test.
 	Tested bool
 }
 
-// Regression is a significant slowdown larger than a threshold.
+// Regression is a slowdown whose whole interval lies above a threshold.
 type Regression struct {
 	Table, Name, Placement, Input string
-	Change, P                     float64
+	Change, Lo, Hi                float64
 }
 
 func (r Regression) String() string {
@@ -120,13 +133,14 @@ func (r Regression) String() string {
 	if r.Placement != "" {
 		name += " " + r.Placement
 	}
-	return fmt.Sprintf("%s %s %+.1f%% (p=%.3f) in %s", r.Table, name, 100*r.Change, r.P, r.Input)
+	return fmt.Sprintf("%s %s %+.1f%% [%+.1f%%, %+.1f%%] in %s", r.Table, name, 100*r.Change, 100*r.Lo, 100*r.Hi, r.Input)
 }
 
 // entry is one figure of one input, before matching.
 type entry struct {
 	name, placement string
 	samples         []float64
+	sizes           []int // samples per block, in order; nil when unknown
 	summary         stats.Summary
 	notes           []string
 }
@@ -145,7 +159,7 @@ var sources = []source{
 func ladderEntries(d *result.Document) []entry {
 	var out []entry
 	for _, r := range d.Results {
-		e := entry{name: r.Name, placement: r.Placement, samples: r.Samples, summary: r.OneWayNS}
+		e := entry{name: r.Name, placement: r.Placement, samples: r.Samples, sizes: result.BlockSizes(r.BlockInfo), summary: r.OneWayNS}
 		for _, f := range r.Flags {
 			e.notes = append(e.notes, fmt.Sprintf("%s %s flagged (%s): %s", r.Name, r.Placement, f.Code, f.Message))
 		}
@@ -158,7 +172,7 @@ func ringEntries(d *result.Document) []entry {
 	var out []entry
 	for _, r := range d.Rings {
 		name := r.Point()
-		e := entry{name: name, placement: r.Placement, samples: r.Samples, summary: r.RawNS}
+		e := entry{name: name, placement: r.Placement, samples: r.Samples, sizes: result.BlockSizes(r.BlockInfo), summary: r.RawNS}
 		if e.summary.N != len(e.samples) {
 			e.summary = stats.Summarize(e.samples)
 		}
@@ -173,7 +187,8 @@ func ringEntries(d *result.Document) []entry {
 func spawnEntries(d *result.Document) []entry {
 	var out []entry
 	for _, s := range d.Spawn {
-		e := entry{name: s.Name, samples: s.Samples, summary: s.PerCreateNS}
+		// One worker per kind: its samples are one block.
+		e := entry{name: s.Name, samples: s.Samples, sizes: []int{len(s.Samples)}, summary: s.PerCreateNS}
 		if e.summary.N != len(e.samples) {
 			e.summary = stats.Summarize(e.samples)
 		}
@@ -253,7 +268,7 @@ func buildTable(src source, inputs []Input, o Options, note func(string) int) (*
 			if row.Cells[i].Present {
 				return nil, fmt.Errorf("%s has %s %s twice", in.Path, e.name, e.placement)
 			}
-			cell := Cell{Present: true, Placement: e.placement, Summary: e.summary, Samples: e.samples}
+			cell := Cell{Present: true, Placement: e.placement, Summary: e.summary, Samples: e.samples, Sizes: e.sizes}
 			for _, w := range e.summary.Warnings {
 				cell.Notes = append(cell.Notes, note(w))
 			}
@@ -276,13 +291,17 @@ func buildTable(src source, inputs []Input, o Options, note func(string) int) (*
 			if !base.Present || !cur.Present || len(base.Samples) == 0 || len(cur.Samples) == 0 {
 				continue
 			}
-			cmp := stats.Compare(base.Samples, cur.Samples, o.Alpha)
-			d := Delta{Present: true, Tested: true, P: cmp.P, N1: cmp.N1, N2: cmp.N2, Significant: cmp.Significant}
-			if base.Summary.Median > 0 {
-				d.Change = cur.Summary.Median/base.Summary.Median - 1
-			}
-			for _, w := range cmp.Warnings {
-				d.Notes = append(d.Notes, note(w))
+			ch := stats.CompareBlocks(base.Samples, base.Sizes, cur.Samples, cur.Sizes, o.Alpha)
+			d := Delta{Present: true, Tested: true, P: ch.P, N1: ch.N1, N2: ch.N2, Unit: ch.Method,
+				Significant: ch.Resolved, Change: ch.Ratio - 1, Lo: ch.Lo - 1, Hi: ch.Hi - 1,
+				Confidence: ch.Confidence, Resolvable: ch.Resolvable}
+			switch {
+			case !ch.OK:
+				d.Notes = append(d.Notes, note(fmt.Sprintf("too few %s for an interval of the change (%d and %d)", ch.Method, ch.N1, ch.N2)))
+			case ch.Method == "samples":
+				d.Notes = append(d.Notes, note("compared sample by sample: a file does not record its blocks (written before schema version 2, or one block); samples in one block are not independent, so this test calls too many changes"))
+			case ch.Confidence < 1-o.Alpha-1e-9:
+				d.Notes = append(d.Notes, note(fmt.Sprintf("too few blocks for a %.0f%% interval of the change: it is stated at %.1f%%", 100*(1-o.Alpha), 100*ch.Confidence)))
 			}
 			row.Deltas[i] = d
 		}
@@ -329,21 +348,40 @@ func geomean(t *Table, n int, note func(string) int) *Row {
 	return g
 }
 
-// Regressions lists the significant slowdowns larger than pct percent.
+// Regressions lists the slowdowns larger than pct percent with the
+// interval's confidence: those whose whole interval lies above +pct (a
+// point estimate above it with an interval reaching below is not enough,
+// so a CI job does not fail on noise).
 func (c *Comparison) Regressions(pct float64) []Regression {
 	var out []Regression
 	for _, t := range c.Tables {
 		for _, r := range t.Rows {
 			for i := 1; i < len(r.Deltas); i++ {
 				d := r.Deltas[i]
-				if d.Present && d.Tested && d.Significant && 100*d.Change > pct {
+				if d.Present && d.Tested && d.Significant && 100*d.Lo > pct {
 					out = append(out, Regression{Table: t.Title, Name: r.Name, Placement: r.Placement,
-						Input: c.Inputs[i].Label, Change: d.Change, P: d.P})
+						Input: c.Inputs[i].Label, Change: d.Change, Lo: d.Lo, Hi: d.Hi})
 				}
 			}
 		}
 	}
 	return out
+}
+
+// Resolvable is the median over the tested rows of the smallest change
+// they could resolve (NaN without one): what these files can see.
+func (c *Comparison) Resolvable() float64 {
+	var v []float64
+	for _, t := range c.Tables {
+		for _, r := range t.Rows {
+			for _, d := range r.Deltas {
+				if d.Tested && d.Resolvable > 0 {
+					v = append(v, d.Resolvable)
+				}
+			}
+		}
+	}
+	return stats.Median(v)
 }
 
 // Tests counts the U tests made (for the multiple-testing hint).
@@ -363,6 +401,9 @@ func (c *Comparison) Tests() int {
 
 func hints(c *Comparison, o Options) []string {
 	var h []string
+	if r := c.Resolvable(); r > 0 {
+		h = append(h, fmt.Sprintf("the smallest change these files could resolve: about ±%.1f%% (the median half-width of the rows' intervals); a smaller real change shows as ~", 100*r))
+	}
 	if n := c.Tests(); n >= 10 {
 		h = append(h, fmt.Sprintf("%d tests at α=%g: about %.1f of them can show as significant by chance alone; do not re-run until a row turns significant", n, c.Alpha, float64(n)*c.Alpha))
 	}

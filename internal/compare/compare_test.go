@@ -97,7 +97,7 @@ func TestSameDistributionIsNot(t *testing.T) {
 		t.Fatal(err)
 	}
 	testdoc.Golden(t, "same.txt", buf.Bytes())
-	if !strings.Contains(buf.String(), "~ (p=") {
+	if !strings.Contains(buf.String(), "~ [") {
 		t.Error("no row printed as ~")
 	}
 }

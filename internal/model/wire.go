@@ -14,7 +14,10 @@ type Request struct {
 	Samples   int       `json:"samples"`
 	Warmup    int       `json:"warmup"`
 	Perf      bool      `json:"perf"`
-	Arg       int64     `json:"arg,omitempty"`
+	// Round is the round of the interleaving this block runs in (its
+	// index among the cell's blocks).
+	Round int   `json:"round,omitempty"`
+	Arg   int64 `json:"arg,omitempty"`
 	// TargetNS is the sample length a self-calibrating benchmark aims at.
 	TargetNS int64         `json:"target_ns,omitempty"`
 	Ring     *RingParams   `json:"ring,omitempty"`

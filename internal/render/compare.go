@@ -72,8 +72,10 @@ func formatCell(c compare.Cell, u unit, geo bool) string {
 	return v + fmt.Sprintf(" ± %.0f%%", ci)
 }
 
-// formatDelta renders a change benchstat's way: "+12.34% (p=0.000 n=20)",
-// or "~ (p=0.512 n=20)" when it is not significant.
+// formatDelta renders a change with its interval: "+7.1% [+3.0%, +11.4%]
+// n=10", or "~ [−2.0%, +3.1%] n=10" when the interval contains no change;
+// n counts blocks (or samples, for files that did not record blocks, with
+// a footnote).
 func formatDelta(d compare.Delta) string {
 	if !d.Present {
 		return ""
@@ -87,9 +89,12 @@ func formatDelta(d compare.Delta) string {
 	}
 	ch := "~"
 	if d.Significant {
-		ch = fmt.Sprintf("%+.2f%%", 100*d.Change)
+		ch = fmt.Sprintf("%+.1f%%", 100*d.Change)
 	}
-	return fmt.Sprintf("%s (p=%.3f n=%s)", ch, d.P, n)
+	if d.Hi == d.Lo && d.Lo == 0 && d.Confidence == 0 {
+		return fmt.Sprintf("%s (no interval) n=%s", ch, n)
+	}
+	return fmt.Sprintf("%s [%+.1f%%, %+.1f%%] n=%s", ch, 100*d.Lo, 100*d.Hi, n)
 }
 
 var superscripts = []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -194,7 +199,7 @@ func CompareText(w io.Writer, c *compare.Comparison) error {
 	for _, s := range c.Shared {
 		fmt.Fprintln(w, s)
 	}
-	fmt.Fprintf(w, "cells: median ± 95%% CI of the median; vs base: change of the median, Mann-Whitney U test at α=%g (~ = not significant)\n", c.Alpha)
+	fmt.Fprintf(w, "cells: median ± CI of the median (blocks as the unit); vs base: change [%g%% interval], Hodges–Lehmann on block medians, n = blocks (~ = the interval contains no change)\n", 100*(1-c.Alpha))
 	for _, t := range c.Tables {
 		fmt.Fprintln(w)
 		if msg := cmpUnshared(c, t); msg != "" {
@@ -348,7 +353,7 @@ func CompareMarkdown(w io.Writer, c *compare.Comparison) error {
 	for _, s := range c.Shared {
 		fmt.Fprintf(w, "- %s\n", s)
 	}
-	fmt.Fprintf(w, "\nCells: median ± 95%% CI of the median. *vs base*: change of the median, Mann-Whitney U test at α=%g (`~` = not significant).\n", c.Alpha)
+	fmt.Fprintf(w, "\nCells: median ± CI of the median (blocks as the unit). *vs base*: change [%g%% interval], Hodges–Lehmann on block medians, n = blocks (`~` = the interval contains no change).\n", 100*(1-c.Alpha))
 	for _, t := range c.Tables {
 		if msg := cmpUnshared(c, t); msg != "" {
 			fmt.Fprintf(w, "\n%s\n", msg)
@@ -430,7 +435,7 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 func CompareCSV(w io.Writer, c *compare.Comparison) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"table", "unit", "name", "placement", "input", "n", "median", "ci_low", "ci_high",
-		"change", "p", "significant", "notes"})
+		"change", "change_low", "change_high", "unit", "p", "significant", "notes"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, t := range c.Tables {
 		rows := t.Rows
@@ -444,7 +449,7 @@ func CompareCSV(w io.Writer, c *compare.Comparison) error {
 					continue
 				}
 				s := cell.Summary
-				rec := []string{t.Title, t.Unit, r.Name, cell.Placement, c.Inputs[i].Label, strconv.Itoa(s.N), f(s.Median), "", "", "", "", "", ""}
+				rec := []string{t.Title, t.Unit, r.Name, cell.Placement, c.Inputs[i].Label, strconv.Itoa(s.N), f(s.Median), "", "", "", "", "", "", "", "", ""}
 				if !geo {
 					rec[7], rec[8] = f(s.CILow), f(s.CIHigh)
 				}
@@ -452,7 +457,8 @@ func CompareCSV(w io.Writer, c *compare.Comparison) error {
 				if d := r.Deltas[i]; i > 0 && d.Present {
 					rec[9] = f(d.Change)
 					if d.Tested {
-						rec[10], rec[11] = f(d.P), strconv.FormatBool(d.Significant)
+						rec[10], rec[11], rec[12] = f(d.Lo), f(d.Hi), d.Unit
+						rec[13], rec[14] = f(d.P), strconv.FormatBool(d.Significant)
 					}
 					notes = append(append([]int{}, notes...), d.Notes...)
 				}
@@ -460,7 +466,7 @@ func CompareCSV(w io.Writer, c *compare.Comparison) error {
 				for _, n := range notes {
 					ns = append(ns, strconv.Itoa(n))
 				}
-				rec[12] = strings.Join(ns, ";")
+				rec[15] = strings.Join(ns, ";")
 				_ = cw.Write(rec)
 			}
 		}

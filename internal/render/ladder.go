@@ -15,7 +15,7 @@ import (
 // verified switches per hop; then flags and warnings as numbered footnotes.
 func Ladder(w io.Writer, d *result.Document, st Style) {
 	fmt.Fprintf(w, "ctxbench — %s\n", d.Environment.HostLine())
-	fmt.Fprintf(w, "one-way = per hop (one context hands the CPU to another); median [p10–p90, same unit] of the samples; ±CI = 95%% interval of the median\n")
+	fmt.Fprintf(w, "one-way = per hop (one context hands the CPU to another); median [p10–p90, same unit] of the samples; ±CI = 95%% interval of the median from the block medians (each block a worker process)\n")
 	if d.Settings.DryRun {
 		fmt.Fprintln(w, st.Paint("33", "DRY RUN: the figures below are synthetic, nothing was measured"))
 	}

@@ -64,8 +64,16 @@ func Decode(data []byte) (*Document, error) {
 	if probe.SchemaVersion == nil {
 		return nil, &FormatError{Reason: "no schema_version (is this a ctxbench result?)"}
 	}
-	if *probe.SchemaVersion != SchemaVersion {
-		return nil, &FormatError{Reason: fmt.Sprintf("schema_version %d, this ctxbench reads version %d", *probe.SchemaVersion, SchemaVersion)}
+	old := *probe.SchemaVersion == 1
+	if *probe.SchemaVersion != SchemaVersion && !old {
+		return nil, &FormatError{Reason: fmt.Sprintf("schema_version %d, this ctxbench reads versions 1 and %d", *probe.SchemaVersion, SchemaVersion)}
+	}
+	if old {
+		up, err := upgradeV1(data)
+		if err != nil {
+			return nil, &FormatError{Reason: err.Error()}
+		}
+		data = up
 	}
 	var doc Document
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -75,7 +83,45 @@ func Decode(data []byte) (*Document, error) {
 	if err := doc.Validate(); err != nil {
 		return nil, err
 	}
+	if old {
+		doc.Warnings = append(doc.Warnings, Warning{Code: "schema-v1",
+			Message: "written by an older ctxbench (schema version 1) that did not record its blocks: its intervals treat samples as independent and are too narrow, and compare tests it sample by sample",
+			Fix:     "measure again with this ctxbench for block-level intervals"})
+	}
 	return &doc, nil
+}
+
+// upgradeV1 rewrites a version 1 document into this version's shape: its
+// warnings were bare strings where they are now objects with a code.
+// Everything else version 2 added is optional (labels read from the one
+// line, blocks are simply unknown).
+func upgradeV1(data []byte) ([]byte, error) {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	var walk func(any)
+	walk = func(x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			for k, e := range t {
+				if list, ok := e.([]any); ok && k == "warnings" {
+					for i, w := range list {
+						if s, ok := w.(string); ok {
+							list[i] = map[string]any{"code": "", "message": s}
+						}
+					}
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range t {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return json.Marshal(v)
 }
 
 // Validate checks the invariants every consumer relies on.

@@ -291,3 +291,16 @@ type Replication struct {
 	Mistake   string             `json:"mistake,omitempty"`
 	Notes     []string           `json:"notes,omitempty"`
 }
+
+// BlockSizes are the samples per block in the order the samples are, or nil
+// when the blocks were not recorded (files before schema version 2).
+func BlockSizes(blocks []BlockInfo) []int {
+	if len(blocks) == 0 {
+		return nil
+	}
+	out := make([]int, len(blocks))
+	for i, b := range blocks {
+		out[i] = b.Samples
+	}
+	return out
+}

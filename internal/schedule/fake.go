@@ -12,7 +12,9 @@ import (
 
 // FakeExecutor returns deterministic synthetic blocks: for tests, golden
 // files and --dry-run. Figures are made up and labelled as such by the
-// caller; counts are what a perfect run would count.
+// caller; counts are what a perfect run would count. Each block (round)
+// has a level of its own, as real blocks do, so block-level intervals
+// have something to describe.
 type FakeExecutor struct{ Seed int64 }
 
 var fakeBase = map[model.Rung]float64{
@@ -27,8 +29,10 @@ func (f FakeExecutor) Block(ctx context.Context, c Cell, req model.Request, _ ti
 	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/%s/%d/%d", c.Bench.Name, c.Placement, req.Iters, f.Seed)
-	rng := rand.New(rand.NewSource(int64(h.Sum64())))
 	base := fakeBase[c.Bench.Rung] * (1 + float64(h.Sum64()%100)/200)
+	fmt.Fprintf(h, "/block %d", req.Round)
+	rng := rand.New(rand.NewSource(int64(h.Sum64())))
+	base *= 1 + 0.03*rng.Float64()
 	if c.Placement == model.CrossCPU {
 		base *= 6
 	}

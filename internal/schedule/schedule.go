@@ -208,6 +208,7 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]CellRun, error) {
 		r := runs[i]
 		n := samples(i, round)
 		req := r.Cell.Request(r.Iters, n, o.Warmup, false)
+		req.Round = round
 		if r.Cell.Bench.SelfCalibrating {
 			req.TargetNS = o.MinTime.Nanoseconds()
 		}

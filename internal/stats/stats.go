@@ -22,19 +22,24 @@ const Confidence = 0.95
 
 // Summary describes one set of samples.
 type Summary struct {
-	N          int      `json:"n"`
-	Median     float64  `json:"median"`
-	P10        float64  `json:"p10"`
-	P90        float64  `json:"p90"`
-	CILow      float64  `json:"ci_low"`  // confidence interval of the median
-	CIHigh     float64  `json:"ci_high"` //
-	Confidence float64  `json:"confidence"`
-	Mean       float64  `json:"mean"`
-	Stddev     float64  `json:"stddev"`
-	CV         float64  `json:"cv"` // stddev / mean
-	Min        float64  `json:"min"`
-	Max        float64  `json:"max"`
-	Warnings   []string `json:"warnings,omitempty"`
+	N          int     `json:"n"`
+	Median     float64 `json:"median"`
+	P10        float64 `json:"p10"`
+	P90        float64 `json:"p90"`
+	CILow      float64 `json:"ci_low"`  // confidence interval of the median
+	CIHigh     float64 `json:"ci_high"` //
+	Confidence float64 `json:"confidence"`
+	// Interval says what the interval was computed from: IntervalBlocks
+	// (the block medians) or IntervalSamples; Blocks how many blocks.
+	// Empty where the figure was not taken in blocks.
+	Interval string   `json:"interval_method,omitempty"`
+	Blocks   int      `json:"blocks,omitempty"`
+	Mean     float64  `json:"mean"`
+	Stddev   float64  `json:"stddev"`
+	CV       float64  `json:"cv"` // stddev / mean
+	Min      float64  `json:"min"`
+	Max      float64  `json:"max"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Summarize computes the Summary of values without modifying them. With too

@@ -114,7 +114,7 @@ func Doc(o Options) (*result.Document, error) {
 		}
 	}
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	set := result.Settings{Preset: "custom", Runs: o.Runs, SamplesPerBlock: 5, Warmup: 1, MinTimeNS: 2e6,
+	set := result.Settings{Preset: "custom", Runs: o.Runs, SamplesPerBlock: 2, Warmup: 1, MinTimeNS: 2e6,
 		CPUs: []int{0, 1}, Seed: o.Seed, DryRun: true}
 	outcomes, err := schedule.Run(context.Background(), cells, schedule.Options{
 		Runs: o.Runs, SamplesPerBlock: set.SamplesPerBlock, Warmup: set.Warmup, MinTime: 2 * time.Millisecond,
@@ -144,11 +144,11 @@ func Doc(o Options) (*result.Document, error) {
 			for i := range r.Samples {
 				r.Samples[i] = m * (0.975 + 0.05*rng.Float64())
 			}
-			r.OneWayNS = stats.Summarize(r.Samples)
+			r.OneWayNS = stats.SummarizeBlocks(r.Samples, result.BlockSizes(r.BlockInfo))
 		}
 		if o.Scale != 1 {
 			r.Samples = stats.Scale(r.Samples, o.Scale)
-			r.OneWayNS = stats.Summarize(r.Samples)
+			r.OneWayNS = stats.SummarizeBlocks(r.Samples, result.BlockSizes(r.BlockInfo))
 			if r.OneWayCycles != nil {
 				c := *r.OneWayCycles
 				c.Median *= o.Scale
@@ -224,12 +224,14 @@ func addExperiments(doc *result.Document, seed int64) {
 				}
 				raw := draw(rng, cost, 10)
 				over := draw(rng, base[kind]*0.35+float64(ws)/64*1.2, 10)
-				rs, os := stats.Summarize(raw), stats.Summarize(over)
+				blocks := []result.BlockInfo{{Round: 0, Samples: 5}, {Round: 1, Samples: 5}}
+				sizes := result.BlockSizes(blocks)
+				rs, os := stats.SummarizeBlocks(raw, sizes), stats.SummarizeBlocks(over, sizes)
 				r := result.Ring{Kind: kind, Placement: "same-cpu", Tasks: n, WorkingSetB: ws,
 					Label: model.Label{What: fmt.Sprintf("ring of %d %s passing a token", n, plural(kind)), Workload: fmt.Sprintf("%d B touched per context", ws), Placement: "same CPU (synthetic)"},
 					RawNS: rs, OverheadNS: os, NetNS: rs.Median - os.Median, Samples: raw,
 					HopsCounted: float64(n * 1000), HopsExpected: float64(n * 1000), Flags: []result.Flag{},
-					FootprintB: int64(n) * ws, Verified: true, Blocks: 2, FitsIn: fits(int64(n) * ws)}
+					FootprintB: int64(n) * ws, Verified: true, Blocks: 2, BlockInfo: blocks, FitsIn: fits(int64(n) * ws)}
 				if kind != "goroutine" {
 					r.SwitchesPerHop = &one
 				}

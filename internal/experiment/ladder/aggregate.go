@@ -40,11 +40,13 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 		Flags: []result.Flag{},
 	}
 	var cycles []float64
+	sizes := make([]int, len(resps)) // samples per block: blocks are the unit of every interval
 	tscOK := true
 	var sw, vol, invol int64
 	var hops float64
 	var seenA, seenB uint64
-	for _, resp := range resps {
+	for bi, resp := range resps {
+		sizes[bi] = len(resp.NS)
 		it := iters
 		if resp.Iters > 0 {
 			it = resp.Iters
@@ -65,9 +67,9 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 		seenA |= resp.A.CPUsSeen
 		seenB |= resp.B.CPUsSeen
 	}
-	r.OneWayNS = stats.Summarize(r.Samples)
+	r.OneWayNS = stats.SummarizeBlocks(r.Samples, sizes)
 	if tscOK && len(cycles) > 0 {
-		s := stats.Summarize(cycles)
+		s := stats.SummarizeBlocks(cycles, sizes)
 		r.OneWayCycles = &s
 	}
 

@@ -65,7 +65,9 @@ func Spawn(ctx context.Context, env experiment.Env, kinds []string, o Options) (
 			for _, ns := range r.NS {
 				s.Samples = append(s.Samples, float64(ns))
 			}
-			s.PerCreateNS = stats.Summarize(s.Samples)
+			// One worker per kind: one block, so the interval is the
+			// samples' and says so (stats.SummarizeBlocks warns).
+			s.PerCreateNS = stats.SummarizeBlocks(s.Samples, []int{len(s.Samples)})
 			part.Spawn = append(part.Spawn, s)
 		}, o.Samples == 0)
 }

@@ -36,7 +36,9 @@ func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string
 	tscOK := true
 	exact := true
 	uneven := ""
-	for _, resp := range resps {
+	sizes := make([]int, len(resps)) // samples per block: blocks are the unit of every interval
+	for bi, resp := range resps {
+		sizes[bi] = len(resp.NS)
 		d := resp.Ring
 		perSample := float64(d.RoundsPerSample) * float64(c.Tasks)
 		r.RoundsPerSample = append(r.RoundsPerSample, d.RoundsPerSample)
@@ -62,14 +64,14 @@ func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string
 		switches += resp.A.Switches() + resp.B.Switches()
 	}
 	r.Samples, r.OverheadSamples = raw, ovh
-	r.RawNS, r.OverheadNS = stats.Summarize(raw), stats.Summarize(ovh)
-	hs := stats.Summarize(hot)
+	r.RawNS, r.OverheadNS = stats.SummarizeBlocks(raw, sizes), stats.SummarizeBlocks(ovh, sizes)
+	hs := stats.SummarizeBlocks(hot, sizes)
 	r.OverheadHotNS = &hs
 	r.NetNS = r.RawNS.Median - r.OverheadNS.Median
 	netHot := r.RawNS.Median - hs.Median
 	r.NetHotNS = &netHot
 	if tscOK && len(rawCyc) > 0 {
-		rc, oc := stats.Summarize(rawCyc), stats.Summarize(ovhCyc)
+		rc, oc := stats.SummarizeBlocks(rawCyc, sizes), stats.SummarizeBlocks(ovhCyc, sizes)
 		r.RawCycles, r.OverheadCycles = &rc, &oc
 		nc := rc.Median - oc.Median
 		r.NetCycles = &nc

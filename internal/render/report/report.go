@@ -370,11 +370,11 @@ func buildCompare(c *compare.Comparison) *compareView {
 				case !d.Tested:
 					dc.Delta = fmt.Sprintf("%+.1f%%", 100*d.Change)
 				case !d.Significant:
-					dc.Delta, dc.Class = fmt.Sprintf("~ (p=%.2f)", d.P), "same"
+					dc.Delta, dc.Class = fmt.Sprintf("~ [%+.1f%%, %+.1f%%]", 100*d.Lo, 100*d.Hi), "same"
 				case d.Change > 0:
-					dc.Delta, dc.Class = fmt.Sprintf("%+.1f%% (p=%.3f)", 100*d.Change, d.P), "worse"
+					dc.Delta, dc.Class = fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%]", 100*d.Change, 100*d.Lo, 100*d.Hi), "worse"
 				default:
-					dc.Delta, dc.Class = fmt.Sprintf("%+.1f%% (p=%.3f)", 100*d.Change, d.P), "better"
+					dc.Delta, dc.Class = fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%]", 100*d.Change, 100*d.Lo, 100*d.Hi), "better"
 				}
 				cr.Cells = append(cr.Cells, dc)
 			}

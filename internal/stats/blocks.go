@@ -1,0 +1,203 @@
+package stats
+
+// blocks.go: intervals and comparisons whose unit of replication is the
+// block (one worker process's run of samples), not the sample.
+//
+// Samples inside one block share one process, one page placement and one
+// stretch of host noise, so they are not independent: measured on the
+// reference machine, 28–29% of a same-CPU switch's variance lies between
+// blocks, and an interval that treats 40 samples as 40 independent draws is
+// 2–2.7× too narrow. Following Kalibera and Jones ("Rigorous Benchmarking in
+// Reasonable Time", ISMM 2013), the independent observations are taken at
+// the level where the variance is: each block is reduced to its median, and
+//
+//   - a figure's interval is the distribution-free order-statistic interval
+//     of its block medians (benchmath's "assume nothing" summary): exact
+//     for independent blocks whatever their distribution, no resampling,
+//     no random numbers, and auditable by hand — with 10 blocks it is
+//     [2nd, 9th] block median, 97.9% confidence;
+//   - a change between two runs is the Hodges–Lehmann ratio of their block
+//     medians with the interval that inverts the Mann–Whitney test on
+//     blocks (HLRatio): "~" exactly when that interval contains no change.
+//
+// The figure itself stays the median of all samples (what the contract
+// calls the median); where it falls outside the block interval (rare:
+// blocks of very different sizes or shapes) the interval is widened to
+// hold it, so an interval always contains its own figure.
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Interval methods, as recorded in Summary.Interval.
+const (
+	// IntervalBlocks: the order-statistic interval of the block medians.
+	IntervalBlocks = "block-medians"
+	// IntervalSamples: the order-statistic interval of the samples, as if
+	// they were independent (too narrow where blocks differ): used only
+	// where the blocks are unknown (files written before they were
+	// recorded) or there is a single block.
+	IntervalSamples = "samples"
+)
+
+// MinBlocks95 is the fewest blocks whose order-statistic interval reaches
+// 95% (with 5 the widest, [min, max], covers 93.75%).
+const MinBlocks95 = 6
+
+// BlockMedians splits values into consecutive blocks of the given sizes
+// and returns each block's median. It returns nil when the sizes do not
+// add up to len(values) or a size is not positive.
+func BlockMedians(values []float64, sizes []int) []float64 {
+	total := 0
+	for _, n := range sizes {
+		if n <= 0 {
+			return nil
+		}
+		total += n
+	}
+	if total != len(values) || len(sizes) == 0 {
+		return nil
+	}
+	out := make([]float64, len(sizes))
+	at := 0
+	for i, n := range sizes {
+		out[i] = Median(values[at : at+n])
+		at += n
+	}
+	return out
+}
+
+// SummarizeBlocks summarises values taken in consecutive blocks of the
+// given sizes: the percentiles, mean and spread of all samples, the median
+// of all samples as the figure, and the interval of the block medians.
+// Without usable sizes (nil, not adding up) or with one block it falls back
+// to the sample-level interval and says so in a warning.
+func SummarizeBlocks(values []float64, sizes []int) Summary {
+	s := Summarize(values)
+	meds := BlockMedians(values, sizes)
+	s.Blocks = len(meds)
+	if len(meds) < 2 {
+		s.Interval = IntervalSamples
+		if len(values) > 0 {
+			why := "the blocks are not recorded"
+			if len(meds) == 1 {
+				why = "there is one block"
+			}
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: the interval treats samples as independent and is too narrow when blocks differ", why))
+		}
+		return s
+	}
+	s.Interval = IntervalBlocks
+	s.Warnings = nil // benchmath's sample-count warnings describe the sample-level interval, not this one
+	w := SummarizeWindows(meds)
+	s.CILow, s.CIHigh, s.Confidence = w.Lo, w.Hi, w.Confidence
+	s.CILow = math.Min(s.CILow, s.Median)
+	s.CIHigh = math.Max(s.CIHigh, s.Median)
+	if len(meds) < MinBlocks95 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("only %d blocks: the interval is the range of their medians, at %.1f%% confidence; %d or more blocks give 95%%", len(meds), 100*s.Confidence, MinBlocks95))
+	}
+	return s
+}
+
+// BlockSpread describes how a figure's variance splits between blocks and
+// samples within them (Kalibera and Jones's levels): Between is the share of
+// the total variance that lies between block means (0..1, from the one-way
+// random-effects ANOVA estimate, clamped at 0); EffectiveN is how many
+// independent samples the run is worth (n / design effect). OK is false
+// with fewer than two blocks of at least two samples.
+type BlockSpread struct {
+	Between    float64 `json:"between_block_share"`
+	EffectiveN float64 `json:"effective_n"`
+	OK         bool    `json:"-"`
+}
+
+// Spread estimates the BlockSpread of values taken in blocks of the given
+// sizes.
+func Spread(values []float64, sizes []int) BlockSpread {
+	if BlockMedians(values, sizes) == nil || len(sizes) < 2 {
+		return BlockSpread{}
+	}
+	k := len(sizes)
+	n := len(values)
+	grand := 0.0
+	for _, v := range values {
+		grand += v
+	}
+	grand /= float64(n)
+	var ssb, ssw float64
+	at := 0
+	var sumSq float64
+	for _, m := range sizes {
+		if m < 2 {
+			return BlockSpread{}
+		}
+		blk := values[at : at+m]
+		at += m
+		mean := 0.0
+		for _, v := range blk {
+			mean += v
+		}
+		mean /= float64(m)
+		ssb += float64(m) * (mean - grand) * (mean - grand)
+		for _, v := range blk {
+			ssw += (v - mean) * (v - mean)
+		}
+		sumSq += float64(m * m)
+	}
+	msb := ssb / float64(k-1)
+	msw := ssw / float64(n-k)
+	n0 := (float64(n) - sumSq/float64(n)) / float64(k-1) // the average block size, adjusted for unequal sizes
+	between := math.Max(0, (msb-msw)/n0)
+	total := between + msw
+	out := BlockSpread{OK: true, EffectiveN: float64(n)}
+	if total > 0 {
+		out.Between = between / total
+		out.EffectiveN = float64(n) / (1 + (float64(n)/float64(k)-1)*out.Between)
+	}
+	return out
+}
+
+// Change is the change between two runs of one figure, with blocks as the
+// unit: Ratio is the Hodges–Lehmann estimate of new/old from the block
+// medians, [Lo, Hi] its interval at Confidence (the largest attainable
+// not above 1−alpha), and Resolved says the interval excludes no change.
+// Resolvable is the smallest change the two runs could have resolved: the
+// interval's half-width relative to the ratio. Method says which unit was
+// used ("blocks", or "samples" for files without blocks).
+type Change struct {
+	Ratio, Lo, Hi float64
+	Confidence    float64
+	P             float64 // two-sided Mann–Whitney p-value on the units
+	N1, N2        int     // units (blocks, or samples) on each side
+	Resolved      bool
+	Resolvable    float64
+	Method        string
+	OK            bool // false: too few units for any interval
+}
+
+// CompareBlocks compares a run (cur, in blocks of curSizes) against a base
+// (old, oldSizes). When either side's blocks are unknown it compares the
+// samples instead (Method "samples"), which is too eager to call a change.
+func CompareBlocks(old []float64, oldSizes []int, cur []float64, curSizes []int, alpha float64) Change {
+	a, b := BlockMedians(old, oldSizes), BlockMedians(cur, curSizes)
+	method := "blocks"
+	if len(a) < 2 || len(b) < 2 {
+		a, b, method = old, cur, "samples"
+	}
+	a = positive(a)
+	b = positive(b)
+	h := HLRatio(a, b, 1-alpha)
+	c := Change{Ratio: h.Estimate, Lo: h.Lo, Hi: h.Hi, Confidence: h.Confidence, P: h.P, N1: len(a), N2: len(b), Method: method, OK: h.OK}
+	if h.OK {
+		c.Resolved = h.Lo > 1 || h.Hi < 1
+		c.Resolvable = (h.Hi - h.Lo) / 2 / h.Estimate
+	}
+	return c
+}
+
+// positive drops values a ratio cannot use (a log of zero or less).
+func positive(v []float64) []float64 {
+	return slices.DeleteFunc(slices.Clone(v), func(x float64) bool { return !(x > 0) })
+}
