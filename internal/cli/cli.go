@@ -188,7 +188,8 @@ results to a JSON file whose name it prints.`,
 	mf.register(root)
 	root.AddCommand(newRun(stdout, stderr), newList(stdout), newEnv(stdout),
 		newSpawnCmd(stdout, stderr), newMemoryCmd(stdout, stderr), newRingCmd(stdout, stderr), newPool(stdout, stderr),
-		newReplicate(stdout, stderr), newReportCmd(stdout, stderr), newCompareCmd(stdout, stderr), newPrepareCmd(stdout, stderr))
+		newReplicate(stdout, stderr), newReportCmd(stdout, stderr), newCompareCmd(stdout, stderr), newPrepareCmd(stdout, stderr),
+		newAA(stdout, stderr))
 	usageArgs(root)
 	return root
 }

@@ -164,3 +164,34 @@ func TestExportsToFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The A/A self-test runs its sittings, prints the verdicts and stores every
+// sitting and the derived figures in the JSON (a dry run: the structure,
+// not the machine).
+func TestAASelfTest(t *testing.T) {
+	path := t.TempDir() + "/aa.json"
+	code, out, stderr := run(t, "aa", "--dry-run", "--sittings", "3", "--seed", "1", "--export-json", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"3 independent sittings", "thread/pipe", "process/pipe", "thread/futex", "coverage:", "false positives:", "resolvable:", "told apart"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	doc, err := result.Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := doc.AA
+	if a == nil || len(a.Runs) != 3 || len(a.Cells) != 3 || a.Pairs != 18 || a.Comparisons != 6 || len(a.Distinct) != 3 {
+		t.Fatalf("aa section %+v", a)
+	}
+	for _, run := range a.Runs {
+		for _, r := range run {
+			if r.Placement != "same-cpu" || r.OneWayNS.Interval != "block-medians" {
+				t.Errorf("%s %s: interval %q", r.Name, r.Placement, r.OneWayNS.Interval)
+			}
+		}
+	}
+}

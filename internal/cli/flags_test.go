@@ -29,6 +29,8 @@ func TestEveryFlagRefusesBadValues(t *testing.T) {
 			{"--placement", "sideways"}, {"--placement", ""},
 			{"--cpus", "x"}, {"--cpus", "9999"}, {"--cpus", "-1"}, {"--cpus", "3-1"},
 			{"--lock-timeout", "0s"}, {"--lock-timeout", "-1m"},
+			{"--target-ci", "0"}, {"--target-ci", "-3"}, {"--target-ci", "100"}, {"--target-ci", "x"},
+			{"--target-ci", "3", "--target-budget", "0s"}, {"--target-ci", "3", "--target-budget", "25h"}, {"--target-budget", "1m"},
 			{"--export-json", "/no/such/dir/x.json"}, {"--export-csv", "/"}, {"--export-markdown", "/no/dir/x"}, {"--export-gobench", "/no/dir/x"},
 			{"--quick", "--thorough"},
 		},
@@ -57,6 +59,7 @@ func TestEveryFlagRefusesBadValues(t *testing.T) {
 			{"--wait-quiet", "-1s"}, {"--seed", "-1"}, {"--lock-timeout", "0s"}, {"--export-json", "/no/such/dir/x.json"},
 		},
 		"replicate": {{"no-such-experiment"}, {"--cpus", "x"}, {"--lock-timeout", "0s"}, {"--export-json", "/no/such/dir/x.json"}},
+		"aa":        {{"--sittings", "1"}, {"--sittings", "101"}, {"--sittings", "x"}, {"--export-csv", "x.csv"}, {"--runs", "0"}, {"no/such"}},
 		"report":    {{"--alpha", "0"}, {"--alpha", "1"}, {"--alpha", "x"}, {"-o", "/"}, {"-o", "/no/such/dir/r.html"}, {"-o", ""}},
 		"compare":   {{"--alpha", "0"}, {"--alpha", "-0.1"}, {"--fail-on-regression", "-5"}, {"--fail-on-regression", "x"}, {"--format", "xml"}},
 		"list":      {{"--json=maybe"}, {"extra"}},
@@ -71,6 +74,7 @@ func TestEveryFlagRefusesBadValues(t *testing.T) {
 		// points at a Redis nothing listens on.
 		"pool":      {"pool", "--server", "redis", "--redis-url", "redis://127.0.0.1:1", "--quick"},
 		"replicate": {"replicate", "go-test-bench"},
+		"aa":        {"aa", "--dry-run"},
 		"report":    {"report", "testdata-none.json", "-o", "-"},
 		"compare":   {"compare", "a.json", "b.json"},
 		"list":      {"list"},
@@ -101,6 +105,7 @@ func TestDocumentedValuesAreAccepted(t *testing.T) {
 		{"run", "thread/pipe", "--dry-run", "-q", "--warmup", "0"},
 		{"run", "thread/pipe", "--dry-run", "-q", "--seed", "0", "--export-json", "-"},
 		{"run", "thread/pipe", "--dry-run", "-q", "--iterations", "1"},
+		{"run", "thread/pipe", "--dry-run", "-q", "--target-ci", "3%", "--target-budget", "10s"},
 	} {
 		if code, _, stderr := run(t, args...); code != 0 {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)

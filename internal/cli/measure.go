@@ -78,6 +78,8 @@ type measureFlags struct {
 	exportCSV             string
 	exportMarkdown        string
 	exportGoBench         string
+	targetCI              float64 // percent; 0: no target
+	targetBudget          time.Duration
 }
 
 func (m *measureFlags) register(cmd *cobra.Command) {
@@ -104,6 +106,10 @@ func (m *measureFlags) register(cmd *cobra.Command) {
 	f.StringVar(&m.exportGoBench, "export-gobench", "", "write the samples in Go benchmark format, for benchstat, to `FILE` (- for stdout)")
 	if cmd.Name() == "ctxbench" {
 		f.BoolVar(&m.switchesOnly, "switches-only", false, "run the switch ladder only, without the creation and memory ladders")
+	}
+	if cmd.Name() == "ctxbench" || cmd.Name() == "run" {
+		f.Var((*percentValue)(&m.targetCI), "target-ci", "add interleaved blocks to every cell whose 95% interval is wider than ±`PCT` percent, until it is not or --target-budget runs out")
+		f.DurationVar(&m.targetBudget, "target-budget", time.Minute, "the time --target-ci may add to the run")
 	}
 	cmd.MarkFlagsMutuallyExclusive("quick", "thorough")
 	m.lockFlags.register(cmd)
@@ -154,6 +160,15 @@ func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Pl
 		}
 		set.MinTimeNS, custom = m.minTime.Nanoseconds(), true
 	}
+	if given("target-ci") && !(m.targetCI > 0 && m.targetCI < 100) {
+		return schedule.Options{}, set, nil, nil, usagef("--target-ci must be a percentage between 0 and 100 (exclusive), got %v", m.targetCI)
+	}
+	if given("target-budget") && (m.targetBudget < time.Second || m.targetBudget > 24*time.Hour) {
+		return schedule.Options{}, set, nil, nil, usagef("--target-budget must be between 1s and 24h, got %v", m.targetBudget)
+	}
+	if given("target-budget") && !given("target-ci") {
+		return schedule.Options{}, set, nil, nil, usagef("--target-budget needs --target-ci")
+	}
 	if given("timeout") && (m.timeout < time.Second || m.timeout > 24*time.Hour) {
 		return schedule.Options{}, set, nil, nil, usagef("--timeout must be between 1s and 24h, got %v", m.timeout)
 	}
@@ -201,6 +216,10 @@ func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Pl
 	}
 	if m.timeout > 0 {
 		o.Timeout, o.CalibrationTimeout = schedule.FixedTimeout(m.timeout), m.timeout
+	}
+	if m.targetCI > 0 {
+		o.Precision = &schedule.Precision{Target: m.targetCI / 100, Budget: m.targetBudget}
+		set.TargetCI, set.TargetBudgetNS = m.targetCI/100, m.targetBudget.Nanoseconds()
 	}
 	return o, set, placements, cpus, nil
 }

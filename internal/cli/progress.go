@@ -25,7 +25,7 @@ func (p *progressBar) Block(name, phase string) {
 	const width = 24
 	filled := min(width, width*p.done/max(p.total, 1)) // re-run blocks come on top of the total
 	eta := ""
-	if p.done > 1 {
+	if p.done > 1 && p.done <= p.total { // blocks added by --target-ci or re-runs have no estimate
 		left := time.Duration(float64(time.Since(p.start)) / float64(p.done-1) * float64(p.total-p.done+1))
 		eta = fmt.Sprintf(" ~%ds left", int(left.Seconds()+0.5))
 	}

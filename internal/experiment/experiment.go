@@ -35,6 +35,7 @@ type Part struct {
 	Memory       []result.Memory
 	Pools        *result.Pools
 	Replications []result.Replication
+	AA           *result.AA
 	Failures     []result.Failure
 	Skipped      []result.Failure
 	Warnings     []result.Warning
@@ -50,6 +51,9 @@ func (p *Part) Add(o Part) {
 		p.Pools = o.Pools
 	}
 	p.Replications = append(p.Replications, o.Replications...)
+	if o.AA != nil {
+		p.AA = o.AA
+	}
 	p.Failures = append(p.Failures, o.Failures...)
 	p.Skipped = append(p.Skipped, o.Skipped...)
 	p.Warnings = append(p.Warnings, o.Warnings...)

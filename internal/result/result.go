@@ -34,6 +34,7 @@ type Document struct {
 	Rings        []Ring        `json:"rings,omitempty"`
 	Pools        *Pools        `json:"pools,omitempty"`
 	Replications []Replication `json:"replications,omitempty"`
+	AA           *AA           `json:"aa,omitempty"`
 	// Derived are the figures computed from several rows.
 	Derived *Derived `json:"derived,omitempty"`
 	// Warnings about the run as a whole (noise, environment), each with a fix.
@@ -72,6 +73,10 @@ type Settings struct {
 	CPUs            []int    `json:"cpus"`
 	Seed            int64    `json:"seed"`
 	DryRun          bool     `json:"dry_run,omitempty"`
+	// TargetCI is --target-ci as a fraction (0: none): blocks were added to
+	// cells wider than it, within TargetBudgetNS.
+	TargetCI       float64 `json:"target_ci,omitempty"`
+	TargetBudgetNS int64   `json:"target_budget_ns,omitempty"`
 }
 
 // Warning is something the reader of a figure must know, with a one-line fix.

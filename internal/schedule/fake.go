@@ -15,7 +15,12 @@ import (
 // caller; counts are what a perfect run would count. Each block (round)
 // has a level of its own, as real blocks do, so block-level intervals
 // have something to describe.
-type FakeExecutor struct{ Seed int64 }
+type FakeExecutor struct {
+	Seed int64
+	// Sitting varies the blocks but not the cells' levels: an A/A
+	// self-test's synthetic sittings differ as identical runs do.
+	Sitting int
+}
 
 var fakeBase = map[model.Rung]float64{
 	model.Floor: 3, model.Coroutine: 1.5, model.Goroutine: 150, model.Runtime: 300, model.Thread: 2400,
@@ -27,10 +32,15 @@ func (f FakeExecutor) Block(ctx context.Context, c Cell, req model.Request, _ ti
 	if err := ctx.Err(); err != nil {
 		return model.Response{}, err
 	}
+	// The cell's level depends on the cell and the seed only (not on the
+	// ops a calibration chose), the block's on its round (and sitting).
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s/%s/%d/%d", c.Bench.Name, c.Placement, req.Iters, f.Seed)
+	fmt.Fprintf(h, "%s/%s/%d", c.Bench.Name, c.Placement, f.Seed)
 	base := fakeBase[c.Bench.Rung] * (1 + float64(h.Sum64()%100)/200)
-	fmt.Fprintf(h, "/block %d", req.Round)
+	fmt.Fprintf(h, "/%d/block %d", req.Iters, req.Round)
+	if f.Sitting != 0 {
+		fmt.Fprintf(h, "/sitting %d", f.Sitting)
+	}
 	rng := rand.New(rand.NewSource(int64(h.Sum64())))
 	base *= 1 + 0.03*rng.Float64()
 	if c.Placement == model.CrossCPU {

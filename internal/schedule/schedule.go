@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand"
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/model"
@@ -60,6 +61,22 @@ type Options struct {
 	// the aggregation.
 	ContentionLimit float64
 	Reruns          int
+	// Precision, when set, adds blocks after the planned rounds to the
+	// cells whose interval is still wider than its target.
+	Precision *Precision
+}
+
+// Precision asks for blocks to be added until each cell's interval is as
+// narrow as Target: after the planned rounds, every extra round runs one
+// more block of each cell still wider, in a seeded random order (so the
+// added blocks are interleaved too), until all are within it, a cell has
+// MaxBlocks, or the extra rounds have taken Budget.
+type Precision struct {
+	Target    float64                 // relative half-width, e.g. 0.03
+	Width     func(r CellRun) float64 // the experiment's: the cell's relative half-width so far
+	Budget    time.Duration           // wall time the extra rounds may take
+	MaxBlocks int                     // per cell (0: 10 × the planned blocks)
+	Clock     func() time.Time        // nil: time.Now (tests stand in their own)
 }
 
 // Defaults of the contention policy: a block in which other work took more
@@ -103,6 +120,10 @@ type CellRun struct {
 	Blocks []Block
 	Perf   *model.Response // the perf verification block, when one ran
 	Err    error
+	// Added is how many blocks Precision added; Missed says why the cell
+	// did not reach its target ("" when it did, or none was set).
+	Added  int
+	Missed string
 }
 
 // Run measures the cells: prepare, calibrate, then rounds in which every
@@ -195,6 +216,9 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]CellRun, error) {
 		}
 		nb := cellBlocks(runs[i].Cell, blocks)
 		per := (o.Runs + nb - 1) / nb
+		if round >= nb {
+			return per // a block Precision added is a full one
+		}
 		return min(per, o.Runs-round*per)
 	}
 	limit, reruns := o.ContentionLimit, o.Reruns
@@ -204,7 +228,7 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]CellRun, error) {
 	if reruns == 0 {
 		reruns = DefaultReruns
 	}
-	done, errs, err := Rounds(ctx, len(runs), units, func(ctx context.Context, i, round int) (Block, error) {
+	block := func(ctx context.Context, i, round int) (Block, error) {
 		r := runs[i]
 		n := samples(i, round)
 		req := r.Cell.Request(r.Iters, n, o.Warmup, false)
@@ -231,7 +255,9 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]CellRun, error) {
 			}
 			o.Progress.Block(r.Cell.Key(), "re-run (contended)")
 		}
-	}, RoundOptions{Seed: o.Seed, Step: func(i, _ int) { o.Progress.Block(runs[i].Cell.Key(), "measure") }})
+	}
+	done, errs, err := Rounds(ctx, len(runs), units, block,
+		RoundOptions{Seed: o.Seed, Step: func(i, _ int) { o.Progress.Block(runs[i].Cell.Key(), "measure") }})
 	if err != nil {
 		return nil, err
 	}
@@ -241,6 +267,11 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]CellRun, error) {
 		}
 		for _, d := range done[i] {
 			r.Blocks = append(r.Blocks, d.Value)
+		}
+	}
+	if o.Precision != nil && !o.DryRun {
+		if err := refine(ctx, runs, blocks, *o.Precision, o.Seed, block, o.Progress); err != nil {
+			return nil, err
 		}
 	}
 	if o.PerfCheck {
@@ -312,4 +343,65 @@ func cellBlocks(c Cell, blocks int) int {
 		return c.Bench.MaxBlocks
 	}
 	return blocks
+}
+
+// refine runs Precision's extra rounds (see Precision).
+func refine(ctx context.Context, runs []*CellRun, planned int, p Precision, seed int64,
+	block func(ctx context.Context, i, round int) (Block, error), progress Progress) error {
+	clock := p.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	limit := func(r *CellRun) int {
+		if r.Cell.Bench.MaxBlocks > 0 {
+			return r.Cell.Bench.MaxBlocks
+		}
+		if p.MaxBlocks > 0 {
+			return p.MaxBlocks
+		}
+		return 10 * planned
+	}
+	start := clock()
+	rng := rand.New(rand.NewSource(seed ^ 0x5eed))
+	for round := planned; ; round++ {
+		var wide []int
+		for i, r := range runs {
+			if r.Err != nil || r.Missed != "" || len(r.Blocks) == 0 {
+				continue
+			}
+			w := p.Width(*r)
+			switch {
+			case w <= p.Target:
+				continue
+			case len(r.Blocks) >= limit(r):
+				r.Missed = fmt.Sprintf("±%.1f%% after %d blocks, the most this cell may take", 100*w, len(r.Blocks))
+				continue
+			}
+			wide = append(wide, i)
+		}
+		if len(wide) == 0 {
+			return nil
+		}
+		if clock().Sub(start) >= p.Budget {
+			for _, i := range wide {
+				runs[i].Missed = fmt.Sprintf("±%.1f%% after %d blocks when the time budget of %v ran out", 100*p.Width(*runs[i]), len(runs[i].Blocks), p.Budget)
+			}
+			return nil
+		}
+		rng.Shuffle(len(wide), func(a, b int) { wide[a], wide[b] = wide[b], wide[a] })
+		for _, i := range wide {
+			progress.Block(runs[i].Cell.Key(), "measure (narrowing the interval)")
+			b, err := block(ctx, i, round)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err != nil {
+				// The planned blocks stand; the cell stops growing.
+				runs[i].Missed = "an added block failed: " + err.Error()
+				continue
+			}
+			runs[i].Blocks = append(runs[i].Blocks, b)
+			runs[i].Added++
+		}
+	}
 }

@@ -224,3 +224,62 @@ func TestRoundsInterleaveRetryAndStop(t *testing.T) {
 		t.Fatalf("fatal error: %v after %d units", err, n)
 	}
 }
+
+// --target-ci: blocks are added, interleaved, to the cells still wider than
+// the target, until each is within it, has the most blocks a cell may take,
+// or the budget runs out — and each cell that did not get there says why.
+func TestPrecisionAddsBlocksUntilTheTarget(t *testing.T) {
+	cells, _ := Plan([]*model.Benchmark{pipe}, []model.Placement{model.SameCPU, model.CrossCPU}, []int{0, 1})
+	o := opts() // 10 runs in blocks of 4: 3 planned blocks
+	o.Precision = &Precision{Target: 0.1, Budget: time.Hour, Width: func(r CellRun) float64 {
+		if r.Cell.Placement == model.CrossCPU {
+			return 1 // never narrows
+		}
+		return 1 / float64(len(r.Blocks)) // within 0.1 at 10 blocks
+	}}
+	o.Precision.MaxBlocks = 12
+	runs, err := Run(context.Background(), cells, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		switch r.Cell.Placement {
+		case model.SameCPU:
+			if len(r.Blocks) != 10 || r.Added != 7 || r.Missed != "" {
+				t.Errorf("same-cpu: %d blocks (%d added), missed %q; want 10 (7 added), reached", len(r.Blocks), r.Added, r.Missed)
+			}
+		case model.CrossCPU:
+			if len(r.Blocks) != 12 || !strings.Contains(r.Missed, "the most this cell may take") {
+				t.Errorf("cross-cpu: %d blocks, missed %q; want 12 and the limit said", len(r.Blocks), r.Missed)
+			}
+		}
+		for j, b := range r.Blocks {
+			if b.Round != j {
+				t.Errorf("%s: block %d ran in round %d", r.Cell.Key(), j, b.Round)
+			}
+		}
+	}
+
+	// The budget: a clock that moves a second per look runs out after 3.
+	now := time.Unix(0, 0)
+	o.Precision = &Precision{Target: 0.1, Budget: 3 * time.Second, Width: func(CellRun) float64 { return 1 },
+		Clock: func() time.Time { now = now.Add(time.Second); return now }}
+	runs, err = Run(context.Background(), cells, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if r.Added == 0 || r.Added > 3 || !strings.Contains(r.Missed, "time budget") {
+			t.Errorf("%s: %d added, missed %q; want a few added, then the budget said", r.Cell.Key(), r.Added, r.Missed)
+		}
+	}
+
+	// A dry run adds nothing.
+	o.DryRun = true
+	runs, _ = Run(context.Background(), cells, o)
+	for _, r := range runs {
+		if r.Added != 0 {
+			t.Errorf("a dry run added %d blocks", r.Added)
+		}
+	}
+}

@@ -133,6 +133,10 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("%d CPU migrations counted in the perf block although both sides were pinned", *v.PerfMigrations)})
 	}
 	r.Warnings = noiseWarnings(r.OneWayNS, c.Placement)
+	if run.Missed != "" {
+		r.Warnings = append(r.Warnings, result.Warning{Code: "target-ci", Message: "did not reach the target interval: " + run.Missed,
+			Fix: "quiet the machine, pin with --cpus, or give more time with --target-budget"})
+	}
 	// A flag a block raised is kept once, whichever blocks raised it.
 	seenFlag := map[model.Flag]bool{}
 	for _, resp := range resps {

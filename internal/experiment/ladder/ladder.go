@@ -7,11 +7,13 @@ package ladder
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/ctxbench/ctxbench/internal/experiment"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/schedule"
+	"github.com/ctxbench/ctxbench/internal/stats"
 )
 
 // Options say what to run and how to sample it.
@@ -56,6 +58,11 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 	}
 	so := o.Sampling
 	so.Executor, so.Progress, so.Seed, so.DryRun, so.Cleanup = env.Executor, env.Progress, env.Seed, env.DryRun, env.Cleanup
+	if so.Precision != nil {
+		p := *so.Precision
+		p.Width = Width
+		so.Precision = &p
+	}
 	runs, err := schedule.Run(ctx, cells, so)
 	if err != nil {
 		return part, err
@@ -89,4 +96,27 @@ func placementText(c schedule.Cell) string {
 	default:
 		return fmt.Sprintf("unpinned (scheduler's choice among CPUs %v)", c.Affinity)
 	}
+}
+
+// Width is a cell's relative interval half-width from its blocks so far
+// (the larger side, as the tables print it): what --target-ci narrows.
+// The per-sample figure's scale (ops and hops per sample) cancels out.
+func Width(run schedule.CellRun) float64 {
+	var v []float64
+	var sizes []int
+	for _, b := range run.Blocks {
+		it := run.Iters
+		if b.Resp.Iters > 0 {
+			it = b.Resp.Iters
+		}
+		for _, ns := range b.Resp.NS {
+			v = append(v, float64(ns)/float64(max(it, 1)))
+		}
+		sizes = append(sizes, len(b.Resp.NS))
+	}
+	s := stats.SummarizeBlocks(v, sizes)
+	if s.Median <= 0 || s.Confidence == 0 {
+		return math.Inf(1)
+	}
+	return math.Max(s.CIHigh-s.Median, s.Median-s.CILow) / s.Median
 }

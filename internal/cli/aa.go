@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxbench/ctxbench/internal/catalog"
+	"github.com/ctxbench/ctxbench/internal/compare"
+	"github.com/ctxbench/ctxbench/internal/experiment"
+	"github.com/ctxbench/ctxbench/internal/experiment/aa"
+	"github.com/ctxbench/ctxbench/internal/experiment/ladder"
+	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/schedule"
+	"github.com/ctxbench/ctxbench/internal/session"
+)
+
+// aaDefault are the cells the self-test measures when none are named:
+// the same-CPU switches whose figures people compare most.
+var aaDefault = []string{"thread/pipe", "process/pipe", "thread/futex"}
+
+func newAA(stdout, stderr io.Writer) *cobra.Command {
+	mf := &measureFlags{}
+	var sittings int
+	cmd := &cobra.Command{
+		Use:   "aa [NAME...]",
+		Short: "A/A self-test: is this machine quiet enough to see a given change?",
+		Long: `aa measures the same cells in several independent sittings, one after another
+(each a whole run: fresh calibration, fresh worker processes, its own seed),
+and reports what a user of the results needs to know about this machine:
+
+  run-to-run   how much a cell's median moves between sittings (CV)
+  ±CI          the mean half-width of one sitting's 95% interval
+  coverage     how often another sitting's median fell inside a sitting's
+               interval (honest 95% intervals of equal width: about 83%)
+  false +      how often compare called two adjacent, identical sittings
+               different (at --alpha 0.05: about 5% if the method holds)
+  resolvable   the smallest change one sitting can resolve against another
+  told apart   for two different cells, in how many sittings compare saw
+               the difference
+
+Without names it measures thread/pipe, process/pipe and thread/futex at the
+same CPU. The sampling flags are run's; the default is the ladder's sampling.`,
+		Example: `  ctxbench aa                                 # 6 sittings of the default cells
+  ctxbench aa --sittings 10 --cpus 1 --export-json aa.json
+  ctxbench aa thread/yield goroutine/gosched --placement same-cpu --quick`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if sittings < 2 || sittings > 100 {
+				return usagef("--sittings must be between 2 and 100, got %d", sittings)
+			}
+			for _, e := range []string{mf.exportCSV, mf.exportMarkdown, mf.exportGoBench} {
+				if e != "" {
+					return usagef("aa writes JSON only (--export-json): its sittings are not one table of results")
+				}
+			}
+			names := args
+			if len(names) == 0 {
+				names = aaDefault
+				if !cmd.Flags().Changed("placement") {
+					mf.placements = []string{string(model.SameCPU)}
+				}
+			}
+			benches, err := catalog.Select(names)
+			if err != nil {
+				return &usageError{err.Error()}
+			}
+			return runAA(cmd.Context(), mf, benches, sittings, stdout, stderr)
+		},
+	}
+	mf.register(cmd)
+	cmd.Flags().IntVar(&sittings, "sittings", 6, "independent sittings to measure (2–100)")
+	return cmd
+}
+
+func runAA(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, sittings int, stdout, stderr io.Writer) error {
+	o, set, placements, _, err := mf.settings()
+	if err != nil {
+		return err
+	}
+	o.PerfCheck = false // the sittings test the intervals; counts are verified by getrusage in every block
+	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr, schedule.FakeExecutor{Seed: set.Seed})
+	if err != nil {
+		return err
+	}
+	one := ladderStep(o, benches, placements)
+	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
+		return aa.Run(ctx, env, aa.Options{Sittings: sittings, Measure: one})
+	}}
+	spec.Derive = []func(*result.Document){func(d *result.Document) {
+		if d.AA != nil {
+			d.AA = compare.SelfTest(d.AA.Runs, d.AA.SittingSeconds, compare.DefaultAlpha)
+		}
+	}}
+	doc, err := session.Run(ctx, spec)
+	var none *ladder.NothingToRun
+	if errors.As(err, &none) {
+		return &usageError{err.Error()}
+	}
+	if err != nil {
+		return err
+	}
+	table := stdout
+	if mf.exportJSON == "-" {
+		table = stderr
+	}
+	if err := writeExports(doc, mf, stdout); err != nil {
+		return err
+	}
+	if !mf.quiet {
+		render.AA(table, doc)
+		if mf.exportJSON != "" && mf.exportJSON != "-" {
+			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
+		}
+	}
+	return failed(doc, "measurements", len(doc.Failures)+sittings*len(benches))
+}

@@ -1,0 +1,155 @@
+package compare
+
+// selftest.go: the A/A self-test's arithmetic. Given the same cells measured
+// in several independent sittings, it asks of the method what a user would:
+// did one run's interval hold the next run's figure, did compare call two
+// identical runs different, what change could a run resolve — and of the
+// machine, how much a figure moves from run to run.
+
+import (
+	"math"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/stats"
+)
+
+// SelfTest analyses sittings (each one run's results, in sitting order)
+// at significance level alpha.
+func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *result.AA {
+	aa := &result.AA{Sittings: len(sittings), Alpha: alpha, SittingSeconds: seconds, Runs: sittings}
+	type key struct{ name, placement string }
+	var order []key
+	byKey := map[key][]*result.Result{} // per cell, one entry per sitting (nil: not measured)
+	for s, rs := range sittings {
+		for i := range rs {
+			k := key{rs[i].Name, rs[i].Placement}
+			if _, ok := byKey[k]; !ok {
+				order = append(order, k)
+				byKey[k] = make([]*result.Result, len(sittings))
+			}
+			byKey[k][s] = &rs[i]
+		}
+	}
+	var hits, fps int
+	var resolvable []float64
+	for _, k := range order {
+		cell := result.AACell{Name: k.name, Placement: k.placement}
+		var present []*result.Result
+		for _, r := range byKey[k] {
+			if r != nil && r.OneWayNS.Median > 0 {
+				present = append(present, r)
+			}
+		}
+		var widths, between, res []float64
+		for _, r := range present {
+			s := r.OneWayNS
+			cell.Medians = append(cell.Medians, s.Median)
+			widths = append(widths, math.Max(s.CIHigh-s.Median, s.Median-s.CILow)/s.Median)
+			if sp := stats.Spread(r.Samples, result.BlockSizes(r.BlockInfo)); sp.OK {
+				between = append(between, sp.Between)
+			}
+		}
+		cell.RunToRun = cv(cell.Medians)
+		cell.HalfWidth = mean(widths)
+		cell.BetweenBlocks = stats.Median(between)
+		hit := 0
+		for i, a := range present {
+			for j, b := range present {
+				if i == j {
+					continue
+				}
+				cell.Pairs++
+				if a.OneWayNS.CILow <= b.OneWayNS.Median && b.OneWayNS.Median <= a.OneWayNS.CIHigh {
+					hit++
+				}
+			}
+		}
+		if cell.Pairs > 0 {
+			cell.Coverage = float64(hit) / float64(cell.Pairs)
+		}
+		for i := 1; i < len(present); i++ {
+			a, b := present[i-1], present[i]
+			ch := stats.CompareBlocks(a.Samples, result.BlockSizes(a.BlockInfo), b.Samples, result.BlockSizes(b.BlockInfo), alpha)
+			if !ch.OK {
+				continue
+			}
+			cell.Comparisons++
+			if ch.Resolved {
+				cell.FalsePositives++
+			}
+			res = append(res, ch.Resolvable)
+		}
+		cell.Resolvable = stats.Median(res)
+		resolvable = append(resolvable, res...)
+		hits += hit
+		aa.Pairs += cell.Pairs
+		fps += cell.FalsePositives
+		aa.Comparisons += cell.Comparisons
+		aa.Cells = append(aa.Cells, cell)
+	}
+	aa.FalsePositives = fps
+	if aa.Pairs > 0 {
+		aa.Coverage = float64(hits) / float64(aa.Pairs)
+	}
+	if aa.Comparisons > 0 {
+		aa.FalseRate = float64(fps) / float64(aa.Comparisons)
+	}
+	aa.Resolvable = stats.Median(resolvable)
+	if math.IsNaN(aa.Resolvable) {
+		aa.Resolvable = 0
+	}
+	// Different cells, within each sitting: could the method tell them apart?
+	for i, ka := range order {
+		for _, kb := range order[i+1:] {
+			d := result.AADistinct{Base: ka.name + " " + ka.placement, Other: kb.name + " " + kb.placement}
+			var changes []float64
+			for s := range sittings {
+				a, b := byKey[ka][s], byKey[kb][s]
+				if a == nil || b == nil {
+					continue
+				}
+				ch := stats.CompareBlocks(a.Samples, result.BlockSizes(a.BlockInfo), b.Samples, result.BlockSizes(b.BlockInfo), alpha)
+				if !ch.OK {
+					continue
+				}
+				d.Sittings++
+				if ch.Resolved {
+					d.Resolved++
+				}
+				changes = append(changes, ch.Ratio-1)
+			}
+			if d.Sittings > 0 {
+				d.Change = stats.Median(changes)
+				aa.Distinct = append(aa.Distinct, d)
+			}
+		}
+	}
+	return aa
+}
+
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// cv is the coefficient of variation (sample standard deviation over mean).
+func cv(v []float64) float64 {
+	if len(v) < 2 {
+		return 0
+	}
+	m := mean(v)
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - m) * (x - m)
+	}
+	if m == 0 {
+		return 0
+	}
+	return math.Sqrt(ss/float64(len(v)-1)) / m
+}

@@ -1,0 +1,65 @@
+package compare
+
+import (
+	"math"
+	"testing"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/stats"
+)
+
+// sitting makes one run's result for a cell: 10 blocks of 4 samples at
+// level × (1 + block offset), the offsets a fixed pattern shifted by seed.
+func sitting(name string, level float64, seed int) result.Result {
+	var v []float64
+	var blocks []result.BlockInfo
+	for b := range 10 {
+		off := 0.02 * math.Sin(float64(3*b+seed))
+		for s := range 4 {
+			v = append(v, level*(1+off+0.005*float64(s)))
+		}
+		blocks = append(blocks, result.BlockInfo{Round: b, Samples: 4})
+	}
+	return result.Result{Name: name, Placement: "same-cpu", Samples: v, BlockInfo: blocks,
+		OneWayNS: stats.SummarizeBlocks(v, result.BlockSizes(blocks))}
+}
+
+// The self-test counts what it says: every ordered pair of sittings for
+// coverage, every adjacent pair for compare, every two cells for power —
+// and calls a sitting that moved by half a false positive, and a cell at
+// twice another's level told apart every time.
+func TestSelfTestCounts(t *testing.T) {
+	var runs [][]result.Result
+	for k := range 4 {
+		level := 1000.0
+		if k == 2 {
+			level = 1500 // a sitting disturbed by something the intervals cannot see
+		}
+		runs = append(runs, []result.Result{sitting("a", level, k), sitting("b", 2000, k)})
+	}
+	aa := SelfTest(runs, []float64{1, 1, 1, 1}, 0.05)
+	if aa.Sittings != 4 || len(aa.Cells) != 2 || len(aa.Runs) != 4 {
+		t.Fatalf("self-test %+v", aa)
+	}
+	a, b := aa.Cells[0], aa.Cells[1]
+	if a.Pairs != 12 || a.Comparisons != 3 || b.Pairs != 12 || b.Comparisons != 3 || aa.Pairs != 24 || aa.Comparisons != 6 {
+		t.Errorf("pairs %d/%d, comparisons %d/%d", a.Pairs, b.Pairs, a.Comparisons, b.Comparisons)
+	}
+	// Cell a: sitting 2 is 1.5× the others — both comparisons touching it
+	// are (false) positives, and it neither holds nor is held by others.
+	if a.FalsePositives != 2 || b.FalsePositives != 0 {
+		t.Errorf("false positives a %d (want 2), b %d (want 0)", a.FalsePositives, b.FalsePositives)
+	}
+	if want := 6.0 / 12; math.Abs(a.Coverage-want) > 1e-9 {
+		t.Errorf("coverage of a %.3f, want %.3f (the three undisturbed sittings hold each other)", a.Coverage, want)
+	}
+	if a.RunToRun < 0.2 || b.RunToRun > 0.02 {
+		t.Errorf("run-to-run a %.3f (moved by half once), b %.3f (steady)", a.RunToRun, b.RunToRun)
+	}
+	if len(aa.Distinct) != 1 || aa.Distinct[0].Resolved != 4 || aa.Distinct[0].Sittings != 4 {
+		t.Errorf("distinct %+v: b at twice a's level should be told apart in all 4", aa.Distinct)
+	}
+	if aa.FalseRate != 2.0/6 || !(aa.Resolvable > 0) {
+		t.Errorf("false rate %v, resolvable %v", aa.FalseRate, aa.Resolvable)
+	}
+}

@@ -1,0 +1,65 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/units"
+)
+
+// AA prints the A/A self-test: per cell, the sittings' medians and what
+// they say of the intervals and of compare, then the verdict for the
+// machine as a whole.
+func AA(w io.Writer, doc *result.Document) {
+	a := doc.AA
+	if a == nil {
+		return
+	}
+	fmt.Fprintf(w, "ctxbench aa — %s\n", doc.Environment.HostLine())
+	var total float64
+	for _, s := range a.SittingSeconds {
+		total += s
+	}
+	fmt.Fprintf(w, "%d independent sittings of the same cells", a.Sittings)
+	if total > 0 {
+		fmt.Fprintf(w, ", %.0f s each on average", total/float64(len(a.SittingSeconds)))
+	}
+	fmt.Fprintln(w)
+	if doc.Settings.DryRun {
+		fmt.Fprintln(w, "DRY RUN: the figures below are synthetic, nothing was measured")
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "BENCHMARK\tPLACEMENT\tMEDIANS (one per sitting)\tRUN-TO-RUN\t±CI\tBETWEEN BLOCKS\tCOVERAGE\tFALSE +\tRESOLVABLE\t")
+	for _, c := range a.Cells {
+		meds := make([]string, len(c.Medians))
+		u := units.Scale(c.Medians...)
+		for i, m := range c.Medians {
+			meds[i] = units.In(m, u)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%.1f%%\t±%.1f%%\t%.0f%%\t%d/%d\t%d/%d\t±%.1f%%\t\n", c.Name, c.Placement,
+			strings.Join(meds, " "), u.Name, 100*c.RunToRun, 100*c.HalfWidth, 100*c.BetweenBlocks,
+			round(c.Coverage*float64(c.Pairs)), c.Pairs, c.FalsePositives, c.Comparisons, 100*c.Resolvable)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "coverage: another sitting's median fell inside a sitting's 95%% interval in %.0f%% of %d pairs (honest intervals of equal width: about 83%%)\n", 100*a.Coverage, a.Pairs)
+	fmt.Fprintf(w, "false positives: compare called %d of %d adjacent identical sittings different (%.0f%%; at α=%g about %.0f%% is expected)\n",
+		a.FalsePositives, a.Comparisons, 100*a.FalseRate, a.Alpha, 100*a.Alpha)
+	fmt.Fprintf(w, "resolvable: one sitting against another resolves a change of about ±%.1f%% here; a smaller one needs more blocks (--runs, --target-ci) or a quieter machine\n", 100*a.Resolvable)
+	if len(a.Distinct) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "different cells told apart, sitting by sitting:")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, d := range a.Distinct {
+			fmt.Fprintf(tw, "  %s vs %s\t%s\tresolved in %d of %d sittings\t\n", d.Other, d.Base, units.Change(d.Change), d.Resolved, d.Sittings)
+		}
+		tw.Flush()
+	}
+	Missing(w, doc)
+}
+
+func round(x float64) int { return int(x + 0.5) }
