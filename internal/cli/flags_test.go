@@ -29,6 +29,7 @@ func TestEveryFlagRefusesBadValues(t *testing.T) {
 			{"--placement", "sideways"}, {"--placement", ""},
 			{"--cpus", "x"}, {"--cpus", "9999"}, {"--cpus", "-1"}, {"--cpus", "3-1"},
 			{"--lock-timeout", "0s"}, {"--lock-timeout", "-1m"},
+			{"--span", "-1s"}, {"--span", "25h"}, {"--span", "x"},
 			{"--target-ci", "0"}, {"--target-ci", "-3"}, {"--target-ci", "100"}, {"--target-ci", "x"},
 			{"--target-ci", "3", "--target-budget", "0s"}, {"--target-ci", "3", "--target-budget", "25h"}, {"--target-budget", "1m"},
 			{"--export-json", "/no/such/dir/x.json"}, {"--export-csv", "/"}, {"--export-markdown", "/no/dir/x"}, {"--export-gobench", "/no/dir/x"},
@@ -106,6 +107,7 @@ func TestDocumentedValuesAreAccepted(t *testing.T) {
 		{"run", "thread/pipe", "--dry-run", "-q", "--seed", "0", "--export-json", "-"},
 		{"run", "thread/pipe", "--dry-run", "-q", "--iterations", "1"},
 		{"run", "thread/pipe", "--dry-run", "-q", "--target-ci", "3%", "--target-budget", "10s"},
+		{"run", "thread/pipe", "--dry-run", "-q", "--span", "0"},
 	} {
 		if code, _, stderr := run(t, args...); code != 0 {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)

@@ -33,12 +33,18 @@ type preset struct {
 	name                string
 	runs, block, warmup int
 	minTime             time.Duration
+	span                time.Duration // the least time a cell's blocks are spread over
 }
 
+// The presets. On the reference machine the host's noise comes in phases
+// lasting seconds; blocks taken within one phase agree with each other and
+// not with the next run, so the default spreads a run's blocks over ten
+// seconds (the default ladder takes longer anyway) and --thorough over
+// thirty. --quick does not pace: its intervals describe its own second.
 var (
-	presetQuick    = preset{"quick", 12, 2, 1, time.Millisecond}
-	presetDefault  = preset{"default", 40, 4, 1, 2 * time.Millisecond}
-	presetThorough = preset{"thorough", 160, 8, 2, 5 * time.Millisecond}
+	presetQuick    = preset{"quick", 12, 2, 1, time.Millisecond, 0}
+	presetDefault  = preset{"default", 40, 4, 1, 2 * time.Millisecond, 10 * time.Second}
+	presetThorough = preset{"thorough", 160, 8, 2, 5 * time.Millisecond, 30 * time.Second}
 )
 
 // lockFlags say how a measuring command waits for another measurement on
@@ -78,6 +84,7 @@ type measureFlags struct {
 	exportCSV             string
 	exportMarkdown        string
 	exportGoBench         string
+	span                  time.Duration
 	targetCI              float64 // percent; 0: no target
 	targetBudget          time.Duration
 }
@@ -96,6 +103,8 @@ func (m *measureFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&m.quick, "quick", false, "fewer, shorter samples: faster, less precise")
 	f.BoolVar(&m.thorough, "thorough", false, "more, longer samples: slower, more precise")
 	f.Int64Var(&m.seed, "seed", 0, "seed of the interleaving order (default: from the clock, recorded in the results)")
+	f.DurationVar(&m.span, "span", 0, "spread the blocks over at least this long, so they meet the host's slow phases as the next run will (0: no pacing)")
+	f.Lookup("span").DefValue = "10s; --quick 0, --thorough 30s"
 	f.DurationVar(&m.timeout, "timeout", 0, "watchdog per block: a block that has not finished by then is killed (default: derived from --min-time)")
 	f.BoolVar(&m.dryRun, "dry-run", false, "measure nothing: synthetic, deterministic samples (for testing exports)")
 	f.BoolVarP(&m.quiet, "quiet", "q", false, "print no table, progress or warnings; only errors")
@@ -131,7 +140,7 @@ func (m *measureFlags) preset() preset {
 // the document's settings record.
 func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Placement, []int, error) {
 	p := m.preset()
-	set := result.Settings{Preset: p.name, Runs: p.runs, SamplesPerBlock: p.block, Warmup: p.warmup, MinTimeNS: p.minTime.Nanoseconds()}
+	set := result.Settings{Preset: p.name, Runs: p.runs, SamplesPerBlock: p.block, Warmup: p.warmup, MinTimeNS: p.minTime.Nanoseconds(), SpanNS: p.span.Nanoseconds()}
 	// A value given is used as given or refused: never replaced by a
 	// default (--runs 0 is an error, not "the default").
 	given := func(name string) bool { return m.fs != nil && m.fs.Changed(name) }
@@ -168,6 +177,12 @@ func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Pl
 	}
 	if given("target-budget") && !given("target-ci") {
 		return schedule.Options{}, set, nil, nil, usagef("--target-budget needs --target-ci")
+	}
+	if given("span") {
+		if m.span < 0 || m.span > 24*time.Hour {
+			return schedule.Options{}, set, nil, nil, usagef("--span must be between 0 (no pacing) and 24h, got %v", m.span)
+		}
+		set.SpanNS, custom = m.span.Nanoseconds(), true
 	}
 	if given("timeout") && (m.timeout < time.Second || m.timeout > 24*time.Hour) {
 		return schedule.Options{}, set, nil, nil, usagef("--timeout must be between 1s and 24h, got %v", m.timeout)
@@ -212,7 +227,7 @@ func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Pl
 	set.CPUs, set.Seed, set.DryRun = cpus, seed, m.dryRun
 	o := schedule.Options{
 		Runs: set.Runs, SamplesPerBlock: set.SamplesPerBlock, Warmup: set.Warmup,
-		MinTime: time.Duration(set.MinTimeNS), Iterations: m.iterations, PerfCheck: !m.noPerf,
+		MinTime: time.Duration(set.MinTimeNS), Iterations: m.iterations, PerfCheck: !m.noPerf, Span: time.Duration(set.SpanNS),
 	}
 	if m.timeout > 0 {
 		o.Timeout, o.CalibrationTimeout = schedule.FixedTimeout(m.timeout), m.timeout

@@ -98,7 +98,8 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *res
 	if math.IsNaN(aa.Resolvable) {
 		aa.Resolvable = 0
 	}
-	// Different cells, within each sitting: could the method tell them apart?
+	// Different cells, within each sitting: could the method tell them
+	// apart? (Paired by round, as every within-run contrast should be.)
 	for i, ka := range order {
 		for _, kb := range order[i+1:] {
 			d := result.AADistinct{Base: ka.name + " " + ka.placement, Other: kb.name + " " + kb.placement}
@@ -108,7 +109,9 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *res
 				if a == nil || b == nil {
 					continue
 				}
-				ch := stats.CompareBlocks(a.Samples, result.BlockSizes(a.BlockInfo), b.Samples, result.BlockSizes(b.BlockInfo), alpha)
+				// Blocks of one round ran side by side: pair them.
+				ch := stats.PairedChange(a.Samples, result.BlockSizes(a.BlockInfo), result.BlockRounds(a.BlockInfo),
+					b.Samples, result.BlockSizes(b.BlockInfo), result.BlockRounds(b.BlockInfo))
 				if !ch.OK {
 					continue
 				}

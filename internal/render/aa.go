@@ -52,7 +52,7 @@ func AA(w io.Writer, doc *result.Document) {
 	fmt.Fprintf(w, "resolvable: one sitting against another resolves a change of about ±%.1f%% here; a smaller one needs more blocks (--runs, --target-ci) or a quieter machine\n", 100*a.Resolvable)
 	if len(a.Distinct) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "different cells told apart, sitting by sitting:")
+		fmt.Fprintln(w, "different cells told apart, sitting by sitting (their blocks paired by round):")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, d := range a.Distinct {
 			fmt.Fprintf(tw, "  %s vs %s\t%s\tresolved in %d of %d sittings\t\n", d.Other, d.Base, units.Change(d.Change), d.Resolved, d.Sittings)

@@ -27,7 +27,8 @@ type AA struct {
 	// smallest change one sitting could resolve against the next.
 	Resolvable float64 `json:"resolvable_change"`
 	// Distinct says, for every two different cells, in how many sittings
-	// compare's method told them apart (a power check on real differences).
+	// their difference was resolved, their blocks paired by round (a power
+	// check on real differences).
 	Distinct []AADistinct `json:"distinct,omitempty"`
 	// Runs are the sittings' results, one list per sitting.
 	Runs [][]Result `json:"runs"`

@@ -73,6 +73,8 @@ type Settings struct {
 	CPUs            []int    `json:"cpus"`
 	Seed            int64    `json:"seed"`
 	DryRun          bool     `json:"dry_run,omitempty"`
+	// SpanNS is the least time each run's blocks were spread over.
+	SpanNS int64 `json:"span_ns,omitempty"`
 	// TargetCI is --target-ci as a fraction (0: none): blocks were added to
 	// cells wider than it, within TargetBudgetNS.
 	TargetCI       float64 `json:"target_ci,omitempty"`
@@ -306,6 +308,19 @@ func BlockSizes(blocks []BlockInfo) []int {
 	out := make([]int, len(blocks))
 	for i, b := range blocks {
 		out[i] = b.Samples
+	}
+	return out
+}
+
+// BlockRounds are the rounds of the interleaving the blocks ran in, in the
+// order of the samples (nil when the blocks were not recorded).
+func BlockRounds(blocks []BlockInfo) []int {
+	if len(blocks) == 0 {
+		return nil
+	}
+	out := make([]int, len(blocks))
+	for i, b := range blocks {
+		out[i] = b.Round
 	}
 	return out
 }

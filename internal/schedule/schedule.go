@@ -64,6 +64,12 @@ type Options struct {
 	// Precision, when set, adds blocks after the planned rounds to the
 	// cells whose interval is still wider than its target.
 	Precision *Precision
+	// Span spreads the planned rounds over at least this long: a round
+	// that would start early waits for its share of the span. The host's
+	// noise comes in phases of seconds; blocks taken within one phase
+	// agree with each other and not with the next run, so a short run's
+	// interval would promise more than it keeps (docs/methodology.md).
+	Span time.Duration
 }
 
 // Precision asks for blocks to be added until each cell's interval is as
@@ -256,8 +262,19 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]CellRun, error) {
 			o.Progress.Block(r.Cell.Key(), "re-run (contended)")
 		}
 	}
+	rounds := 0
+	for i := range runs {
+		rounds = max(rounds, units(i))
+	}
+	started, paced := time.Now(), 0
 	done, errs, err := Rounds(ctx, len(runs), units, block,
-		RoundOptions{Seed: o.Seed, Step: func(i, _ int) { o.Progress.Block(runs[i].Cell.Key(), "measure") }})
+		RoundOptions{Seed: o.Seed, Step: func(i, r int) {
+			if r > paced && !o.DryRun && o.Span > 0 && rounds > 0 {
+				paced = r
+				pace(ctx, started.Add(o.Span*time.Duration(r)/time.Duration(rounds)))
+			}
+			o.Progress.Block(runs[i].Cell.Key(), "measure")
+		}})
 	if err != nil {
 		return nil, err
 	}
@@ -403,5 +420,19 @@ func refine(ctx context.Context, runs []*CellRun, planned int, p Precision, seed
 			runs[i].Blocks = append(runs[i].Blocks, b)
 			runs[i].Added++
 		}
+	}
+}
+
+// pace waits until t (or ctx is done).
+func pace(ctx context.Context, t time.Time) {
+	d := time.Until(t)
+	if d <= 0 {
+		return
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+	case <-timer.C:
 	}
 }

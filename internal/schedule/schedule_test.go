@@ -283,3 +283,30 @@ func TestPrecisionAddsBlocksUntilTheTarget(t *testing.T) {
 		}
 	}
 }
+
+// Span paces the rounds: round r of n starts no earlier than r/n of the
+// span after the first (a lower bound by construction: the scheduler
+// waits), and a dry run is never paced.
+func TestSpanPacesTheRounds(t *testing.T) {
+	cells, _ := Plan([]*model.Benchmark{pipe}, []model.Placement{model.SameCPU}, []int{0, 1})
+	o := opts() // 3 rounds
+	o.Span = 300 * time.Millisecond
+	start := time.Now()
+	if _, err := Run(context.Background(), cells, o); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < 200*time.Millisecond {
+		t.Errorf("3 rounds over a 300 ms span took %v, want at least 200 ms (the third round's start)", took)
+	}
+	o.DryRun, o.Span = true, time.Hour
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = Run(context.Background(), cells, o)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a dry run waited for its span")
+	}
+}

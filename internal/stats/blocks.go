@@ -201,3 +201,64 @@ func CompareBlocks(old []float64, oldSizes []int, cur []float64, curSizes []int,
 func positive(v []float64) []float64 {
 	return slices.DeleteFunc(slices.Clone(v), func(x float64) bool { return !(x > 0) })
 }
+
+// PairedChange compares two cells of one run whose blocks were interleaved:
+// blocks of the same round ran side by side in the same stretch of host
+// noise, so each round gives one ratio of block medians (b over a) and the
+// noise they shared cancels. Ratio is the median of those ratios, [Lo, Hi]
+// their order-statistic interval at 95% (the sign test's, inverted; with
+// fewer than 6 rounds the most their count allows), P the sign
+// test's two-sided p-value. Rounds missing on either side are skipped;
+// Method is "paired blocks", N1 = N2 the rounds paired.
+func PairedChange(a []float64, aSizes, aRounds []int, b []float64, bSizes, bRounds []int) Change {
+	ma, mb := BlockMedians(a, aSizes), BlockMedians(b, bSizes)
+	c := Change{Method: "paired blocks", Ratio: math.NaN(), P: math.NaN()}
+	if ma == nil || mb == nil || len(aRounds) != len(ma) || len(bRounds) != len(mb) {
+		return c
+	}
+	byRound := map[int]float64{}
+	for i, r := range aRounds {
+		byRound[r] = ma[i]
+	}
+	var ratios []float64
+	above := 0
+	for i, r := range bRounds {
+		if x, ok := byRound[r]; ok && x > 0 && mb[i] > 0 {
+			q := mb[i] / x
+			ratios = append(ratios, q)
+			if q > 1 {
+				above++
+			}
+		}
+	}
+	c.N1, c.N2 = len(ratios), len(ratios)
+	if len(ratios) < 2 {
+		return c
+	}
+	w := SummarizeWindows(ratios)
+	c.Ratio, c.Lo, c.Hi, c.Confidence, c.OK = w.Median, w.Lo, w.Hi, w.Confidence, w.OK
+	c.P = signTest(above, len(ratios))
+	if c.OK {
+		c.Resolved = c.Lo > 1 || c.Hi < 1
+		c.Resolvable = (c.Hi - c.Lo) / 2 / c.Ratio
+	}
+	return c
+}
+
+// signTest is the two-sided p-value of k successes in n fair coin flips.
+func signTest(k, n int) float64 {
+	lo := min(k, n-k)
+	p := 0.0
+	for i := 0; i <= lo; i++ {
+		p += binom(n, i)
+	}
+	return math.Min(1, 2*p/math.Pow(2, float64(n)))
+}
+
+func binom(n, k int) float64 {
+	r := 1.0
+	for i := 1; i <= k; i++ {
+		r = r * float64(n-k+i) / float64(i)
+	}
+	return r
+}
