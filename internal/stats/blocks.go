@@ -204,12 +204,16 @@ func positive(v []float64) []float64 {
 
 // PairedChange compares two cells of one run whose blocks were interleaved:
 // blocks of the same round ran side by side in the same stretch of host
-// noise, so each round gives one ratio of block medians (b over a) and the
-// noise they shared cancels. Ratio is the median of those ratios, [Lo, Hi]
-// their order-statistic interval at 95% (the sign test's, inverted; with
-// fewer than 6 rounds the most their count allows), P the sign
-// test's two-sided p-value. Rounds missing on either side are skipped;
-// Method is "paired blocks", N1 = N2 the rounds paired.
+// noise, so each round gives one log-ratio of block medians (b over a) and
+// the noise they shared cancels. Ratio is the Hodges–Lehmann estimate (the
+// median of the Walsh averages of the log-ratios, exponentiated), [Lo, Hi]
+// the interval that inverts the Wilcoxon signed-rank test (exact null
+// distribution; at 95%, or the most the rounds allow), P the sign test's
+// two-sided p-value. The signed-rank method assumes the log-ratios are
+// symmetric about their centre, as a shared multiplicative noise leaves
+// them; it is about 1.5 times as efficient as the sign test's interval.
+// Rounds missing on either side are skipped; Method is "paired blocks",
+// N1 = N2 the rounds paired.
 func PairedChange(a []float64, aSizes, aRounds []int, b []float64, bSizes, bRounds []int) Change {
 	ma, mb := BlockMedians(a, aSizes), BlockMedians(b, bSizes)
 	c := Change{Method: "paired blocks", Ratio: math.NaN(), P: math.NaN()}
@@ -220,29 +224,71 @@ func PairedChange(a []float64, aSizes, aRounds []int, b []float64, bSizes, bRoun
 	for i, r := range aRounds {
 		byRound[r] = ma[i]
 	}
-	var ratios []float64
+	var d []float64
 	above := 0
 	for i, r := range bRounds {
 		if x, ok := byRound[r]; ok && x > 0 && mb[i] > 0 {
-			q := mb[i] / x
-			ratios = append(ratios, q)
-			if q > 1 {
+			d = append(d, math.Log(mb[i]/x))
+			if mb[i] > x {
 				above++
 			}
 		}
 	}
-	c.N1, c.N2 = len(ratios), len(ratios)
-	if len(ratios) < 2 {
+	n := len(d)
+	c.N1, c.N2 = n, n
+	if n < 2 {
 		return c
 	}
-	w := SummarizeWindows(ratios)
-	c.Ratio, c.Lo, c.Hi, c.Confidence, c.OK = w.Median, w.Lo, w.Hi, w.Confidence, w.OK
-	c.P = signTest(above, len(ratios))
-	if c.OK {
-		c.Resolved = c.Lo > 1 || c.Hi < 1
-		c.Resolvable = (c.Hi - c.Lo) / 2 / c.Ratio
+	var walsh []float64
+	for i := range n {
+		for j := i; j < n; j++ {
+			walsh = append(walsh, (d[i]+d[j])/2)
+		}
 	}
+	slices.Sort(walsh)
+	c.Ratio = math.Exp(sortedMedian(walsh))
+	c.P = signTest(above, n)
+	cdf := signedRankCDF(n)
+	k := 0 // the interval is [W(k), W(M+1-k)] (1-based) where P(T <= k-1) <= (1-Confidence)/2
+	for t := range cdf {
+		if cdf[t] <= (1-Confidence)/2+1e-12 {
+			k = t + 1
+		} else {
+			break
+		}
+	}
+	if k == 0 {
+		k = 1 // even [min, max] falls short of 95%: report it at its own level
+	}
+	m := len(walsh)
+	if k > m/2 {
+		return c
+	}
+	c.Lo, c.Hi, c.Confidence, c.OK = math.Exp(walsh[k-1]), math.Exp(walsh[m-k]), 1-2*cdf[k-1], true
+	c.Resolved = c.Lo > 1 || c.Hi < 1
+	c.Resolvable = (c.Hi - c.Lo) / 2 / c.Ratio
 	return c
+}
+
+// signedRankCDF is the exact null CDF of the Wilcoxon signed-rank statistic
+// for n pairs: the number of subsets of {1..n} with each rank sum, over 2^n.
+func signedRankCDF(n int) []float64 {
+	top := n * (n + 1) / 2
+	count := make([]float64, top+1)
+	count[0] = 1
+	for r := 1; r <= n; r++ {
+		for t := top; t >= r; t-- {
+			count[t] += count[t-r]
+		}
+	}
+	total := math.Pow(2, float64(n))
+	cdf := make([]float64, top+1)
+	cum := 0.0
+	for t, c := range count {
+		cum += c
+		cdf[t] = cum / total
+	}
+	return cdf
 }
 
 // signTest is the two-sided p-value of k successes in n fair coin flips.

@@ -247,3 +247,35 @@ func TestPairedChangeCancelsSharedNoise(t *testing.T) {
 		t.Errorf("unmatched rounds paired: %+v", p)
 	}
 }
+
+// The signed-rank interval: with 10 pairs it is [W(9), W(47)] of the 55
+// Walsh averages at 95.1% (P(T ≤ 8) = 25/1024), and it covers a known
+// ratio in 93–99% of simulated runs.
+func TestPairedChangeInterval(t *testing.T) {
+	if cdf := signedRankCDF(10); math.Abs(cdf[8]-25.0/1024) > 1e-12 {
+		t.Errorf("P(T <= 8) for n=10: %v, want 25/1024", cdf[8])
+	}
+	rng := rand.New(rand.NewSource(6))
+	const sims = 2000
+	hit := 0
+	for range sims {
+		var a, b []float64
+		var sizes, rounds []int
+		for r := range 10 {
+			phase := rng.NormFloat64() * 0.1
+			a = append(a, 1000*math.Exp(phase+0.03*rng.NormFloat64()))
+			b = append(b, 1200*math.Exp(phase+0.03*rng.NormFloat64()))
+			sizes, rounds = append(sizes, 1), append(rounds, r)
+		}
+		c := PairedChange(a, sizes, rounds, b, sizes, rounds)
+		if !c.OK || math.Abs(c.Confidence-(1-2*25.0/1024)) > 1e-9 {
+			t.Fatalf("change %+v", c)
+		}
+		if c.Lo <= 1.2 && 1.2 <= c.Hi {
+			hit++
+		}
+	}
+	if p := float64(hit) / sims; p < 0.93 || p > 0.99 {
+		t.Errorf("the paired interval covered the true ratio in %.1f%%, want 93–99%%", 100*p)
+	}
+}

@@ -1,9 +1,11 @@
 // Package stats holds the pure functions ctxbench uses to turn samples into
-// figures: median with an order-statistic confidence interval, percentiles,
-// coefficient of variation, and two-sample comparisons.
+// figures: the median with its interval, percentiles, the block-level
+// interval and comparisons (blocks.go: blocks, not samples, are the unit of
+// replication), ratios with distribution-free intervals (pairwise.go), and
+// the fits of the connection-pool curves (usl.go, knee.go).
 //
-// The median and its confidence interval, and the Mann-Whitney U test, come
-// from golang.org/x/perf/benchmath (the library behind benchstat), under its
+// The order-statistic intervals and the Mann-Whitney p-values come from
+// golang.org/x/perf/benchmath (the library behind benchstat), under its
 // "assume nothing" model: context-switch samples on a shared virtual machine
 // are skewed and often bimodal, so no normality is assumed. This package
 // wraps it so the rest of ctxbench never depends on its API directly.
@@ -91,38 +93,6 @@ func Quantile(values []float64, q float64) float64 {
 	sorted := slices.Clone(values)
 	slices.Sort(sorted)
 	return stats.Sample{Xs: sorted, Sorted: true}.Quantile(q)
-}
-
-// Comparison is the outcome of comparing two sets of samples.
-type Comparison struct {
-	P           float64  `json:"p"`
-	Alpha       float64  `json:"alpha"`
-	N1          int      `json:"n1"`
-	N2          int      `json:"n2"`
-	Significant bool     `json:"significant"`
-	Ratio       float64  `json:"ratio"` // median(new) / median(old)
-	Warnings    []string `json:"warnings,omitempty"`
-}
-
-// Compare tests whether old and cur come from the same distribution with a
-// Mann-Whitney U test at level alpha (benchmath's AssumeNothing.Compare),
-// and reports the ratio of their medians.
-func Compare(old, cur []float64, alpha float64) Comparison {
-	th := benchmath.DefaultThresholds
-	th.CompareAlpha = alpha
-	s1 := benchmath.NewSample(slices.Clone(old), &th)
-	s2 := benchmath.NewSample(slices.Clone(cur), &th)
-	c := benchmath.AssumeNothing.Compare(s1, s2)
-	out := Comparison{P: c.P, Alpha: alpha, N1: c.N1, N2: c.N2, Significant: c.P <= alpha}
-	m1 := benchmath.AssumeNothing.Summary(s1, Confidence).Center
-	m2 := benchmath.AssumeNothing.Summary(s2, Confidence).Center
-	if m1 != 0 {
-		out.Ratio = m2 / m1
-	}
-	for _, w := range c.Warnings {
-		out.Warnings = append(out.Warnings, w.Error())
-	}
-	return out
 }
 
 // Geomean is the geometric mean of positive values; non-positive values are

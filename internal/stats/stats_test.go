@@ -42,25 +42,6 @@ func TestSummarizeFewSamplesStaysFinite(t *testing.T) {
 	}
 }
 
-func TestCompare(t *testing.T) {
-	a := []float64{10, 11, 10.5, 10.2, 10.8, 10.1, 10.4, 10.9, 10.3, 10.6}
-	b := []float64{20, 21, 20.5, 20.2, 20.8, 20.1, 20.4, 20.9, 20.3, 20.6}
-	c := Compare(a, b, 0.05)
-	if !c.Significant || c.P > 0.001 {
-		t.Fatalf("a doubling was not significant: %+v", c)
-	}
-	if math.Abs(c.Ratio-2) > 0.05 {
-		t.Fatalf("ratio %v, want about 2", c.Ratio)
-	}
-	same := Compare(a, a, 0.05)
-	if same.Significant {
-		t.Fatalf("identical samples called significant: %+v", same)
-	}
-	few := Compare([]float64{1, 2}, []float64{3, 4}, 0.05)
-	if few.Significant || len(few.Warnings) == 0 {
-		t.Fatalf("two samples each should warn and not be significant: %+v", few)
-	}
-}
 
 func TestGeomeanAndQuantile(t *testing.T) {
 	if g := Geomean([]float64{1, 4, 0, -2}); math.Abs(g-2) > 1e-12 {

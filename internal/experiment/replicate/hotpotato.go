@@ -120,11 +120,18 @@ func HotPotato(env result.Environment, points []HotPotatoPoint, roundsMeasured f
 			set("address_space_overhead_tsc_cycles", oc)
 			cyc = fmt.Sprintf(" (%.0f vs %.0f TSC reference cycles; %+.0f cycles)", t.RawCycles.Median, p.RawCycles.Median, oc)
 		}
-		cmp := stats.Compare(t.Samples, p.Samples, 0.05)
+		// The two rings' blocks were interleaved round by round: pair them.
+		cmp := stats.PairedChange(t.Samples, result.BlockSizes(t.BlockInfo), result.BlockRounds(t.BlockInfo),
+			p.Samples, result.BlockSizes(p.BlockInfo), result.BlockRounds(p.BlockInfo))
+		if !cmp.OK { // blocks unknown or unmatched: the blocks as independent units
+			cmp = stats.CompareBlocks(t.Samples, result.BlockSizes(t.BlockInfo), p.Samples, result.BlockSizes(p.BlockInfo), 0.05)
+		}
 		set("p_value", cmp.P)
-		sig := fmt.Sprintf("not significant, p=%.2f", cmp.P)
-		if cmp.Significant {
-			sig = fmt.Sprintf("significant, p=%.3g", cmp.P)
+		set("process_over_thread_ratio_low", cmp.Lo)
+		set("process_over_thread_ratio_high", cmp.Hi)
+		sig := fmt.Sprintf("not resolved here: processes/threads [%.2f, %.2f]", cmp.Lo, cmp.Hi)
+		if cmp.Resolved {
+			sig = fmt.Sprintf("resolved: processes/threads [%.2f, %.2f] (%s)", cmp.Lo, cmp.Hi, cmp.Method)
 		}
 		hw := "instructions and core cycles: not measured — this machine has no usable hardware performance counters (perf hardware events unsupported)"
 		if t.InstructionsPerHop != nil && p.InstructionsPerHop != nil {

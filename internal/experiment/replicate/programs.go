@@ -227,11 +227,21 @@ func perfBench(ctx context.Context, e experiment.Env, quick bool) ([]result.Repl
 		vals[kind+"_perf_ns_per_hop"] = p
 		vals[kind+"_ctxbench_ns_per_hop"] = o
 		vals[kind+"_ratio_ctxbench_over_perf"] = o / p
-		cmp := stats.Compare(res[kind].perf, res[kind].ours, 0.05)
+		// perf and ctxbench ran alternately, round by round: pair them.
+		n := len(res[kind].perf)
+		ones, rs := make([]int, n), make([]int, n)
+		for i := range ones {
+			ones[i], rs[i] = 1, i
+		}
+		cmp := stats.PairedChange(res[kind].perf, ones, rs, res[kind].ours, ones, rs)
 		vals[kind+"_p_value"] = cmp.P
-		sig := "not significantly different"
-		if cmp.Significant {
-			sig = fmt.Sprintf("significantly different (p=%.3f)", cmp.P)
+		vals[kind+"_ratio_low"], vals[kind+"_ratio_high"] = cmp.Lo, cmp.Hi
+		sig := fmt.Sprintf("not resolved here (ratio interval [%.2f, %.2f] holds 1)", cmp.Lo, cmp.Hi)
+		switch {
+		case !cmp.OK:
+			sig = "too few rounds for an interval"
+		case cmp.Resolved:
+			sig = fmt.Sprintf("different: ratio [%.2f, %.2f] at %.0f%%, rounds paired", cmp.Lo, cmp.Hi, 100*cmp.Confidence)
 		}
 		measured = append(measured, fmt.Sprintf("%s: perf %s per hop (usecs/op ÷ 2), ctxbench %s/pipe %s per hop, ratio %.2f, %s",
 			label, units.Time(p), kind, units.Time(o), o/p, sig))
