@@ -112,6 +112,14 @@ func threadRows() []*model.Benchmark {
 			StartIters: 256, Needs: needsCgo, Run: inProcess(kernels.ThreadPipe),
 		},
 		&model.Benchmark{
+			Name: "thread/eventfd", Rung: model.Thread, Kind: model.Switch,
+			Description: "two threads of one process ping-pong over two eventfds: the pipe ping-pong without a pipe's buffer",
+			Op:          "round trip: add 1 to the other's eventfd, blocking read of its own (2 hops)", HopsPerOp: 2,
+			Switched: "another OS thread of the same process", Mechanism: "eventfd ping-pong (8-byte add, blocking read)",
+			Placements: pair, Ladder: pairLadder, ExpectSwitch: true,
+			StartIters: 256, Needs: needsCgo, Run: inProcess(kernels.ThreadEventfd),
+		},
+		&model.Benchmark{
 			Name: "thread/futex", Rung: model.Thread, Kind: model.Switch,
 			Description: "two threads ping-pong a turn flag with FUTEX_WAKE / FUTEX_WAIT (private futex), never spinning",
 			Op:          "round trip: store + FUTEX_WAKE, FUTEX_WAIT until answered (2 hops)", HopsPerOp: 2,

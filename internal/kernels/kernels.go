@@ -23,6 +23,7 @@ const (
 	FloorAsm         Kernel = "floor-asm"
 	FloorSwapcontext Kernel = "floor-swapcontext"
 	ThreadPipe       Kernel = "thread-pipe"
+	ThreadEventfd    Kernel = "thread-eventfd"
 	ThreadFutex      Kernel = "thread-futex"
 	ThreadFutexSpin  Kernel = "thread-futex-spin"
 	ThreadYield      Kernel = "thread-yield"

@@ -10,6 +10,7 @@ package kernels
 int cb_floor_asm(cb_block *b);
 int cb_floor_swapcontext(cb_block *b);
 int cb_thread_pipe(cb_block *b);
+int cb_thread_eventfd(cb_block *b);
 int cb_thread_futex(cb_block *b);
 int cb_thread_futex_spin(cb_block *b);
 int cb_thread_yield(cb_block *b);
@@ -56,6 +57,8 @@ func run(k Kernel, blk Block) (Output, error) {
 		rc = C.cb_floor_swapcontext(b)
 	case ThreadPipe:
 		rc = C.cb_thread_pipe(b)
+	case ThreadEventfd:
+		rc = C.cb_thread_eventfd(b)
 	case ThreadFutex:
 		rc = C.cb_thread_futex(b)
 	case ThreadFutexSpin:

@@ -20,6 +20,7 @@ func TestInProcessKernels(t *testing.T) {
 		{FloorAsm, -1, true},
 		{FloorSwapcontext, -1, true},
 		{ThreadPipe, last, true},
+		{ThreadEventfd, last, true},
 		{ThreadFutex, last, true},
 		{ThreadFutexSpin, last, true},
 		{RefSyscall, -1, false},
@@ -60,14 +61,16 @@ func TestInProcessKernels(t *testing.T) {
 // either side adds involuntary switches.
 func TestThreadPipeSwitchesPerHop(t *testing.T) {
 	cpu := runtime.NumCPU() - 1
-	out, err := Run(ThreadPipe, Block{Iters: 2000, Samples: 5, Warmup: 1, CPUA: cpu, CPUB: cpu})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hops := float64(out.A.Ops * 2)
-	perHop := float64(out.A.Switches()+out.B.Switches()) / hops
-	if perHop < 0.8 || perHop > 1.2 {
-		t.Fatalf("switches per hop = %.3f (A %+v, B %+v), want about 1", perHop, out.A, out.B)
+	for _, k := range []Kernel{ThreadPipe, ThreadEventfd} {
+		out, err := Run(k, Block{Iters: 2000, Samples: 5, Warmup: 1, CPUA: cpu, CPUB: cpu})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hops := float64(out.A.Ops * 2)
+		perHop := float64(out.A.Switches()+out.B.Switches()) / hops
+		if perHop < 0.8 || perHop > 1.2 {
+			t.Fatalf("%s: switches per hop = %.3f (A %+v, B %+v), want about 1", k, perHop, out.A, out.B)
+		}
 	}
 }
 

@@ -9,6 +9,10 @@
  *   pipe-test-1m.c as run by `perf bench sched pipe` (-T for threads), and the
  *   fork-and-two-pipes program of the published experiment, with the timed
  *   region cut into samples and fork/pthread_create outside of it.
+ * thread/eventfd — the pipe ping-pong over two eventfds (eventfd(2)): A adds 1
+ *   to B's counter and blocks reading its own; B mirrors it. An eventfd is the
+ *   kernel's lightest blocking notification (an 8-byte counter, no buffer):
+ *   the difference to thread/pipe is what the pipe's buffer costs per hop.
  * thread/futex, process/futex — a shared int as a turn flag: A stores 1 and
  *   FUTEX_WAKEs, then FUTEX_WAITs while the flag is still 1; B mirrors it. No
  *   spinning: every wait that finds the turn not yet passed sleeps. The method
@@ -32,6 +36,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -62,12 +67,13 @@ static inline void futex_wait_ne(int *w, int v, int op_wait, int64_t spins)
 		sys_futex(w, op_wait, v);
 }
 
-/* pipe_io moves one token; on failure errno is the error, or 0 for end of
- * file (a read returning 0 leaves errno as some earlier call set it). */
-static inline int pipe_io(int fd, int write_side, int *v)
+/* pipe_io moves one token of `width` bytes (4 through a pipe, 8 through an
+ * eventfd); on failure errno is the error, or 0 for end of file (a read
+ * returning 0 leaves errno as some earlier call set it). */
+static inline int pipe_io(int fd, int write_side, uint64_t *v, size_t width)
 {
-	ssize_t n = write_side ? write(fd, v, sizeof(*v)) : read(fd, v, sizeof(*v));
-	if (n == (ssize_t)sizeof(*v))
+	ssize_t n = write_side ? write(fd, v, width) : read(fd, v, width);
+	if (n == (ssize_t)width)
 		return 0;
 	if (n >= 0)
 		errno = 0;
@@ -77,7 +83,8 @@ static inline int pipe_io(int fd, int write_side, int *v)
 /* Shared description of one ping-pong, for both sides. */
 typedef struct pp {
 	int mode;
-	int rd, wr;        /* side's read and write fds (pipe modes) */
+	int rd, wr;        /* side's read and write fds (pipe mode) */
+	size_t width;      /* bytes per token (pipe mode): 4, or 8 for eventfds */
 	int *word;         /* turn flag (futex and spin modes) */
 	int op_wait, op_wake;
 	int64_t spins;
@@ -86,7 +93,7 @@ typedef struct pp {
 
 static int side_a_loop(cb_block *b, pp *p)
 {
-	int v = 0;
+	uint64_t v = 1; /* an eventfd's write must not add 0 */
 	cb_counter ctr;
 	cb_counter_begin(&ctr, b);
 	for (uint32_t s = 0; s < b->warmup + b->samples; s++) {
@@ -95,7 +102,8 @@ static int side_a_loop(cb_block *b, pp *p)
 		switch (p->mode) {
 		case PP_PIPE:
 			for (uint64_t i = 0; i < b->iters; i++) {
-				if (pipe_io(p->wr, 1, &v) || pipe_io(p->rd, 0, &v)) {
+				v = 1;
+				if (pipe_io(p->wr, 1, &v, p->width) || pipe_io(p->rd, 0, &v, p->width)) {
 					cb_counter_end(&ctr, &b->a);
 					snprintf(b->err, sizeof(b->err), "partner closed the pipe (%s)",
 						 errno ? strerror(errno) : "end of file");
@@ -135,14 +143,14 @@ static int side_b_loop(cb_block *b, pp *p)
 {
 	uint64_t total = (uint64_t)(b->warmup + b->samples) * b->iters;
 	uint64_t done = 0;
-	int v = 0;
+	uint64_t v = 1;
 	cb_counter ctr;
 	cb_counter_begin(&ctr, b);
 	cb_note_cpu(&b->b);
 	switch (p->mode) {
 	case PP_PIPE:
 		for (; done < total; done++) {
-			if (pipe_io(p->rd, 0, &v) || pipe_io(p->wr, 1, &v))
+			if (pipe_io(p->rd, 0, &v, p->width) || (v = 1, pipe_io(p->wr, 1, &v, p->width)))
 				break;
 		}
 		break;
@@ -235,14 +243,30 @@ static int thread_pipe_like(cb_block *b)
 		snprintf(b->err, sizeof(b->err), "pipe2: %s", strerror(errno));
 		return -1;
 	}
-	pp pa = { .mode = PP_PIPE, .rd = p2[0], .wr = p1[1] };
-	pp pb = { .mode = PP_PIPE, .rd = p1[0], .wr = p2[1] };
+	pp pa = { .mode = PP_PIPE, .rd = p2[0], .wr = p1[1], .width = 4 };
+	pp pb = { .mode = PP_PIPE, .rd = p1[0], .wr = p2[1], .width = 4 };
 	int rc = run_threads(b, &pa, &pb);
 	close(p1[0]); close(p1[1]); close(p2[0]); close(p2[1]);
 	return rc;
 }
 
 int cb_thread_pipe(cb_block *b) { return thread_pipe_like(b); }
+
+int cb_thread_eventfd(cb_block *b)
+{
+	int ea = eventfd(0, EFD_CLOEXEC), eb = eventfd(0, EFD_CLOEXEC);
+	if (ea < 0 || eb < 0) {
+		snprintf(b->err, sizeof(b->err), "eventfd: %s", strerror(errno));
+		if (ea >= 0) close(ea);
+		if (eb >= 0) close(eb);
+		return -1;
+	}
+	pp pa = { .mode = PP_PIPE, .rd = ea, .wr = eb, .width = 8 };
+	pp pb = { .mode = PP_PIPE, .rd = eb, .wr = ea, .width = 8 };
+	int rc = run_threads(b, &pa, &pb);
+	close(ea); close(eb);
+	return rc;
+}
 
 static int thread_word(cb_block *b, int mode, int64_t spins)
 {
@@ -270,7 +294,7 @@ int cb_thread_yield(cb_block *b)
 /* fd[0]: read end of the pipe from B, fd[1]: write end of the pipe to B. */
 int cb_proc_pipe_a(cb_block *b)
 {
-	pp pa = { .mode = PP_PIPE, .rd = b->fd[0], .wr = b->fd[1] };
+	pp pa = { .mode = PP_PIPE, .rd = b->fd[0], .wr = b->fd[1], .width = 4 };
 	if (cb_pin_self(b->cpu_a, b->err, sizeof(b->err)) != 0)
 		return -1;
 	return side_a_loop(b, &pa);
@@ -279,7 +303,7 @@ int cb_proc_pipe_a(cb_block *b)
 /* fd[0]: read end of the pipe from A, fd[1]: write end of the pipe to A. */
 int cb_proc_pipe_b(cb_block *b)
 {
-	pp pb = { .mode = PP_PIPE, .rd = b->fd[0], .wr = b->fd[1] };
+	pp pb = { .mode = PP_PIPE, .rd = b->fd[0], .wr = b->fd[1], .width = 4 };
 	if (cb_pin_self(b->cpu_b, b->err, sizeof(b->err)) != 0)
 		return -1;
 	return side_b_loop(b, &pb);
