@@ -34,9 +34,15 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *res
 	var resolvable []float64
 	for _, k := range order {
 		cell := result.AACell{Name: k.name, Placement: k.placement}
+		// A contended figure is flagged as no clean measurement: it is
+		// counted, not tested.
 		var present []*result.Result
 		for _, r := range byKey[k] {
-			if r != nil && r.OneWayNS.Median > 0 {
+			switch {
+			case r == nil || r.OneWayNS.Median <= 0:
+			case contended(r):
+				cell.Contended++
+			default:
 				present = append(present, r)
 			}
 		}
@@ -106,7 +112,7 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *res
 			var changes []float64
 			for s := range sittings {
 				a, b := byKey[ka][s], byKey[kb][s]
-				if a == nil || b == nil {
+				if a == nil || b == nil || contended(a) || contended(b) {
 					continue
 				}
 				// Blocks of one round ran side by side: pair them.
@@ -155,4 +161,13 @@ func cv(v []float64) float64 {
 		return 0
 	}
 	return math.Sqrt(ss/float64(len(v)-1)) / m
+}
+
+func contended(r *result.Result) bool {
+	for _, f := range r.Flags {
+		if f.Code == "contended" {
+			return true
+		}
+	}
+	return false
 }

@@ -63,3 +63,21 @@ func TestSelfTestCounts(t *testing.T) {
 		t.Errorf("false rate %v, resolvable %v", aa.FalseRate, aa.Resolvable)
 	}
 }
+
+// A sitting whose figure was flagged contended is left out of every count.
+func TestSelfTestLeavesOutContended(t *testing.T) {
+	var runs [][]result.Result
+	for k := range 3 {
+		r := sitting("a", 1000, k)
+		if k == 1 {
+			r.OneWayNS.Median *= 2
+			r.Flags = []result.Flag{{Code: "contended", Message: "other work took CPU 1"}}
+		}
+		runs = append(runs, []result.Result{r})
+	}
+	aa := SelfTest(runs, nil, 0.05)
+	c := aa.Cells[0]
+	if c.Contended != 1 || len(c.Medians) != 2 || c.Pairs != 2 || c.Comparisons != 1 || c.FalsePositives != 0 {
+		t.Errorf("cell %+v: want the contended sitting left out", c)
+	}
+}

@@ -45,6 +45,11 @@ func AA(w io.Writer, doc *result.Document) {
 			round(c.Coverage*float64(c.Pairs)), c.Pairs, c.FalsePositives, c.Comparisons, 100*c.Resolvable)
 	}
 	tw.Flush()
+	for _, c := range a.Cells {
+		if c.Contended > 0 {
+			fmt.Fprintf(w, "%s %s: %d sitting(s) left out, flagged contended (other work took the measured CPU)\n", c.Name, c.Placement, c.Contended)
+		}
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "coverage: another sitting's median fell inside a sitting's 95%% interval in %.0f%% of %d pairs (honest intervals of equal width: about 83%%)\n", 100*a.Coverage, a.Pairs)
 	fmt.Fprintf(w, "false positives: compare called %d of %d adjacent identical sittings different (%.0f%%; at α=%g about %.0f%% is expected)\n",

@@ -38,7 +38,10 @@ type AA struct {
 type AACell struct {
 	Name      string    `json:"name"`
 	Placement string    `json:"placement"`
-	Medians   []float64 `json:"medians"` // one per sitting that measured it
+	Medians   []float64 `json:"medians"` // one per sitting that measured it cleanly
+	// Contended counts the sittings whose figure was flagged contended:
+	// left out of every count below (no clean measurement).
+	Contended int `json:"contended,omitempty"`
 	// RunToRun is the coefficient of variation of the sittings' medians;
 	// HalfWidth the mean relative half-width of their intervals (the
 	// larger side): an interval narrower than the run-to-run variation

@@ -42,7 +42,6 @@ func TestSummarizeFewSamplesStaysFinite(t *testing.T) {
 	}
 }
 
-
 func TestGeomeanAndQuantile(t *testing.T) {
 	if g := Geomean([]float64{1, 4, 0, -2}); math.Abs(g-2) > 1e-12 {
 		t.Fatalf("geomean %v, want 2", g)
