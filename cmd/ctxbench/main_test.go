@@ -416,3 +416,45 @@ func TestSecondMeasurementWaitsOrRefuses(t *testing.T) {
 	}
 	assertNothingLeft(t)
 }
+
+// A figure measured while another task takes the measured CPU is never
+// reported as clean: with a busy loop pinned to the same CPU, every block
+// is re-run and the cell comes out flagged contended, not verified.
+func TestContentionIsFlagged(t *testing.T) {
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		t.Skip("taskset (util-linux) not installed")
+	}
+	cpu := fmt.Sprint(runtime.NumCPU() - 1)
+	burn := exec.Command(taskset, "-c", cpu, "sh", "-c", "while :; do :; done")
+	burn.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := burn.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = syscall.Kill(-burn.Process.Pid, syscall.SIGKILL)
+		_ = burn.Wait()
+	}()
+	time.Sleep(200 * time.Millisecond) // let it take its share of the CPU
+	out, err := exec.Command(bin, "run", "thread/futex", "--placement", "same-cpu", "--cpus", cpu, "--quick",
+		"--no-perf-check", "--export-json", "-", "-q").Output()
+	if err != nil {
+		t.Fatalf("run beside a busy loop: %v", err)
+	}
+	doc, err := result.Decode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := doc.Results[0]
+	flagged := false
+	for _, f := range r.Flags {
+		flagged = flagged || f.Code == "contended"
+	}
+	reruns := 0
+	for _, b := range r.BlockInfo {
+		reruns += b.Reruns
+	}
+	if !flagged || r.Verification.Verified || reruns == 0 {
+		t.Errorf("beside a busy loop on CPU %s: flags %+v, verified %v, %d re-runs; want contended, not verified, re-run", cpu, r.Flags, r.Verification.Verified, reruns)
+	}
+}

@@ -310,3 +310,52 @@ func TestSpanPacesTheRounds(t *testing.T) {
 		t.Fatal("a dry run waited for its span")
 	}
 }
+
+// contendedExec answers every block as if other work took share of its
+// CPU, except the attempts listed as clean.
+type contendedExec struct {
+	share    float64
+	clean    map[int]bool
+	attempts int
+}
+
+func (c *contendedExec) Block(ctx context.Context, cell Cell, req model.Request, d time.Duration) (model.Response, error) {
+	resp, err := FakeExecutor{Seed: 1}.Block(ctx, cell, req, d)
+	if err != nil {
+		return resp, err
+	}
+	c.attempts++
+	share := c.share
+	if c.clean[c.attempts] {
+		share = 0.01
+	}
+	wall := int64(1e9)
+	resp.Contention = &model.Contention{WallNS: wall, CPUs: []int{1}, OwnNS: int64(float64(wall) * (1 - share))}
+	return resp, nil
+}
+
+// A block in which other work took more than the limit runs again, at most
+// Reruns times; the least contended attempt is kept, and one still over the
+// limit is marked contended (the aggregation flags its cell).
+func TestContendedBlocksRunAgain(t *testing.T) {
+	cells, _ := Plan([]*model.Benchmark{pipe}, []model.Placement{model.SameCPU}, []int{0, 1})
+	o := opts()
+	o.Runs, o.SamplesPerBlock, o.Iterations = 4, 4, 100 // one block, no calibration
+	ex := &contendedExec{share: 0.5}
+	o.Executor = ex
+	runs, err := Run(context.Background(), cells, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := runs[0].Blocks[0]
+	if ex.attempts != 1+DefaultReruns || !b.Contended || b.Reruns != DefaultReruns {
+		t.Errorf("always contended: %d attempts, block %+v; want %d attempts, kept and marked", ex.attempts, b, 1+DefaultReruns)
+	}
+	ex = &contendedExec{share: 0.5, clean: map[int]bool{2: true}}
+	o.Executor = ex
+	runs, _ = Run(context.Background(), cells, o)
+	b = runs[0].Blocks[0]
+	if ex.attempts != 2 || b.Contended || b.Reruns != 1 || b.Resp.Contention.OtherShare() > 0.02 {
+		t.Errorf("clean on the second attempt: %d attempts, block %+v", ex.attempts, b)
+	}
+}
