@@ -2,14 +2,22 @@
  * floor.c: the physical floor of a context switch, and glibc swapcontext.
  *
  * floor/asm-swap — one op is a round trip A -> B -> A, i.e. two hops. A hop
- * saves the six callee-saved registers of the System V ABI (rbx, rbp,
- * r12-r15), the stack pointer and a resume address, loads the other
- * context's, and jumps to it. Nothing else: no signal mask, no FPU/SSE control
- * word (MXCSR, x87 CW), no XSAVE. The switch ends in an indirect jmp rather
- * than a ret into the other stack, because a ret whose return address was
- * pushed on another stack mispredicts the return-stack buffer every time
- * (the same design choice as corosensei's,
- * https://github.com/Amanieu/corosensei, and Boost.Context's jump_fcontext).
+ * is the smallest correct stack switch: push a resume address, store the
+ * stack pointer, load the other context's, pop its resume address and jump
+ * there. The switch is inline assembly that tells the compiler every
+ * general-purpose register is clobbered, so the compiler saves exactly the
+ * callee-saved registers that are live across it (in this loop: the loop
+ * counter, spilled to the stack) and nothing else — the design of
+ * corosensei (https://github.com/Amanieu/corosensei), whose switch is the
+ * same few instructions, rather than a called function that saves all six
+ * callee-saved registers whether they hold anything or not. rbp is pushed
+ * and popped by hand (it may be the frame pointer, which a clobber list
+ * cannot name). No signal mask, no FPU/SSE control word (MXCSR, x87 CW), no
+ * XSAVE. The switch ends in an indirect jmp, never a ret into the other
+ * stack: a ret whose return address was pushed on another stack
+ * mispredicts the return-stack buffer every time (also corosensei's and
+ * Boost.Context's jump_fcontext's choice, https://www.boost.org/doc/libs/release/libs/context/).
+ * Each side's jmp always goes to the same place, so it is predicted.
  *
  * floor/swapcontext — one op is a round trip through glibc swapcontext(3),
  * two hops. glibc saves the full ucontext and calls rt_sigprocmask on every
@@ -27,45 +35,39 @@
 
 #if defined(__x86_64__)
 
-typedef struct cb_fctx {
-	void *sp;
-	void *pc;
-} cb_fctx;
-
-void cb_floor_swap(cb_fctx *from, cb_fctx *to);
-
-__asm__(".text\n"
-	".p2align 4\n"
-	".globl cb_floor_swap\n"
-	".type cb_floor_swap,@function\n"
-	"cb_floor_swap:\n"
-	"	popq %rax\n"          /* our resume address; the stack is now as after a ret */
-	"	pushq %rbp\n"
-	"	pushq %rbx\n"
-	"	pushq %r12\n"
-	"	pushq %r13\n"
-	"	pushq %r14\n"
-	"	pushq %r15\n"
-	"	movq %rsp, 0(%rdi)\n"
-	"	movq %rax, 8(%rdi)\n"
-	"	movq 0(%rsi), %rsp\n"
-	"	popq %r15\n"
-	"	popq %r14\n"
-	"	popq %r13\n"
-	"	popq %r12\n"
-	"	popq %rbx\n"
-	"	popq %rbp\n"
-	"	jmpq *8(%rsi)\n"
-	".size cb_floor_swap, .-cb_floor_swap\n");
-
-static cb_fctx floor_a, floor_b;
+/* The stack pointers of the two contexts while switched out; the top of
+ * each stack holds its resume address. */
+static void *floor_a_sp, *floor_b_sp;
 static uint64_t floor_b_ops; /* counted so the run can show B ran once per round trip */
 
-static void floor_b_entry(void)
+/* floor_swap saves the running context's stack pointer in *save and
+ * resumes the one in *load. Every general-purpose register but rsp and rbp
+ * is declared clobbered (rdi and rsi as outputs), so the compiler keeps
+ * nothing in them across the switch. */
+#define floor_swap(save, load)                                               \
+	do {                                                                  \
+		void **s_ = (save), **l_ = (load);                            \
+		__asm__ volatile("leaq 1f(%%rip), %%rax\n\t"                 \
+				 "pushq %%rbp\n\t"                           \
+				 "pushq %%rax\n\t"                           \
+				 "movq %%rsp, (%%rdi)\n\t"                   \
+				 "movq (%%rsi), %%rsp\n\t"                   \
+				 "popq %%rax\n\t"                            \
+				 "jmpq *%%rax\n"                              \
+				 "1:\n\t"                                     \
+				 "popq %%rbp\n\t"                            \
+				 : "+D"(s_), "+S"(l_)                         \
+				 :                                             \
+				 : "rax", "rbx", "rcx", "rdx", "r8", "r9",    \
+				   "r10", "r11", "r12", "r13", "r14", "r15",  \
+				   "memory", "cc");                            \
+	} while (0)
+
+static void __attribute__((noreturn, used)) floor_b_entry(void)
 {
 	for (;;) {
 		floor_b_ops++;
-		cb_floor_swap(&floor_b, &floor_a);
+		floor_swap(&floor_b_sp, &floor_a_sp);
 	}
 }
 
@@ -81,14 +83,13 @@ int cb_floor_asm(cb_block *b)
 		free(stack);
 		return -1;
 	}
-	/* B's first resume: six zero registers, then entry as if just called. */
+	/* B's first resume: its entry address on top of a 16-byte aligned
+	 * stack, so that after the pop rsp % 16 == 8, as at a call's entry. */
 	uintptr_t top = ((uintptr_t)(stack + stack_size)) & ~(uintptr_t)15;
-	uint64_t *sp = (uint64_t *)top;
-	*--sp = 0;         /* fake return address slot: rsp % 16 == 8 at entry */
-	for (int i = 0; i < 6; i++)
-		*--sp = 0;
-	floor_b.sp = sp;
-	floor_b.pc = (void *)floor_b_entry;
+	uint64_t *sp = (uint64_t *)(top - 16);
+	sp[0] = (uint64_t)(uintptr_t)floor_b_entry;
+	sp[1] = 0;
+	floor_b_sp = sp;
 	floor_b_ops = 0;
 
 	cb_counter ctr;
@@ -97,7 +98,7 @@ int cb_floor_asm(cb_block *b)
 		cb_note_cpu(&b->a);
 		cb_stamp t0 = cb_stamp_now();
 		for (uint64_t i = 0; i < b->iters; i++)
-			cb_floor_swap(&floor_a, &floor_b);
+			floor_swap(&floor_a_sp, &floor_b_sp);
 		cb_stamp t1 = cb_stamp_now();
 		cb_store(b->ns, b->tsc, s, b->warmup, t0, t1);
 	}
