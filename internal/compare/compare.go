@@ -187,8 +187,11 @@ func ringEntries(d *result.Document) []entry {
 func spawnEntries(d *result.Document) []entry {
 	var out []entry
 	for _, s := range d.Spawn {
-		// One worker per kind: its samples are one block.
-		e := entry{name: s.Name, samples: s.Samples, sizes: []int{len(s.Samples)}, summary: s.PerCreateNS}
+		sizes := s.BlockSamples
+		if len(sizes) == 0 {
+			sizes = []int{len(s.Samples)} // written before blocks were recorded: one worker, one block
+		}
+		e := entry{name: s.Name, samples: s.Samples, sizes: sizes, summary: s.PerCreateNS}
 		if e.summary.N != len(e.samples) {
 			e.summary = stats.Summarize(e.samples)
 		}

@@ -194,10 +194,13 @@ type Spawn struct {
 	Label       string        `json:"label"`
 	Op          string        `json:"op"`
 	PerCreateNS stats.Summary `json:"per_create_ns"`
-	Samples     []float64     `json:"samples"`          // ns per creation, one value per sample
-	Claim       string        `json:"claim,omitempty"`  // the published/folklore figures beside it, with sources, in one line
-	Claims      []Claim       `json:"claims,omitempty"` // the same, one by one
-	Notes       []string      `json:"notes,omitempty"`
+	Samples     []float64     `json:"samples"` // ns per creation, one value per sample
+	// BlockSamples is how many of the samples each block (worker) took,
+	// in order; absent for files that did not record it (one block).
+	BlockSamples []int    `json:"block_samples,omitempty"`
+	Claim        string   `json:"claim,omitempty"`  // the published/folklore figures beside it, with sources, in one line
+	Claims       []Claim  `json:"claims,omitempty"` // the same, one by one
+	Notes        []string `json:"notes,omitempty"`
 }
 
 // Memory is what one kind of context costs to keep, per context.

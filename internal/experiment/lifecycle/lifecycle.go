@@ -46,35 +46,49 @@ func kinds(prefix string) []string {
 	return out
 }
 
-// Spawn measures creation cost, one worker per kind.
+// SpawnBlocks is how many blocks (workers) a kind's creation samples are
+// taken in when their number is given: blocks, not samples, are the unit
+// of the interval, and six is the fewest that give a 95% one. With each
+// kind's own number of samples (a fork from 1 GiB takes a few, a goroutine
+// hundreds) a kind runs in one worker and its interval says so.
+const SpawnBlocks = stats.MinBlocks95
+
+// Spawn measures creation cost.
 func Spawn(ctx context.Context, env experiment.Env, kinds []string, o Options) (experiment.Part, error) {
 	cpu := -1
 	if o.PinLast {
 		cpu = env.CPUs[len(env.CPUs)-1]
 	}
-	return run(ctx, env, catalog.SpawnPrefix, kinds, 10*time.Minute, max(o.Samples, 1), func(c *schedule.Cell) { c.CPUA = cpu },
+	blocks := 1
+	if o.Samples >= SpawnBlocks {
+		blocks = SpawnBlocks
+	}
+	return run(ctx, env, catalog.SpawnPrefix, kinds, 10*time.Minute, max(o.Samples, 1), blocks, func(c *schedule.Cell) { c.CPUA = cpu },
 		func(c schedule.Cell, r model.Response, n int) error {
 			if r.Spawn == nil {
 				return errors.New("the worker returned no creation data")
 			}
-			return schedule.CheckSamples(r, o.Samples)
+			return schedule.CheckSamples(r, n)
 		},
-		func(part *experiment.Part, c schedule.Cell, r model.Response) {
-			s := result.Spawn{Name: c.Bench.Name, Kind: r.Spawn.Context, Description: c.Bench.Description, Op: r.Spawn.Op,
-				Label: r.Spawn.Label, Notes: r.Spawn.Notes}
-			for _, ns := range r.NS {
-				s.Samples = append(s.Samples, float64(ns))
+		func(part *experiment.Part, c schedule.Cell, bs []schedule.Block) {
+			first := bs[0].Resp.Spawn
+			s := result.Spawn{Name: c.Bench.Name, Kind: first.Context, Description: c.Bench.Description, Op: first.Op,
+				Label: first.Label, Notes: first.Notes}
+			var sizes []int
+			for _, b := range bs {
+				for _, ns := range b.Resp.NS {
+					s.Samples = append(s.Samples, float64(ns))
+				}
+				sizes = append(sizes, len(b.Resp.NS))
 			}
-			// One worker per kind: one block, so the interval is the
-			// samples' and says so (stats.SummarizeBlocks warns).
-			s.PerCreateNS = stats.SummarizeBlocks(s.Samples, []int{len(s.Samples)})
+			s.PerCreateNS, s.BlockSamples = stats.SummarizeBlocks(s.Samples, sizes), sizes
 			part.Spawn = append(part.Spawn, s)
 		}, o.Samples == 0)
 }
 
 // Memory measures what contexts cost to keep, one worker per kind.
 func Memory(ctx context.Context, env experiment.Env, kinds []string, o Options) (experiment.Part, error) {
-	return run(ctx, env, catalog.MemoryPrefix, kinds, 15*time.Minute, 1,
+	return run(ctx, env, catalog.MemoryPrefix, kinds, 15*time.Minute, 1, 1,
 		func(c *schedule.Cell) {
 			c.Memory = &model.MemoryParams{N: o.N[strings.TrimPrefix(c.Bench.Name, catalog.MemoryPrefix)], NoSettle: o.NoSettle}
 		},
@@ -84,17 +98,17 @@ func Memory(ctx context.Context, env experiment.Env, kinds []string, o Options) 
 			}
 			return nil
 		},
-		func(part *experiment.Part, c schedule.Cell, r model.Response) {
-			part.Memory = append(part.Memory, memoryResult(c.Bench.Name, c.Bench.Description, *r.Memory))
+		func(part *experiment.Part, c schedule.Cell, bs []schedule.Block) {
+			part.Memory = append(part.Memory, memoryResult(c.Bench.Name, c.Bench.Description, *bs[0].Resp.Memory))
 		}, false)
 }
 
-// run is one worker block per kind through the scheduler; a kind that
-// cannot run here is skipped (with why), not failed, so a ladder without
-// root or KVM still succeeds.
-func run(ctx context.Context, env experiment.Env, prefix string, kinds []string, timeout time.Duration, samples int,
+// run measures each kind in blocks worker blocks through the scheduler
+// (interleaved across kinds); a kind that cannot run here is skipped (with
+// why), not failed, so a ladder without root or KVM still succeeds.
+func run(ctx context.Context, env experiment.Env, prefix string, kinds []string, timeout time.Duration, samples, blocks int,
 	setup func(*schedule.Cell), check func(schedule.Cell, model.Response, int) error,
-	take func(*experiment.Part, schedule.Cell, model.Response), anySamples bool) (experiment.Part, error) {
+	take func(*experiment.Part, schedule.Cell, []schedule.Block), anySamples bool) (experiment.Part, error) {
 	var part experiment.Part
 	var cells []schedule.Cell
 	for _, k := range kinds {
@@ -119,15 +133,16 @@ func run(ctx context.Context, env experiment.Env, prefix string, kinds []string,
 	if len(cells) == 0 {
 		return part, nil
 	}
-	n := samples
-	if anySamples {
-		n = 0 // each kind takes its own default number of samples
-	}
-	so := schedule.Options{Runs: max(samples, 1), SamplesPerBlock: max(samples, 1), NoCalibration: true,
+	per := max(1, samples/blocks) // at least `blocks` blocks (the last may be short)
+	so := schedule.Options{Runs: max(samples, 1), SamplesPerBlock: per, NoCalibration: true,
 		Seed: env.Seed, Executor: env.Executor, Progress: env.Progress, DryRun: env.DryRun, Cleanup: env.Cleanup,
 		Timeout: schedule.FixedTimeout(timeout),
-		Check:   func(c schedule.Cell, r model.Response, _ int) error { return check(c, r, n) },
-		Samples: func(schedule.Cell) int { return n },
+		Check:   func(c schedule.Cell, r model.Response, n int) error { return check(c, r, n) },
+	}
+	if anySamples {
+		// Each kind takes its own default number of samples, in one block.
+		so.Samples = func(schedule.Cell) int { return 0 }
+		so.Check = func(c schedule.Cell, r model.Response, _ int) error { return check(c, r, 0) }
 	}
 	runs, err := schedule.Run(ctx, cells, so)
 	if err != nil {
@@ -141,7 +156,7 @@ func run(ctx context.Context, env experiment.Env, prefix string, kinds []string,
 			part.Failures = append(part.Failures, result.Failure{Name: r.Cell.Bench.Name, Error: r.Err.Error()})
 			continue
 		}
-		take(&part, r.Cell, r.Blocks[0].Resp)
+		take(&part, r.Cell, r.Blocks)
 	}
 	return part, nil
 }
