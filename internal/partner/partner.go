@@ -96,6 +96,15 @@ type Process struct {
 	Entered json.RawMessage // what the enter hook reported
 }
 
+type startHookKey struct{}
+
+// WithStartHook returns a context under which Start calls hook with each
+// partner's pid as soon as the process exists, before it is sent its
+// request (a tracer tracks it from its first instruction of work).
+func WithStartHook(ctx context.Context, hook func(pid int)) context.Context {
+	return context.WithValue(ctx, startHookKey{}, hook)
+}
+
 // Start starts the partner and waits until it reports ready.
 func Start(ctx context.Context, s Spec) (*Process, error) {
 	exe := s.Exe
@@ -149,6 +158,9 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	if err != nil {
 		out.Close()
 		return nil, fmt.Errorf("starting the partner process: %w", err)
+	}
+	if hook, ok := ctx.Value(startHookKey{}).(func(pid int)); ok {
+		hook(cmd.Process.Pid)
 	}
 	p := &Process{cmd: cmd, ctl: bufio.NewReader(out), ctlFile: out, stdin: stdin, exited: make(chan struct{})}
 	if _, err := stdin.Write(append(in, '\n')); err != nil {
