@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/experiment/explain"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/schedule"
 	"github.com/ctxbench/ctxbench/internal/session"
 )
@@ -75,9 +77,17 @@ func runExplain(ctx context.Context, mf *measureFlags, benches []*model.Benchmar
 	if err != nil {
 		return err
 	}
+	if !mf.fs.Changed("min-time") {
+		// Longer samples than the ladder's: the few milliseconds between a
+		// traced block's partners becoming ready and its first hop stay a
+		// small part of the block.
+		o.MinTime = 10 * time.Millisecond
+		set.MinTimeNS = o.MinTime.Nanoseconds()
+	}
 	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
 		return explain.Run(ctx, env, explain.Options{Benches: benches, Sampling: o})
 	}}
+	spec.Derive = []func(*result.Document){explain.Derive}
 	doc, err := session.Run(ctx, spec)
 	var none *explain.NothingToExplain
 	if errors.As(err, &none) {

@@ -172,6 +172,10 @@ type Explain struct {
 	Phases               []ExplainPhase     `json:"phases"`
 	Counts               map[string]float64 `json:"per_hop_counts,omitempty"`
 	Gaps                 []ExplainGap       `json:"gaps,omitempty"`
+	// Unexplained are the largest transitions the model did not
+	// attribute ("from -> to" probes, ns per hop), for an audit.
+	Unexplained []ExplainPhase `json:"unexplained,omitempty"`
+	Notes       []string       `json:"notes,omitempty"`
 }
 
 // ExplainPhase is one phase of a hop, in time order.

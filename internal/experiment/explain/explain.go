@@ -8,9 +8,11 @@
 package explain
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/ctxbench/ctxbench/internal/experiment"
 	"github.com/ctxbench/ctxbench/internal/model"
@@ -41,7 +43,7 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 	for _, c := range cells {
 		if c.Bench.Phases == "" {
 			part.Skipped = append(part.Skipped, result.Failure{Name: c.Bench.Name, Placement: string(c.Placement),
-				Error: "no phase model: explain splits pipe, eventfd, futex and yield ping-pongs of threads, processes and containers"})
+				Error: "no phase model: explain splits pipe, eventfd, futex and yield ping-pongs of threads, processes and containers, and a VM's exit to user space"})
 			continue
 		}
 		t := c
@@ -132,8 +134,8 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 	}
 	r.Placed = result.PlacementInfo{Requested: string(u.Cell.Placement), CPUA: u.Cell.CPUSetA, CPUB: u.Cell.CPUSetB, OK: true}
 
-	e := &result.Explain{Blocks: len(t.Blocks), UntracedOneWayNS: r.OneWayNS.Median,
-		TracedOneWayNS: stats.SummarizeBlocks(tsamples, tsizes).Median}
+	ts := stats.SummarizeBlocks(tsamples, tsizes)
+	e := &result.Explain{Blocks: len(t.Blocks), UntracedOneWayNS: r.OneWayNS.Median, TracedOneWayNS: ts.Median, TracedMeanNS: ts.Mean}
 	if c := stats.PairedChange(samples, sizes, rounds, tsamples, tsizes, trounds); c.OK {
 		e.ProbeCost, e.ProbeCostLow, e.ProbeCostHigh = c.Ratio-1, c.Lo-1, c.Hi-1
 	}
@@ -144,8 +146,8 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 		what    string
 		probes  string
 	}
-	phases := map[string]*acc{}
-	var order []string
+	phases, unexplained := map[string]*acc{}, map[string]*acc{}
+	var order, uorder []string
 	var kernel, other, unattributed float64
 	counts := map[string]float64{}
 	n := 0.0
@@ -156,6 +158,11 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 		}
 		n++
 		e.Method, e.Model, e.Gaps = x.Method, x.Model, x.Gaps
+		for _, note := range x.Notes {
+			if !slices.Contains(e.Notes, note) {
+				e.Notes = append(e.Notes, note)
+			}
+		}
 		kernel += x.HopNsPerHop
 		other += x.OtherNsPerHop
 		unattributed += x.UnattributedNsPerHop
@@ -168,6 +175,16 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 				a = &acc{what: p.What, probes: p.Probes}
 				phases[p.Name] = a
 				order = append(order, p.Name)
+			}
+			a.ns += p.NsPerHop
+			a.per += p.PerHop
+		}
+		for _, p := range x.Unexplained {
+			a := unexplained[p.Name]
+			if a == nil {
+				a = &acc{probes: p.Probes}
+				unexplained[p.Name] = a
+				uorder = append(uorder, p.Name)
 			}
 			a.ns += p.NsPerHop
 			a.per += p.PerHop
@@ -185,17 +202,25 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 		e.Phases = append(e.Phases, result.ExplainPhase{Name: name, NS: a.ns / n, PerHop: a.per / n, What: a.what, Probes: a.probes})
 		sum += a.ns / n
 	}
+	for _, name := range uorder {
+		a := unexplained[name]
+		e.Unexplained = append(e.Unexplained, result.ExplainPhase{Name: name, NS: a.ns / n, PerHop: a.per / n, Probes: a.probes})
+	}
+	slices.SortFunc(e.Unexplained, func(a, b result.ExplainPhase) int { return cmp.Compare(b.NS, a.NS) })
 	e.Counts = map[string]float64{}
 	for k, v := range counts {
 		e.Counts[k] = v / n
 	}
 	if e.KernelHopNS > 0 {
-		e.Closure = sum / e.KernelHopNS
+		e.KernelClosure = sum / e.KernelHopNS
+	}
+	if e.TracedMeanNS > 0 {
+		e.Closure = sum / e.TracedMeanNS
 	}
 	if math.Abs(e.Closure-1) > ClosureTolerance {
 		r.Warnings = append(r.Warnings, result.Warning{Code: "explain-closure",
-			Message: fmt.Sprintf("the phases sum to %.0f%% of the traced hop: the model does not close within %.0f%% (%.0f ns per hop not attributed); the phases are shown as measured, not scaled",
-				100*e.Closure, 100*ClosureTolerance, e.UnattributedNS),
+			Message: fmt.Sprintf("the phases sum to %.0f%% of the traced hop (%.0f of %.0f ns): the model does not close within %.0f%% (%.0f ns per hop on the kernel's clock not attributed); the phases are shown as measured, not scaled",
+				100*e.Closure, sum, e.TracedMeanNS, 100*ClosureTolerance, e.UnattributedNS),
 			Fix: "see the not-attributed time in the JSON; rare paths (migrations, interrupts in odd places) are the usual cause"})
 	}
 	r.Explain = e
