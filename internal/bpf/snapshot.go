@@ -101,11 +101,16 @@ type Matrix struct {
 	// KVMISA is the isa argument of the last kvm_exit (the backend's number).
 	KVMISA uint64
 	// KVMExits by reason, in reason order; TLBFlushes by tlb_flush reason
-	// (0 task switch, 1 remote shootdown, 2 local shootdown, 3 local mm
-	// shootdown, 4 remote IPI send).
+	// (0 task switch that flushed, 1 remote shootdown, 2 local shootdown,
+	// 3 local mm shootdown, 4 remote IPI send, TLBKeptOnSwitch an
+	// address-space switch whose entries the PCID kept: nothing flushed).
 	KVMExits   []KVMExit
 	TLBFlushes [8]uint64
 }
+
+// TLBKeptOnSwitch is the TLBFlushes index of an address-space switch that
+// flushed nothing (kinds.h TLB_KEPT_ON_SWITCH).
+const TLBKeptOnSwitch = 6
 
 // Cell returns the cell from -> to.
 func (m *Matrix) Cell(from, to Kind) Cell {

@@ -33,6 +33,9 @@ var Entries = sync.OnceValue(func() []*model.Benchmark {
 			panic("catalog: duplicate benchmark " + b.Name) // a table error, caught by every test
 		}
 		seen[b.Name] = true
+		if b.Phases != "" {
+			b.Run = traced(b, b.Run)
+		}
 	}
 	return all
 })

@@ -191,7 +191,7 @@ func containerRows() []*model.Benchmark {
 			Op:          "round trip: write to pipe 1, blocking read of pipe 2 (2 hops)", HopsPerOp: 2,
 			Switched: "a process in another container", Mechanism: "pipe ping-pong",
 			Placements: pair, Ladder: single, ExpectSwitch: true,
-			StartIters: 256, Needs: needsContainer(preset),
+			StartIters: 256, Needs: needsContainer(preset), Phases: "pipe",
 			Run: func(ctx context.Context, req model.Request) (model.Response, error) {
 				return containerPair(ctx, req, preset, false)
 			},
@@ -204,7 +204,7 @@ func containerRows() []*model.Benchmark {
 			Op:          "round trip: store + FUTEX_WAKE, FUTEX_WAIT until answered (2 hops)", HopsPerOp: 2,
 			Switched: "a process in another container", Mechanism: "futex ping-pong over a shared memfd page",
 			Placements: pair, Ladder: single, ExpectSwitch: true,
-			StartIters: 256, Needs: needsContainer(preset),
+			StartIters: 256, Needs: needsContainer(preset), Phases: "futex",
 			Run: func(ctx context.Context, req model.Request) (model.Response, error) {
 				return containerPair(ctx, req, preset, true)
 			},

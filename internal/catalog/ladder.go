@@ -109,7 +109,7 @@ func threadRows() []*model.Benchmark {
 			Op:          "round trip: write to pipe 1, blocking read of pipe 2 (2 hops)", HopsPerOp: 2,
 			Switched: "another OS thread of the same process", Mechanism: "pipe ping-pong (4-byte write, blocking read)",
 			Placements: pair, Ladder: pairLadder, ExpectSwitch: true,
-			StartIters: 256, Needs: needsCgo, Run: inProcess(kernels.ThreadPipe),
+			StartIters: 256, Needs: needsCgo, Phases: "pipe", Run: inProcess(kernels.ThreadPipe),
 		},
 		&model.Benchmark{
 			Name: "thread/eventfd", Rung: model.Thread, Kind: model.Switch,
@@ -117,7 +117,7 @@ func threadRows() []*model.Benchmark {
 			Op:          "round trip: add 1 to the other's eventfd, blocking read of its own (2 hops)", HopsPerOp: 2,
 			Switched: "another OS thread of the same process", Mechanism: "eventfd ping-pong (8-byte add, blocking read)",
 			Placements: pair, Ladder: pairLadder, ExpectSwitch: true,
-			StartIters: 256, Needs: needsCgo, Run: inProcess(kernels.ThreadEventfd),
+			StartIters: 256, Needs: needsCgo, Phases: "pipe", Run: inProcess(kernels.ThreadEventfd),
 		},
 		&model.Benchmark{
 			Name: "thread/futex", Rung: model.Thread, Kind: model.Switch,
@@ -125,7 +125,7 @@ func threadRows() []*model.Benchmark {
 			Op:          "round trip: store + FUTEX_WAKE, FUTEX_WAIT until answered (2 hops)", HopsPerOp: 2,
 			Switched: "another OS thread of the same process", Mechanism: "futex ping-pong (private futex, no spinning)",
 			Placements: pair, Ladder: pairLadder, ExpectSwitch: true,
-			StartIters: 256, Needs: needsCgo, Run: inProcess(kernels.ThreadFutex),
+			StartIters: 256, Needs: needsCgo, Phases: "futex", Run: inProcess(kernels.ThreadFutex),
 		},
 		&model.Benchmark{
 			Name: "thread/futex-spin", Rung: model.Thread, Kind: model.Switch,
@@ -144,7 +144,7 @@ func threadRows() []*model.Benchmark {
 			Switched: "another OS thread of the same process", Mechanism: "sched_yield pair",
 			Placements: single, Ladder: single, ExpectSwitch: true,
 			PlacementNote: "sched_yield only hands over to another runnable task on the same CPU; on two CPUs each call returns at once and nothing is switched",
-			StartIters:    256, Needs: needsCgo, Run: inProcess(kernels.ThreadYield),
+			StartIters:    256, Needs: needsCgo, Phases: "yield", Run: inProcess(kernels.ThreadYield),
 			Hops: func(r model.Response) float64 { return float64(r.A.Ops + r.B.Ops) },
 		},
 	}
@@ -159,7 +159,7 @@ func processRows() []*model.Benchmark {
 			Switched: "another process (separate address space; both processes multi-threaded, as every Go process is)", Mechanism: "pipe ping-pong (4-byte write, blocking read)",
 			Placements: pair, Ladder: pairLadder, ExpectSwitch: true,
 			StartIters: 256, Needs: needsCgo,
-			Run: func(ctx context.Context, req model.Request) (model.Response, error) {
+			Phases: "pipe", Run: func(ctx context.Context, req model.Request) (model.Response, error) {
 				return PipeProcesses(ctx, req, partner.Spec{})
 			},
 		},
@@ -170,7 +170,7 @@ func processRows() []*model.Benchmark {
 			Switched: "another process (separate address space; both processes multi-threaded, as every Go process is)", Mechanism: "futex ping-pong over a shared memfd page",
 			Placements: pair, Ladder: pairLadder, ExpectSwitch: true,
 			StartIters: 256, Needs: needsCgo,
-			Run: func(ctx context.Context, req model.Request) (model.Response, error) {
+			Phases: "futex", Run: func(ctx context.Context, req model.Request) (model.Response, error) {
 				return FutexProcesses(ctx, req, partner.Spec{})
 			},
 		},

@@ -162,7 +162,7 @@ func vmRows() []*model.Benchmark {
 			Op:          "one exit to user space and re-entry (KVM_RUN round trip)", HopsPerOp: 1,
 			Switched: "the VMM (a world switch out of the guest and back)", Mechanism: "KVM_RUN, out to an unassigned port",
 			Placements: single, Ladder: single, PlacementNote: oneThread,
-			StartIters: 64, Needs: needsKVM, Run: vmSingle("exit-user", kernels.KVMExitUser, user, 0),
+			StartIters: 64, Needs: needsKVM, Phases: "kvm-exit", Run: vmSingle("exit-user", kernels.KVMExitUser, user, 0),
 		},
 		{
 			Name: "vm/exit-kernel", Rung: model.VM, Kind: model.RefKind,

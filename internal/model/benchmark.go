@@ -45,6 +45,9 @@ type Benchmark struct {
 	// SelfCalibrating benchmarks size their own samples (Request.TargetNS);
 	// their Response says how many ops a sample made.
 	SelfCalibrating bool
+	// Phases names the kernel phase model that splits its hop ("pipe",
+	// "futex", "yield"; "" when ctxbench explain cannot split it).
+	Phases string
 	// MaxBlocks caps the blocks per cell (0: no cap), for benchmarks whose
 	// every block starts a costly process (a JVM, a BEAM).
 	MaxBlocks int

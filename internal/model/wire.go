@@ -14,6 +14,9 @@ type Request struct {
 	Samples   int       `json:"samples"`
 	Warmup    int       `json:"warmup"`
 	Perf      bool      `json:"perf"`
+	// Trace asks the block to run with the kernel phase tracer attached
+	// (ctxbench explain); the response then carries Explain.
+	Trace bool `json:"trace,omitempty"`
 	// Round is the round of the interleaving this block runs in (its
 	// index among the cell's blocks).
 	Round int   `json:"round,omitempty"`
@@ -54,6 +57,8 @@ type Response struct {
 	// Evidence is key/value proof of what was verified (namespace inodes,
 	// cgroup path, KVM's counters...).
 	Evidence map[string]string `json:"evidence,omitempty"`
+	// Explain is the traced block's hop split into phases (Trace only).
+	Explain *Explain `json:"explain,omitempty"`
 	// Contention is where the time of the block's CPUs went, measured by
 	// the worker around the block.
 	Contention *Contention `json:"contention,omitempty"`
@@ -150,4 +155,41 @@ func (l Label) String() string {
 		parts = append(parts, "on "+l.Host)
 	}
 	return strings.Join(parts, " — ")
+}
+
+// Explain is a traced block's hops split into phases on the kernel's
+// clock, as the worker read them (internal/bpf's phase models).
+type Explain struct {
+	Method      string  `json:"method"`
+	Model       string  `json:"model"`
+	Hops        uint64  `json:"hops"`
+	HopNsPerHop float64 `json:"hop_ns_per_hop"` // traced time less other tasks', per hop
+	// OtherNsPerHop went to other tasks or idle inside the traced span;
+	// UnattributedNsPerHop the model did not explain (set-up, rare paths).
+	OtherNsPerHop        float64            `json:"other_ns_per_hop"`
+	UnattributedNsPerHop float64            `json:"unattributed_ns_per_hop"`
+	Closure              float64            `json:"closure"`
+	Phases               []ExplainPhase     `json:"phases"`
+	Counts               map[string]float64 `json:"per_hop_counts,omitempty"`
+	Gaps                 []ExplainGap       `json:"gaps,omitempty"`
+	// Unexplained are the largest transitions the model did not
+	// attribute ("from -> to" probes, ns per hop), for an audit.
+	Unexplained []ExplainPhase `json:"unexplained,omitempty"`
+	Notes       []string       `json:"notes,omitempty"`
+}
+
+// ExplainPhase is one phase of a hop, in time order.
+type ExplainPhase struct {
+	Name     string  `json:"name"`
+	What     string  `json:"what"`
+	Probes   string  `json:"probes"`
+	NsPerHop float64 `json:"ns"`
+	PerHop   float64 `json:"per_hop"`
+}
+
+// ExplainGap is work a phase holds that the probes could not separate.
+type ExplainGap struct {
+	Work   string `json:"work"`
+	Inside string `json:"inside"`
+	Needs  string `json:"needs"`
 }

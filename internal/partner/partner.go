@@ -96,6 +96,23 @@ type Process struct {
 	Entered json.RawMessage // what the enter hook reported
 }
 
+type hooksKey struct{}
+
+// Hooks are told of a partner's life by Start: Started with its pid as
+// soon as the process exists, before it is sent its request; Ready when
+// it has reported ready, just before Start returns it. A tracer tracks a
+// partner from its first instruction of work and starts its recording
+// window when the last partner is ready, so their start-up is not traced.
+type Hooks struct {
+	Started func(pid int)
+	Ready   func()
+}
+
+// WithHooks returns a context under which Start calls h.
+func WithHooks(ctx context.Context, h Hooks) context.Context {
+	return context.WithValue(ctx, hooksKey{}, h)
+}
+
 // Start starts the partner and waits until it reports ready.
 func Start(ctx context.Context, s Spec) (*Process, error) {
 	exe := s.Exe
@@ -150,6 +167,10 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		out.Close()
 		return nil, fmt.Errorf("starting the partner process: %w", err)
 	}
+	hooks, _ := ctx.Value(hooksKey{}).(Hooks)
+	if hooks.Started != nil {
+		hooks.Started(cmd.Process.Pid)
+	}
 	p := &Process{cmd: cmd, ctl: bufio.NewReader(out), ctlFile: out, stdin: stdin, exited: make(chan struct{})}
 	if _, err := stdin.Write(append(in, '\n')); err != nil {
 		p.Kill()
@@ -182,6 +203,9 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		if err != nil {
 			p.Kill()
 			return nil, err
+		}
+		if hooks.Ready != nil {
+			hooks.Ready()
 		}
 		return p, nil
 	case <-ctx.Done():

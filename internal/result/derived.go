@@ -13,6 +13,53 @@ type Derived struct {
 	// memory claims beside what was measured.
 	Hierarchy []HierarchyRow `json:"hierarchy,omitempty"`
 	Claims    []ClaimRow     `json:"claims,omitempty"`
+	// Explain attributes the ladder's steps phase by phase and judges the
+	// published causes (ctxbench explain).
+	Explain *ExplainDerived `json:"explain,omitempty"`
+}
+
+// ExplainDerived is what ctxbench explain derives from several rows.
+type ExplainDerived struct {
+	Steps  []ExplainStep  `json:"steps,omitempty"`
+	Claims []ExplainClaim `json:"claims,omitempty"`
+}
+
+// ExplainStep is a step of the ladder (thread → process, plain → cgroup):
+// the untraced medians, the change with its interval (blocks paired by
+// round), and phase by phase on the kernel's clock, largest change first.
+type ExplainStep struct {
+	What          string         `json:"what"`
+	From          string         `json:"from"`
+	To            string         `json:"to"`
+	FromNS        float64        `json:"from_ns"`
+	ToNS          float64        `json:"to_ns"`
+	Change        float64        `json:"change"`
+	ChangeLow     float64        `json:"change_low"`
+	ChangeHigh    float64        `json:"change_high"`
+	Resolved      bool           `json:"resolved"`
+	TracedDeltaNS float64        `json:"traced_delta_ns"` // the phases' sum, to − from
+	Phases        []ExplainDelta `json:"phases"`
+}
+
+// ExplainDelta is one phase in a step.
+type ExplainDelta struct {
+	Name    string  `json:"name"`
+	FromNS  float64 `json:"from_ns"`
+	ToNS    float64 `json:"to_ns"`
+	DeltaNS float64 `json:"delta_ns"`
+}
+
+// ExplainClaim is a published cause of a rung's cost, the phases it
+// corresponds to, and a verdict: confirmed, refuted, not resolved here (the
+// data show no difference, but could not rule one out), not measurable
+// here, or not measured (in this run).
+type ExplainClaim struct {
+	Rung     string `json:"rung"`
+	Claim    string `json:"claim"`
+	Source   string `json:"source"`
+	Phases   string `json:"phases,omitempty"`
+	Verdict  string `json:"verdict"`
+	Evidence string `json:"evidence"`
 }
 
 // BaselineRef names the baseline row and why it was chosen.

@@ -132,6 +132,8 @@ type Result struct {
 	Settings  []string    `json:"settings,omitempty"` // e.g. GOMAXPROCS=1
 	Flags     []Flag      `json:"flags"`
 	Warnings  []Warning   `json:"warnings,omitempty"`
+	// Explain is where the hop's time goes (ctxbench explain only).
+	Explain *Explain `json:"explain,omitempty"`
 }
 
 // BlockInfo is one block of a result: its round of the interleaving, its
@@ -326,4 +328,52 @@ func BlockRounds(blocks []BlockInfo) []int {
 		out[i] = b.Round
 	}
 	return out
+}
+
+// Explain is where a benchmark's hop goes, phase by phase on the kernel's
+// clock (ctxbench explain): traced and untraced blocks of the same cell,
+// interleaved in one sitting, and the traced blocks' phases averaged.
+type Explain struct {
+	Method string `json:"method"` // how the kernel was probed
+	Model  string `json:"model"`  // the phase model (pipe, futex, yield)
+	Blocks int    `json:"blocks"` // traced blocks
+	// TracedOneWayNS and UntracedOneWayNS are the user-space clock's
+	// medians per hop with and without the probes; ProbeCost is their
+	// ratio − 1 with its interval (blocks paired by round).
+	TracedOneWayNS   float64 `json:"traced_one_way_ns"`
+	UntracedOneWayNS float64 `json:"untraced_one_way_ns"`
+	// TracedMeanNS is the traced samples' mean per hop: the kernel's
+	// clock adds time up, so its hop compares with a mean, not a median.
+	TracedMeanNS  float64 `json:"traced_mean_one_way_ns"`
+	ProbeCost     float64 `json:"probe_cost"`
+	ProbeCostLow  float64 `json:"probe_cost_low"`
+	ProbeCostHigh float64 `json:"probe_cost_high"`
+	// Closure is the phases' sum over the traced hop (TracedMeanNS, the
+	// user-space clock's mean per hop of the traced blocks). KernelHopNS
+	// is the traced time per hop on the kernel's clock, less what other
+	// tasks and idle took (it also holds the warm-up sample and what a
+	// block did between its partners' start and its first hop), and
+	// KernelClosure the phases' sum over it.
+	Closure        float64            `json:"closure"`
+	KernelHopNS    float64            `json:"kernel_hop_ns"`
+	KernelClosure  float64            `json:"kernel_closure"`
+	Phases         []ExplainPhase     `json:"phases"` // in time order
+	OtherNS        float64            `json:"other_ns"`
+	UnattributedNS float64            `json:"unattributed_ns"`
+	Counts         map[string]float64 `json:"per_hop_counts,omitempty"`
+	Gaps           []model.ExplainGap `json:"gaps,omitempty"`
+	// Unexplained are the largest transitions the model left unattributed.
+	Unexplained []ExplainPhase `json:"unexplained,omitempty"`
+	Notes       []string       `json:"notes,omitempty"`
+}
+
+// ExplainPhase is one phase of a hop: ns per hop on the kernel's clock,
+// how often per hop it ran, what the kernel does in it, the probes that
+// bound it.
+type ExplainPhase struct {
+	Name   string  `json:"name"`
+	NS     float64 `json:"ns"`
+	PerHop float64 `json:"per_hop"`
+	What   string  `json:"what"`
+	Probes string  `json:"probes"`
 }

@@ -22,6 +22,8 @@ type Cell struct {
 	Name   string
 	Ring   *model.RingParams
 	Memory *model.MemoryParams
+	// Trace runs the cell's blocks with the kernel phase tracer attached.
+	Trace bool
 }
 
 // Key names the cell in messages, placement included.
@@ -109,5 +111,6 @@ func Place(b *model.Benchmark, p model.Placement, cpus []int) (Cell, error) {
 // Request is the worker request of one block of c.
 func (c Cell) Request(iters uint64, samples, warmup int, perf bool) model.Request {
 	return model.Request{Bench: c.Bench.Name, Placement: c.Placement, CPUA: c.CPUA, CPUB: c.CPUB,
-		Iters: iters, Samples: samples, Warmup: warmup, Perf: perf, Arg: c.Bench.Arg, Ring: c.Ring, Memory: c.Memory}
+		Iters: iters, Samples: samples, Warmup: warmup, Perf: perf, Arg: c.Bench.Arg, Ring: c.Ring, Memory: c.Memory,
+		Trace: c.Trace}
 }

@@ -504,14 +504,18 @@ static __always_inline int switch_event(__u32 k)
 	return 1;
 }
 
-/* tlb_flush(reason, pages): on a context switch, switch_mm flushing the
- * TLB (reason 0) is the address-space part of a process switch. */
+/* tlb_flush(reason, pages): on a context switch (reason 0) switch_mm
+ * fires it once per address-space switch, with pages TLB_FLUSH_ALL when it
+ * flushed and 0 when the PCID kept the next mm's entries: the second is
+ * counted apart, as TLB_KEPT_ON_SWITCH. */
 SEC("raw_tracepoint/tlb_flush")
 int ctxb_tlb_flush(struct bpf_raw_tracepoint_args *ctx)
 {
 	if (!switch_event(KIND_TLB_FLUSH))
 		return 0;
 	__u32 r = (__u32)ctx->args[0];
+	if (r == 0 && ctx->args[1] == 0)
+		r = TLB_KEPT_ON_SWITCH;
 	bump(&tlb_reasons, r < NTLB_REASONS ? r : NTLB_REASONS - 1, 1);
 	return 0;
 }

@@ -74,6 +74,9 @@ enum kind {
 #define NHIST 28           /* log2 buckets: [2^i, 2^(i+1)) ns, the last open-ended */
 #define NKVM_REASONS 256   /* exit reasons kept one by one; larger ones go to the last slot */
 #define NTLB_REASONS 8
+/* tlb_reasons index of an address-space switch that flushed nothing (the
+ * PCID kept the entries); reasons 0-4 are the kernel's. */
+#define TLB_KEPT_ON_SWITCH 6
 
 /* Per-CPU counters, indexes into the counters map. */
 enum counter {

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/ctxbench/ctxbench/internal/bpf"
+	"github.com/ctxbench/ctxbench/internal/result"
+)
+
+// ourPrograms lists the loaded BPF programs of ctxbench's hop tracer
+// (their names start with ctxb_).
+func ourPrograms(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for id := ebpf.ProgramID(0); ; {
+		next, err := ebpf.ProgramGetNextID(id)
+		if errors.Is(err, os.ErrNotExist) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = next
+		p, err := ebpf.NewProgramFromID(id)
+		if err != nil {
+			continue // unloaded meanwhile
+		}
+		if info, err := p.Info(); err == nil && strings.HasPrefix(info.Name, "ctxb_") {
+			out = append(out, info.Name)
+		}
+		p.Close()
+	}
+}
+
+// noProgramsLeft waits for the kernel to free a finished run's programs
+// (after an RCU grace period, not at once).
+func noProgramsLeft(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		left := ourPrograms(t)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("BPF programs still loaded: %v", left)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// explain splits a real hop into phases that close on the traced hop, says
+// what the probes cost, and leaves no probe attached.
+func TestExplainSplitsAHop(t *testing.T) {
+	if err := bpf.Check(); err != nil {
+		t.Skipf("cannot trace here: %v", err)
+	}
+	out, err := exec.Command(bin, "explain", "thread/pipe", "--runs", "12", "--samples-per-block", "2", "--span", "0",
+		"--export-json", "-", "-q").Output()
+	if err != nil {
+		t.Fatalf("explain: %v", err)
+	}
+	doc, err := result.Decode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Results) != 1 || doc.Results[0].Explain == nil {
+		t.Fatalf("results %+v", doc.Results)
+	}
+	e := doc.Results[0].Explain
+	if e.Method != bpf.MethodRawTracepoints || len(e.Phases) < 4 || e.Blocks != 6 {
+		t.Errorf("method %q, %d phases, %d traced blocks; want raw tracepoints, at least 4, 6", e.Method, len(e.Phases), e.Blocks)
+	}
+	// Structure, not timing: the phases explain most of the traced hop
+	// (the wide margin is the shared machine's, not the method's).
+	if e.Closure < 0.8 || e.Closure > 1.2 || e.TracedMeanNS <= 0 || e.UntracedOneWayNS <= 0 {
+		t.Errorf("closure %.3f of a %.0f ns traced hop (untraced %.0f ns)", e.Closure, e.TracedMeanNS, e.UntracedOneWayNS)
+	}
+	if !(e.ProbeCostLow <= e.ProbeCost && e.ProbeCost <= e.ProbeCostHigh) {
+		t.Errorf("probe cost %.3f outside its interval [%.3f, %.3f]", e.ProbeCost, e.ProbeCostLow, e.ProbeCostHigh)
+	}
+	if doc.Derived == nil || doc.Derived.Explain == nil || len(doc.Derived.Explain.Claims) == 0 {
+		t.Error("no claims judged")
+	}
+	noProgramsLeft(t)
+	assertNothingLeft(t)
+}
+
+// Without root explain refuses in one line, exit 2, saying what is missing.
+func TestExplainRefusesWithoutRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("run as root to test dropping to an unprivileged user")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv (util-linux) not installed")
+	}
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin, "explain", "thread/pipe")
+	cmd.Dir = os.TempDir()
+	out, _ := cmd.CombinedOutput()
+	msg := strings.TrimSpace(string(out))
+	if cmd.ProcessState.ExitCode() != 2 || strings.Contains(msg, "\n") || !strings.Contains(msg, "root") {
+		t.Fatalf("exit %d, output %q: want exit 2 and one line naming root", cmd.ProcessState.ExitCode(), msg)
+	}
+}
+
+// A traced run interrupted with SIGTERM or killed leaves no probe attached:
+// nothing is pinned, so the programs go with the processes.
+func TestExplainInterruptedLeavesNoProbe(t *testing.T) {
+	if err := bpf.Check(); err != nil {
+		t.Skipf("cannot trace here: %v", err)
+	}
+	for _, sig := range []os.Signal{os.Interrupt, os.Kill} {
+		cmd := exec.Command(bin, "explain", "thread/pipe", "--runs", "400", "--samples-per-block", "2", "--span", "0", "-q")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for len(ourPrograms(t)) == 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if len(ourPrograms(t)) == 0 {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatal("no traced block started within 20 s")
+		}
+		_ = cmd.Process.Signal(sig)
+		_ = cmd.Wait()
+		if sig == os.Kill {
+			// The worker is in its own process group: a SIGKILLed parent
+			// cannot stop it, the worker's parent-death signal does.
+			time.Sleep(200 * time.Millisecond)
+		}
+		noProgramsLeft(t)
+	}
+	assertNothingLeft(t)
+}

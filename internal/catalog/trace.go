@@ -1,0 +1,128 @@
+package catalog
+
+// trace.go: a block run with the kernel phase tracer attached (ctxbench
+// explain). The worker that runs the block opens the tracer itself — it
+// is root, on the block's CPU, and knows every process of the block: its
+// own, and each partner's as partner.Start creates it — so nothing of the
+// tracing crosses a process boundary but the per-hop phases it read.
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/ctxbench/ctxbench/internal/bpf"
+	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/partner"
+)
+
+// phaseModels are the phase models a benchmark's Phases may name.
+var phaseModels = map[string]func(*bpf.Matrix, uint64) bpf.Breakdown{
+	"pipe":     bpf.PipeHop,
+	"futex":    bpf.FutexHop,
+	"yield":    bpf.YieldHop,
+	"kvm-exit": bpf.KVMUserExit,
+}
+
+// traced wraps a benchmark's Run: a request with Trace set runs the block
+// with the tracer attached and returns its phases beside the samples.
+func traced(b *model.Benchmark, run func(context.Context, model.Request) (model.Response, error)) func(context.Context, model.Request) (model.Response, error) {
+	return func(ctx context.Context, req model.Request) (model.Response, error) {
+		if !req.Trace {
+			return run(ctx, req)
+		}
+		split, ok := phaseModels[b.Phases]
+		if !ok || req.CPUA < 0 || (req.CPUB >= 0 && req.CPUA != req.CPUB) {
+			return model.Response{}, fmt.Errorf("%s cannot be explained at %s: a phase model reads one CPU's hops", b.Name, req.Placement)
+		}
+		var exclude []bpf.Group
+		if b.Phases != "kvm-exit" {
+			exclude = []bpf.Group{bpf.GroupKVM} // fewer probes, less probe cost per hop
+		}
+		t, err := bpf.Open(bpf.Options{Exclude: exclude})
+		if err != nil {
+			return model.Response{}, err
+		}
+		defer t.Close() // detaches everything; nothing is pinned, so a killed worker leaves nothing either
+		if err := t.Track(os.Getpid()); err != nil {
+			return model.Response{}, err
+		}
+		var hookErr error
+		keep := func(err error) {
+			if err != nil && hookErr == nil {
+				hookErr = err
+			}
+		}
+		// The window starts now, and again when each partner is ready, so
+		// the partners' start-up (an exec and a Go runtime's) is not part
+		// of the hops.
+		ctx = partner.WithHooks(ctx, partner.Hooks{
+			Started: func(pid int) { keep(t.Track(pid)) },
+			Ready:   func() { keep(t.Reset()) },
+		})
+		if err := t.Reset(); err != nil {
+			return model.Response{}, err
+		}
+		resp, err := run(ctx, req)
+		if err != nil {
+			return resp, err
+		}
+		if hookErr != nil {
+			return model.Response{}, fmt.Errorf("tracing the partners: %w", hookErr)
+		}
+		s, err := t.Snapshot()
+		if err != nil {
+			return model.Response{}, err
+		}
+		hops := uint64(float64(req.Iters) * float64(req.Samples+req.Warmup) * b.HopsPerOp)
+		m := s.CPU(req.CPUA)
+		if n := m.Events[bpf.KindKVMUserspaceExit]; b.Phases == "kvm-exit" && n > 0 {
+			// The block's self-check makes exits of its own: a hop is an
+			// exit the tracer counted, not a nominal one.
+			hops = n
+		}
+		resp.Explain = explainOf(split(m, hops))
+		if hops > 0 {
+			// Events a claim about the switch can be checked against, per hop.
+			for name, k := range map[string]bpf.Kind{"tlb_flush": bpf.KindTLBFlush, "fpu_save": bpf.KindFPUSave, "fpu_restore": bpf.KindFPULoad} {
+				resp.Explain.Counts[name] = float64(m.Events[k]) / float64(hops)
+			}
+			resp.Explain.Counts["tlb_switch_flushed"] = float64(m.TLBFlushes[0]) / float64(hops)
+			resp.Explain.Counts["tlb_switch_kept"] = float64(m.TLBFlushes[bpf.TLBKeptOnSwitch]) / float64(hops)
+			if b.Phases == "kvm-exit" {
+				resp.Explain.Counts["kvm_exit"] = float64(m.Events[bpf.KindKVMExit]) / float64(hops)
+				resp.Explain.Counts["kvm_userspace_exit"] = float64(m.Events[bpf.KindKVMUserspaceExit]) / float64(hops)
+				for _, r := range m.KVMExits {
+					resp.Explain.Counts[fmt.Sprintf("kvm_exit_reason_%d", r.Reason)] = float64(r.Count) / float64(hops)
+				}
+				if len(m.KVMExits) == 0 {
+					resp.Explain.Notes = append(resp.Explain.Notes, "no exit reasons recorded: kvm_exit never fired (a PVM backend traps through its switcher and has no kvm_exit tracepoint)")
+				}
+			}
+		}
+		return resp, nil
+	}
+}
+
+func explainOf(bd bpf.Breakdown) *model.Explain {
+	e := &model.Explain{Method: bd.Method, Model: bd.Model, Hops: bd.Hops, HopNsPerHop: bd.HopNsPerHop,
+		OtherNsPerHop: bd.OtherNsPerHop, UnattributedNsPerHop: bd.UnattributedNsPerHop, Closure: bd.Closure,
+		Counts: map[string]float64{}, Notes: bd.Notes}
+	for k, v := range bd.PerHop {
+		e.Counts[k] = v
+	}
+	for _, p := range bd.Phases {
+		e.Phases = append(e.Phases, model.ExplainPhase{Name: p.Name, What: p.What, Probes: p.Probes, NsPerHop: p.NsPerHop, PerHop: p.PerHop})
+	}
+	for i, u := range bd.Unattributed { // most time first
+		if i == 5 || bd.Hops == 0 {
+			break
+		}
+		e.Unexplained = append(e.Unexplained, model.ExplainPhase{Name: u.From.String() + " -> " + u.To.String(),
+			Probes: u.From.Probe() + " -> " + u.To.Probe(), NsPerHop: float64(u.Ns) / float64(bd.Hops), PerHop: float64(u.Count) / float64(bd.Hops)})
+	}
+	for _, g := range bd.Gaps {
+		e.Gaps = append(e.Gaps, model.ExplainGap{Work: g.Work, Inside: g.Inside, Needs: g.Needs})
+	}
+	return e
+}

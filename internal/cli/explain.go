@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxbench/ctxbench/internal/bpf"
+	"github.com/ctxbench/ctxbench/internal/catalog"
+	"github.com/ctxbench/ctxbench/internal/experiment"
+	"github.com/ctxbench/ctxbench/internal/experiment/explain"
+	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/schedule"
+	"github.com/ctxbench/ctxbench/internal/session"
+)
+
+func newExplain(stdout, stderr io.Writer) *cobra.Command {
+	mf := &measureFlags{}
+	cmd := &cobra.Command{
+		Use:   "explain NAME...",
+		Short: "where a hop's time goes: the kernel's phases of each switch, measured with BPF",
+		Long: `Explain runs each benchmark at one CPU twice over, interleaved block by block:
+untraced, and with BPF programs on the kernel's raw tracepoints that add up,
+in the kernel, the time between consecutive events of the benchmark's own
+processes (the syscall entry, the wakeup, the scheduler's entry, the switch,
+the FPU restore, the return to user space...). It prints each hop's phases
+in time order on the kernel's clock, what the probes cost (traced against
+untraced), and how much of the traced hop the phases explain: a model that
+does not close within 5% says so, and its phases are never scaled.
+
+It needs root (or CAP_BPF and CAP_PERFMON), the bpf() syscall, the kernel's
+BTF (/sys/kernel/btf/vmlinux) and raw tracepoints; without them it exits 2
+saying which is missing. Nothing is pinned: however the run ends, the kernel
+detaches every probe. docs/explain.md lists the probes behind each phase.`,
+		Example: `  ctxbench explain thread/pipe process/pipe
+  ctxbench explain thread/pipe process/pipe container/pipe-plain container/pipe-cg4 --export-json why.json
+  ctxbench explain thread/futex thread/yield --cpus 1`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			benches, err := catalog.Select(args)
+			if err != nil {
+				return &usageError{err.Error()}
+			}
+			if cmd.Flags().Changed("placement") {
+				return usagef("explain measures at one CPU only (a phase model reads one CPU's hops): leave --placement out")
+			}
+			for _, e := range []string{mf.exportCSV, mf.exportMarkdown, mf.exportGoBench} {
+				if e != "" {
+					return usagef("explain writes JSON only (--export-json)")
+				}
+			}
+			if !mf.dryRun {
+				if err := bpf.Check(); err != nil {
+					return &usageError{"explain: " + err.Error()}
+				}
+			}
+			return runExplain(cmd.Context(), mf, benches, stdout, stderr)
+		},
+	}
+	mf.register(cmd)
+	return cmd
+}
+
+func runExplain(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, stdout, stderr io.Writer) error {
+	o, set, _, _, err := mf.settings()
+	if err != nil {
+		return err
+	}
+	set.Placements = []string{string(model.SameCPU)}
+	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr, schedule.FakeExecutor{Seed: set.Seed})
+	if err != nil {
+		return err
+	}
+	if !mf.fs.Changed("min-time") {
+		// Longer samples than the ladder's: the few milliseconds between a
+		// traced block's partners becoming ready and its first hop stay a
+		// small part of the block.
+		o.MinTime = 10 * time.Millisecond
+		set.MinTimeNS = o.MinTime.Nanoseconds()
+	}
+	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
+		return explain.Run(ctx, env, explain.Options{Benches: benches, Sampling: o})
+	}}
+	spec.Derive = []func(*result.Document){explain.Derive}
+	doc, err := session.Run(ctx, spec)
+	var none *explain.NothingToExplain
+	if errors.As(err, &none) {
+		return &usageError{err.Error()}
+	}
+	if err != nil {
+		return err
+	}
+	table := stdout
+	if mf.exportJSON == "-" {
+		table = stderr
+	}
+	if err := writeExports(doc, mf, stdout); err != nil {
+		return err
+	}
+	if !mf.quiet {
+		render.Explain(table, doc)
+		if mf.exportJSON != "" && mf.exportJSON != "-" {
+			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
+		}
+	}
+	return failed(doc, "measurements", len(doc.Failures)+len(doc.Results))
+}

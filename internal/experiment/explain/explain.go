@@ -1,0 +1,228 @@
+// Package explain is the experiment that says where a hop's time goes:
+// each benchmark runs as two cells at one CPU — untraced, and with the
+// kernel phase tracer attached in its worker (internal/catalog's traced
+// blocks, internal/bpf's phase models) — interleaved block by block in one
+// sitting, so the probes' cost is measured beside the phases it bought.
+// The phases are the traced blocks' averages; they are never scaled to
+// fit: a model that does not close within 5% of the traced hop says so.
+package explain
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/ctxbench/ctxbench/internal/experiment"
+	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/schedule"
+	"github.com/ctxbench/ctxbench/internal/stats"
+)
+
+// ClosureTolerance is how far the phases' sum may be from the traced hop
+// before the figure says the model did not close.
+const ClosureTolerance = 0.05
+
+// Options say what to explain and how to sample it.
+type Options struct {
+	Benches  []*model.Benchmark
+	Sampling schedule.Options
+}
+
+// Run measures and splits the benchmarks that have a phase model; the
+// others are skipped with the reason.
+func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, error) {
+	var part experiment.Part
+	cells, skips := schedule.Plan(o.Benches, []model.Placement{model.SameCPU}, env.CPUs)
+	for _, s := range skips {
+		part.Skipped = append(part.Skipped, result.Failure{Name: s.Bench, Placement: s.Placement, Error: s.Reason})
+	}
+	var plan []schedule.Cell
+	for _, c := range cells {
+		if c.Bench.Phases == "" {
+			part.Skipped = append(part.Skipped, result.Failure{Name: c.Bench.Name, Placement: string(c.Placement),
+				Error: "no phase model: explain splits pipe, eventfd, futex and yield ping-pongs of threads, processes and containers, and a VM's exit to user space"})
+			continue
+		}
+		t := c
+		t.Trace, t.Name = true, c.Bench.Name+" traced"
+		plan = append(plan, c, t)
+	}
+	if len(plan) == 0 {
+		return part, &NothingToExplain{}
+	}
+	so := o.Sampling
+	so.Executor, so.Progress, so.Seed, so.DryRun, so.Cleanup = env.Executor, env.Progress, env.Seed, env.DryRun, env.Cleanup
+	so.PerfCheck = false // perf events and BPF probes would each slow the other's switches
+	runs, err := schedule.Run(ctx, plan, so)
+	if err != nil {
+		return part, err
+	}
+	for i := 0; i+1 < len(runs); i += 2 {
+		u, t := runs[i], runs[i+1]
+		if err := failure(u, t); err != "" {
+			part.Failures = append(part.Failures, result.Failure{Name: u.Cell.Bench.Name, Placement: string(u.Cell.Placement), Error: err})
+			continue
+		}
+		part.Results = append(part.Results, Aggregate(u, t, env.Host))
+	}
+	return part, nil
+}
+
+// NothingToExplain says no asked-for benchmark can be explained here.
+type NothingToExplain struct{}
+
+func (*NothingToExplain) Error() string {
+	return "nothing to explain: no benchmark asked for has a phase model at the same CPU here"
+}
+
+func failure(u, t schedule.CellRun) string {
+	switch {
+	case u.Err != nil:
+		return u.Err.Error()
+	case t.Err != nil:
+		return "traced: " + t.Err.Error()
+	case len(u.Blocks) == 0 || len(t.Blocks) == 0:
+		return "no block ran"
+	}
+	return ""
+}
+
+// perHop are a run's samples per hop and its block sizes and rounds.
+func perHop(r schedule.CellRun) (v []float64, sizes, rounds []int) {
+	for _, b := range r.Blocks {
+		it := r.Iters
+		if b.Resp.Iters > 0 {
+			it = b.Resp.Iters
+		}
+		for _, ns := range b.Resp.NS {
+			v = append(v, float64(ns)/(float64(it)*r.Cell.Bench.HopsPerOp))
+		}
+		sizes = append(sizes, len(b.Resp.NS))
+		rounds = append(rounds, b.Round)
+	}
+	return v, sizes, rounds
+}
+
+// Aggregate turns an untraced and a traced cell into one result: the
+// untraced figure (the benchmark's own), and its explanation.
+func Aggregate(u, t schedule.CellRun, host string) result.Result {
+	b := u.Cell.Bench
+	samples, sizes, rounds := perHop(u)
+	tsamples, tsizes, trounds := perHop(t)
+	r := result.Result{
+		Name: b.Name, Rung: string(b.Rung), Placement: string(u.Cell.Placement), Kind: string(b.Kind),
+		Description: b.Description, Op: b.Op, HopsPerOp: b.HopsPerOp, IterationsPerSample: u.Iters,
+		Samples: samples, OneWayNS: stats.SummarizeBlocks(samples, sizes), Blocks: len(u.Blocks), Flags: []result.Flag{},
+		Label: model.Label{What: b.Switched, Mechanism: b.Mechanism, Placement: fmt.Sprintf("same CPU (pinned to CPU %d)", u.Cell.CPUA), Host: host},
+	}
+	r.BlockInfo, _ = experiment.Blocks(u.Blocks)
+	var sw int64
+	var hops float64
+	for _, blk := range u.Blocks {
+		sw += blk.Resp.A.Switches() + blk.Resp.B.Switches()
+		hops += b.HopsIn(blk.Resp)
+	}
+	r.Verification.Method = "getrusage(RUSAGE_THREAD) voluntary + involuntary switches of both sides over the untraced blocks"
+	if hops > 0 && b.ExpectSwitch {
+		x := float64(sw) / hops
+		one := 1.0
+		r.SwitchesPerHop, r.Verification.ExpectedPerHop, r.Verification.Hops = &x, &one, hops
+		r.Verification.Verified = math.Abs(x-1) <= 0.05
+	}
+	r.Placed = result.PlacementInfo{Requested: string(u.Cell.Placement), CPUA: u.Cell.CPUSetA, CPUB: u.Cell.CPUSetB, OK: true}
+
+	ts := stats.SummarizeBlocks(tsamples, tsizes)
+	e := &result.Explain{Blocks: len(t.Blocks), UntracedOneWayNS: r.OneWayNS.Median, TracedOneWayNS: ts.Median, TracedMeanNS: ts.Mean}
+	if c := stats.PairedChange(samples, sizes, rounds, tsamples, tsizes, trounds); c.OK {
+		e.ProbeCost, e.ProbeCostLow, e.ProbeCostHigh = c.Ratio-1, c.Lo-1, c.Hi-1
+	}
+	// Phases: each traced block's per-hop figures, averaged over blocks
+	// (every block makes the same number of hops), in time order.
+	type acc struct {
+		ns, per float64
+		what    string
+		probes  string
+	}
+	phases, unexplained := map[string]*acc{}, map[string]*acc{}
+	var order, uorder []string
+	var kernel, other, unattributed float64
+	counts := map[string]float64{}
+	n := 0.0
+	for _, blk := range t.Blocks {
+		x := blk.Resp.Explain
+		if x == nil {
+			continue
+		}
+		n++
+		e.Method, e.Model, e.Gaps = x.Method, x.Model, x.Gaps
+		for _, note := range x.Notes {
+			if !slices.Contains(e.Notes, note) {
+				e.Notes = append(e.Notes, note)
+			}
+		}
+		kernel += x.HopNsPerHop
+		other += x.OtherNsPerHop
+		unattributed += x.UnattributedNsPerHop
+		for k, v := range x.Counts {
+			counts[k] += v
+		}
+		for _, p := range x.Phases {
+			a := phases[p.Name]
+			if a == nil {
+				a = &acc{what: p.What, probes: p.Probes}
+				phases[p.Name] = a
+				order = append(order, p.Name)
+			}
+			a.ns += p.NsPerHop
+			a.per += p.PerHop
+		}
+		for _, p := range x.Unexplained {
+			a := unexplained[p.Name]
+			if a == nil {
+				a = &acc{probes: p.Probes}
+				unexplained[p.Name] = a
+				uorder = append(uorder, p.Name)
+			}
+			a.ns += p.NsPerHop
+			a.per += p.PerHop
+		}
+	}
+	if n == 0 {
+		r.Flags = append(r.Flags, result.Flag{Code: "explain", Message: "the traced blocks returned no phases"})
+		r.Explain = e
+		return r
+	}
+	e.KernelHopNS, e.OtherNS, e.UnattributedNS = kernel/n, other/n, unattributed/n
+	sum := 0.0
+	for _, name := range order {
+		a := phases[name]
+		e.Phases = append(e.Phases, result.ExplainPhase{Name: name, NS: a.ns / n, PerHop: a.per / n, What: a.what, Probes: a.probes})
+		sum += a.ns / n
+	}
+	for _, name := range uorder {
+		a := unexplained[name]
+		e.Unexplained = append(e.Unexplained, result.ExplainPhase{Name: name, NS: a.ns / n, PerHop: a.per / n, Probes: a.probes})
+	}
+	slices.SortFunc(e.Unexplained, func(a, b result.ExplainPhase) int { return cmp.Compare(b.NS, a.NS) })
+	e.Counts = map[string]float64{}
+	for k, v := range counts {
+		e.Counts[k] = v / n
+	}
+	if e.KernelHopNS > 0 {
+		e.KernelClosure = sum / e.KernelHopNS
+	}
+	if e.TracedMeanNS > 0 {
+		e.Closure = sum / e.TracedMeanNS
+	}
+	if math.Abs(e.Closure-1) > ClosureTolerance {
+		r.Warnings = append(r.Warnings, result.Warning{Code: "explain-closure",
+			Message: fmt.Sprintf("the phases sum to %.0f%% of the traced hop (%.0f of %.0f ns): the model does not close within %.0f%% (%.0f ns per hop on the kernel's clock not attributed); the phases are shown as measured, not scaled",
+				100*e.Closure, sum, e.TracedMeanNS, 100*ClosureTolerance, e.UnattributedNS),
+			Fix: "see the not-attributed time in the JSON; rare paths (migrations, interrupts in odd places) are the usual cause"})
+	}
+	r.Explain = e
+	return r
+}
