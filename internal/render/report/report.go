@@ -30,6 +30,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/compare"
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/units"
 )
 
 //go:embed report.css
@@ -73,6 +74,7 @@ type view struct {
 	Memory    *forest
 	Pools     []poolView
 	Repl      []replView
+	Explain   []explainRun
 	Compare   *compareView
 	Warnings  []warnView
 	Env       envView
@@ -85,6 +87,8 @@ type navItem struct{ ID, Title string }
 
 var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"add":  func(a, b int) int { return a + b },
+	"ns":   units.Time,
+	"pct":  units.Change,
 	"dict": func(id string, notes any) map[string]any { return map[string]any{"id": id, "notes": notes} },
 }).Parse(strings.NewReplacer("/*CSS*/", css, "/*CSP*/", CSP()).Replace(page)))
 
@@ -127,6 +131,7 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 	v.Memory = memoryForest(v.Runs)
 	v.Pools = poolViews(v.Runs)
 	v.Repl = replViews(v.Runs)
+	v.Explain = explainViews(v.Runs)
 	if len(inputs) > 1 && cmp != nil {
 		if cv := buildCompare(cmp); len(cv.Tables) > 0 {
 			v.Compare = cv
@@ -159,6 +164,9 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 	}
 	if len(v.Repl) > 0 {
 		v.Sections = append(v.Sections, navItem{"replications", "Published experiments"})
+	}
+	if len(v.Explain) > 0 {
+		v.Sections = append(v.Sections, navItem{"explain", "Where the time goes"})
 	}
 	if v.Compare != nil {
 		v.Sections = append(v.Sections, navItem{"compare", "Comparison"})

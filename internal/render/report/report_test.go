@@ -128,3 +128,32 @@ func escape(s string) string {
 	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "+", "&#43;")
 	return r.Replace(s)
 }
+
+// An explained run shows its hop as a stacked bar of phases, the steps and
+// the judged claims, and a model that did not close says so.
+func TestExplainSection(t *testing.T) {
+	d := doc(t, testdoc.Options{Seed: 1})
+	for i := range d.Results {
+		if d.Results[i].Name != "thread/pipe" || d.Results[i].Placement != "same-cpu" {
+			continue
+		}
+		d.Results[i].Explain = &result.Explain{Method: "raw tracepoints only", Model: "pipe hop, same CPU", Blocks: 10,
+			TracedOneWayNS: 5900, UntracedOneWayNS: 3400, TracedMeanNS: 6000, ProbeCost: 0.7, ProbeCostLow: 0.6, ProbeCostHigh: 0.9, Closure: 0.8,
+			Phases: []result.ExplainPhase{{Name: "write(): copy into the pipe", NS: 2000, PerHop: 1}, {Name: "pick next task", NS: 2800, PerHop: 1}}}
+		d.Results[i].Warnings = append(d.Results[i].Warnings, result.Warning{Code: "explain-closure", Message: "the phases sum to 80% of the traced hop"})
+	}
+	d.Derived.Explain = &result.ExplainDerived{
+		Steps:  []result.ExplainStep{{What: "thread → process (pipe)", From: "thread/pipe", To: "process/pipe", FromNS: 3400, ToNS: 3600, Change: 0.06, ChangeLow: 0.01, ChangeHigh: 0.1, Resolved: true, Phases: []result.ExplainDelta{{Name: "context switch: switch_mm up to a TLB flush", DeltaNS: 290}}}},
+		Claims: []result.ExplainClaim{{Rung: "process", Claim: "TLB must be flushed (different address space)", Verdict: "refuted", Evidence: "the PCID kept the entries"}},
+	}
+	html := string(render(t, []compare.Input{{Label: "x", Path: "x.json", Doc: d}}))
+	for _, want := range []string{`id="explain"`, "Where the time goes", `class="phasebar"`, "write(): copy into the pipe", "pick next task",
+		"thread → process (pipe)", "switch_mm up to a TLB flush", "refuted", "TLB must be flushed", "the phases sum to 80% of the traced hop"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if strings.Contains(string(render(t, inputs(t)[:1])), `id="explain"`) {
+		t.Error("a run without explain data has an explain section")
+	}
+}
