@@ -70,6 +70,22 @@ type Comparison struct {
 	Notes []string
 	// Hints are advice about the comparison as a whole.
 	Hints []string
+	// Phases compares, phase by phase on the kernel's clock, the rows
+	// that ctxbench explain split in the base and in another file.
+	Phases []PhaseChange
+}
+
+// PhaseChange is one explained row of the base against one other file:
+// every phase either has, in time order, with ns per hop on each side.
+type PhaseChange struct {
+	Name, Placement, Input string
+	Phases                 []PhaseDelta
+}
+
+// PhaseDelta is one phase of a PhaseChange (0 ns where a side lacks it).
+type PhaseDelta struct {
+	Phase         string
+	BaseNS, CurNS float64
 }
 
 // Table is one kind of figure: the switch ladder, rings, creation.
@@ -233,6 +249,7 @@ func Compare(inputs []Input, o Options) (*Comparison, error) {
 			c.Tables = append(c.Tables, t)
 		}
 	}
+	c.Phases = phaseChanges(inputs, o)
 	c.Shared, c.EnvDiffs = envDiff(inputs)
 	for _, in := range inputs {
 		if in.Doc.Settings.DryRun {
@@ -586,4 +603,47 @@ func CIPercent(s stats.Summary) float64 {
 		return math.NaN()
 	}
 	return 100 * math.Max(s.CIHigh-s.Median, s.Median-s.CILow) / s.Median
+}
+
+// phaseChanges pairs the explained rows of the base with each other file's.
+func phaseChanges(inputs []Input, o Options) []PhaseChange {
+	if len(inputs) < 2 {
+		return nil
+	}
+	key := func(r result.Result) string {
+		if o.IgnorePlacement {
+			return r.Name
+		}
+		return r.Name + "\x00" + r.Placement
+	}
+	var out []PhaseChange
+	for _, b := range inputs[0].Doc.Results {
+		if b.Explain == nil {
+			continue
+		}
+		for _, in := range inputs[1:] {
+			for _, r := range in.Doc.Results {
+				if r.Explain == nil || key(r) != key(b) {
+					continue
+				}
+				pc := PhaseChange{Name: b.Name, Placement: b.Placement, Input: in.Label}
+				cur := map[string]float64{}
+				for _, p := range r.Explain.Phases {
+					cur[p.Name] += p.NS
+				}
+				seen := map[string]bool{}
+				for _, p := range b.Explain.Phases {
+					pc.Phases = append(pc.Phases, PhaseDelta{Phase: p.Name, BaseNS: p.NS, CurNS: cur[p.Name]})
+					seen[p.Name] = true
+				}
+				for _, p := range r.Explain.Phases {
+					if !seen[p.Name] {
+						pc.Phases = append(pc.Phases, PhaseDelta{Phase: p.Name, CurNS: p.NS})
+					}
+				}
+				out = append(out, pc)
+			}
+		}
+	}
+	return out
 }

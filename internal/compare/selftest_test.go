@@ -81,3 +81,32 @@ func TestSelfTestLeavesOutContended(t *testing.T) {
 		t.Errorf("cell %+v: want the contended sitting left out", c)
 	}
 }
+
+// Rows both files explained are compared phase by phase, the base's phases
+// first in time order, then the other file's new ones.
+func TestPhaseChanges(t *testing.T) {
+	mk := func(label string, phases ...result.ExplainPhase) Input {
+		r := sitting("thread/pipe", 1000, 0)
+		r.Explain = &result.Explain{Phases: phases}
+		return Input{Label: label, Doc: &result.Document{Results: []result.Result{r}}}
+	}
+	a := mk("a", result.ExplainPhase{Name: "write", NS: 300}, result.ExplainPhase{Name: "delayed dequeue", NS: 800})
+	b := mk("b", result.ExplainPhase{Name: "write", NS: 310}, result.ExplainPhase{Name: "dequeue up the hierarchy", NS: 500})
+	c, err := Compare([]Input{a, b}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Phases) != 1 {
+		t.Fatalf("phase changes %+v", c.Phases)
+	}
+	got := c.Phases[0].Phases
+	want := []PhaseDelta{{"write", 300, 310}, {"delayed dequeue", 800, 0}, {"dequeue up the hierarchy", 0, 500}}
+	if len(got) != len(want) {
+		t.Fatalf("phases %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("phase %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

@@ -1,15 +1,18 @@
 package render
 
 import (
-	"github.com/ctxbench/ctxbench/internal/compare"
-
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"unicode/utf8"
+
+	"github.com/ctxbench/ctxbench/internal/compare"
 )
 
 // unit is a time unit a row is shown in.
@@ -208,6 +211,7 @@ func CompareText(w io.Writer, c *compare.Comparison) error {
 		}
 		writeTextTable(w, c, t)
 	}
+	writePhaseChanges(w, c)
 	if len(c.Notes) > 0 {
 		fmt.Fprintln(w)
 		for i, n := range c.Notes {
@@ -492,4 +496,25 @@ func CompareMessages(c *compare.Comparison) []string {
 		out = append(out, "note: "+h)
 	}
 	return out
+}
+
+// writePhaseChanges prints, for every row both files explained, the change
+// of each kernel phase per hop (ctxbench explain), largest first.
+func writePhaseChanges(w io.Writer, c *compare.Comparison) {
+	for _, pc := range c.Phases {
+		fmt.Fprintf(w, "\nphases of %s %s, %s against %s (ns per hop on the kernel's clock, largest change first):\n", pc.Name, pc.Placement, pc.Input, c.Inputs[0].Label)
+		ps := slices.Clone(pc.Phases)
+		slices.SortStableFunc(ps, func(a, b compare.PhaseDelta) int {
+			return cmp.Compare(math.Abs(b.CurNS-b.BaseNS), math.Abs(a.CurNS-a.BaseNS))
+		})
+		const shown = 8
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, p := range ps[:min(shown, len(ps))] {
+			fmt.Fprintf(tw, "  %+.0f\t%s → %s\t%s\t\n", p.CurNS-p.BaseNS, sig3(p.BaseNS), sig3(p.CurNS), p.Phase)
+		}
+		tw.Flush()
+		if len(ps) > shown {
+			fmt.Fprintf(w, "  … %d more phases in the result files\n", len(ps)-shown)
+		}
+	}
 }

@@ -1,8 +1,10 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -75,7 +77,31 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 			fmt.Fprintln(w, l)
 		}
 	}
+	whereTheTimeGoes(w, d)
 	Warnings(w, d, st)
+}
+
+// whereTheTimeGoes is a short block under the ladder for rows that
+// ctxbench explain split: each row's three largest kernel phases.
+func whereTheTimeGoes(w io.Writer, d *result.Document) {
+	first := true
+	for _, r := range d.Results {
+		e := r.Explain
+		if e == nil || len(e.Phases) == 0 {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w, "\nwhere the time goes (ctxbench explain: kernel phases per hop, the three largest):")
+			first = false
+		}
+		ps := slices.Clone(e.Phases)
+		slices.SortStableFunc(ps, func(a, b result.ExplainPhase) int { return cmp.Compare(b.NS, a.NS) })
+		var parts []string
+		for _, p := range ps[:min(3, len(ps))] {
+			parts = append(parts, fmt.Sprintf("%s %s", units.Time(p.NS), p.Name))
+		}
+		fmt.Fprintf(w, "  %s %s (traced hop %s, phases close at %.0f%%): %s\n", r.Name, r.Placement, units.Time(e.TracedMeanNS), 100*e.Closure, strings.Join(parts, "; "))
+	}
 }
 
 // Warnings prints the document's warnings, each with its fix.

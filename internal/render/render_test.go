@@ -148,3 +148,23 @@ func TestEnvironment(t *testing.T) {
 	render.Environment(&buf, d.Environment, render.Style{})
 	testdoc.Golden(t, "fake.env.txt", buf.Bytes())
 }
+
+// Rows that ctxbench explain split get a short "where the time goes" block
+// under the ladder; rows without explain data get none.
+func TestLadderWhereTheTimeGoes(t *testing.T) {
+	d := fake(t)
+	var plain bytes.Buffer
+	render.Ladder(&plain, d, render.Style{})
+	if strings.Contains(plain.String(), "where the time goes") {
+		t.Fatal("a ladder without explain data printed the block")
+	}
+	d.Results[0].Explain = &result.Explain{TracedMeanNS: 6000, Closure: 1, Phases: []result.ExplainPhase{
+		{Name: "small", NS: 10}, {Name: "large", NS: 3000}, {Name: "middle", NS: 1000}, {Name: "fourth", NS: 900}}}
+	var b bytes.Buffer
+	render.Ladder(&b, d, render.Style{})
+	out := b.String()
+	i := strings.Index(out, "where the time goes")
+	if i < 0 || !strings.Contains(out[i:], "3.00 µs large; 1.00 µs middle; 900 ns fourth") || strings.Contains(out[i:], "small") {
+		t.Errorf("the block:\n%s", out[max(i, 0):])
+	}
+}
