@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -111,13 +112,14 @@ func TestExplainRefusesWithoutRoot(t *testing.T) {
 	}
 }
 
-// A traced run interrupted with SIGTERM or killed leaves no probe attached:
+// A traced run interrupted with Ctrl-C or SIGTERM, or killed, leaves no
+// probe attached:
 // nothing is pinned, so the programs go with the processes.
 func TestExplainInterruptedLeavesNoProbe(t *testing.T) {
 	if err := bpf.Check(); err != nil {
 		t.Skipf("cannot trace here: %v", err)
 	}
-	for _, sig := range []os.Signal{os.Interrupt, os.Kill} {
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, os.Kill} {
 		cmd := exec.Command(bin, "explain", "thread/pipe", "--runs", "400", "--samples-per-block", "2", "--span", "0", "-q")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
