@@ -59,8 +59,11 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 				ver = "NO" // no colour inside a tabwriter cell: escapes would count as width
 			}
 			net := units.Time(r.NetNS)
-			if r.NetNS <= 0 {
+			switch {
+			case r.NetNS <= 0:
 				net += " (<=0)"
+			case r.NetInterval.Holds(0):
+				net += " ~" // its interval holds 0: not resolved here
 			}
 			ratio := "-"
 			if r.RawNS.Median > 0 {

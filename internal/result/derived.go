@@ -85,7 +85,24 @@ type VMExitParts struct {
 	ExitUserNS    float64 `json:"exit_user_ns"`
 	ExitKernelNS  float64 `json:"exit_kernel_ns"`
 	ReturnToVMMNS float64 `json:"return_to_vmm_ns"`
+	// ReturnToVMMInterval is the difference taken round by round (the two
+	// rows' blocks ran interleaved), with its interval.
+	ReturnToVMMInterval *Interval `json:"return_to_vmm_interval,omitempty"`
 }
+
+// Interval is a derived figure's interval: the median of its per-round
+// values and their order-statistic interval at Confidence. A difference
+// whose interval holds 0 (a ratio: 1) is not resolved here.
+type Interval struct {
+	Median     float64 `json:"median"`
+	Low        float64 `json:"low"`
+	High       float64 `json:"high"`
+	Confidence float64 `json:"confidence"`
+	Rounds     int     `json:"rounds"`
+}
+
+// Holds says whether x lies inside the interval.
+func (i *Interval) Holds(x float64) bool { return i != nil && i.Low <= x && x <= i.High }
 
 // VMSwitchParts: a VM-to-VM hop = a process hop + an exit to user space +
 // a residual (another VM's vcpu_put/vcpu_load, cache effects).
@@ -94,6 +111,8 @@ type VMSwitchParts struct {
 	ProcessHopNS float64 `json:"process_hop_ns"`
 	ExitNS       float64 `json:"exit_ns"`
 	ResidualNS   float64 `json:"residual_ns"`
+	// ResidualInterval is the residual taken round by round.
+	ResidualInterval *Interval `json:"residual_interval,omitempty"`
 }
 
 // HierarchyRow is one row of the published hierarchy table and the

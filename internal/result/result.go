@@ -113,9 +113,13 @@ type Result struct {
 	SwitchesPerHop *float64 `json:"switches_per_hop"`
 	// Multiple is the median as a multiple of the document's baseline row
 	// (Derived.Baseline); nil without one.
-	Multiple     *float64      `json:"multiple_of_baseline,omitempty"`
-	Verification Verification  `json:"verification"`
-	Placed       PlacementInfo `json:"placement_info"`
+	Multiple *float64 `json:"multiple_of_baseline,omitempty"`
+	// MultipleInterval is the multiple taken round by round against the
+	// baseline (their blocks interleaved), with its interval; absent when
+	// the two rows' blocks cannot be paired (a one-block probe row).
+	MultipleInterval *Interval     `json:"multiple_interval,omitempty"`
+	Verification     Verification  `json:"verification"`
+	Placed           PlacementInfo `json:"placement_info"`
 
 	// Evidence is what the benchmark verified about itself in its first
 	// block (e.g. the namespaces and cgroup each side entered, how a VM's
@@ -248,14 +252,18 @@ type Claim struct {
 
 // Ring is one point of a ring sweep (N contexts passing a token).
 type Ring struct {
-	Kind               string         `json:"kind"`
-	Placement          string         `json:"placement"`
-	Tasks              int            `json:"tasks"`
-	WorkingSetB        int64          `json:"working_set_bytes"`
-	Label              model.Label    `json:"-"`
-	RawNS              stats.Summary  `json:"raw_ns_per_hop"`
-	OverheadNS         stats.Summary  `json:"overhead_ns_per_hop"`
-	NetNS              float64        `json:"net_ns_per_hop"` // raw median - overhead median, never clamped
+	Kind        string        `json:"kind"`
+	Placement   string        `json:"placement"`
+	Tasks       int           `json:"tasks"`
+	WorkingSetB int64         `json:"working_set_bytes"`
+	Label       model.Label   `json:"-"`
+	RawNS       stats.Summary `json:"raw_ns_per_hop"`
+	OverheadNS  stats.Summary `json:"overhead_ns_per_hop"`
+	NetNS       float64       `json:"net_ns_per_hop"` // raw median - overhead median, never clamped
+	// NetInterval is raw − overhead taken block by block (both are timed
+	// in every sample of a block), with its interval: a net whose interval
+	// holds 0 is not resolved here.
+	NetInterval        *Interval      `json:"net_interval,omitempty"`
 	RawCycles          *stats.Summary `json:"raw_cycles_per_hop,omitempty"`
 	Samples            []float64      `json:"samples"`
 	SwitchesPerHop     *float64       `json:"switches_per_hop"`

@@ -308,3 +308,55 @@ func binom(n, k int) float64 {
 	}
 	return r
 }
+
+// Series is one cell's samples in blocks, with the round each block ran in.
+type Series struct {
+	Values        []float64
+	Sizes, Rounds []int
+}
+
+// PerRound derives one figure per round from several cells measured in
+// the same interleaved rounds — f gets the cells' block medians of that
+// round, in the order given — and summarises those per-round figures: their
+// median with the order-statistic interval (SummarizeWindows). Whatever
+// the host did during a round reaches every cell of it, so a difference or
+// a ratio taken round by round cancels it. Rounds missing from a cell are
+// skipped; OK is false with fewer than two rounds.
+func PerRound(f func(medians []float64) float64, cells ...Series) WindowSummary {
+	byRound := make([]map[int]float64, len(cells))
+	for i, c := range cells {
+		meds := BlockMedians(c.Values, c.Sizes)
+		if meds == nil || len(c.Rounds) != len(meds) {
+			return WindowSummary{Median: math.NaN()}
+		}
+		byRound[i] = map[int]float64{}
+		for j, r := range c.Rounds {
+			byRound[i][r] = meds[j]
+		}
+	}
+	if len(cells) == 0 {
+		return WindowSummary{Median: math.NaN()}
+	}
+	var vals []float64
+	rounds := make([]int, 0, len(byRound[0]))
+	for r := range byRound[0] {
+		rounds = append(rounds, r)
+	}
+	slices.Sort(rounds)
+	for _, r := range rounds {
+		m := make([]float64, len(cells))
+		ok := true
+		for i := range cells {
+			if m[i], ok = byRound[i][r]; !ok {
+				break
+			}
+		}
+		if ok {
+			vals = append(vals, f(m))
+		}
+	}
+	if len(vals) < 2 {
+		return WindowSummary{Median: math.NaN(), N: len(vals)}
+	}
+	return SummarizeWindows(vals)
+}

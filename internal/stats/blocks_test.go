@@ -279,3 +279,36 @@ func TestPairedChangeInterval(t *testing.T) {
 		t.Errorf("the paired interval covered the true ratio in %.1f%%, want 93–99%%", 100*p)
 	}
 }
+
+// PerRound takes a figure per round across cells and its interval: a
+// difference of two cells that share each round's host noise is resolved
+// where the cells' own intervals overlap; rounds missing from a cell are
+// skipped.
+func TestPerRound(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	var a, b Series
+	for r := range 10 {
+		phase := 1 + 0.3*rng.Float64() // the host's phase, shared by the round
+		for range 4 {
+			a.Values = append(a.Values, 1000*phase*(1+0.01*rng.NormFloat64()))
+			b.Values = append(b.Values, 1100*phase*(1+0.01*rng.NormFloat64()))
+		}
+		a.Sizes, a.Rounds = append(a.Sizes, 4), append(a.Rounds, r)
+		b.Sizes, b.Rounds = append(b.Sizes, 4), append(b.Rounds, r)
+	}
+	ratio := PerRound(func(m []float64) float64 { return m[1] / m[0] }, a, b)
+	if !ratio.OK || ratio.Lo <= 1 || ratio.Lo > 1.1 || ratio.Hi < 1.1 {
+		t.Errorf("ratio %+v: want an interval around 1.1 that excludes 1", ratio)
+	}
+	sa, sb := SummarizeBlocks(a.Values, a.Sizes), SummarizeBlocks(b.Values, b.Sizes)
+	if sa.CIHigh < sb.CILow {
+		t.Errorf("the cells' own intervals do not overlap (%v, %v): the test shows nothing", sa, sb)
+	}
+	b.Rounds[0] = 99 // one round unmatched
+	if n := PerRound(func(m []float64) float64 { return m[1] - m[0] }, a, b).N; n != 9 {
+		t.Errorf("%d rounds paired, want 9", n)
+	}
+	if PerRound(func(m []float64) float64 { return m[0] }, Series{Values: []float64{1}, Sizes: []int{1}, Rounds: []int{0}}).OK {
+		t.Error("one round gave an interval")
+	}
+}

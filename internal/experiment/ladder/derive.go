@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/kvm"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/stats"
 )
 
 // The baseline of every "× baseline" multiple: the single-threaded
@@ -33,6 +34,7 @@ func Derive(rs []result.Result) *result.Derived {
 			if b.OneWayNS.Median > 0 && rs[j].OneWayNS.N > 0 {
 				m := rs[j].OneWayNS.Median / b.OneWayNS.Median
 				rs[j].Multiple = &m
+				rs[j].MultipleInterval = perRound(func(m []float64) float64 { return m[1] / m[0] }, b, rs[j])
 			}
 		}
 	}
@@ -79,11 +81,13 @@ func vmDecomposition(rs []result.Result) *result.VMDecomposition {
 	v := &result.VMDecomposition{}
 	if user != nil && kern != nil && oneExitPerOp(*user) && oneExitPerOp(*kern) && user.Evidence["guest"] == kern.Evidence["guest"] {
 		v.Exit = &result.VMExitParts{ExitUserNS: user.OneWayNS.Median, ExitKernelNS: kern.OneWayNS.Median,
-			ReturnToVMMNS: kvm.UserExitCost(user.OneWayNS.Median, kern.OneWayNS.Median)}
+			ReturnToVMMNS:       kvm.UserExitCost(user.OneWayNS.Median, kern.OneWayNS.Median),
+			ReturnToVMMInterval: perRound(func(m []float64) float64 { return kvm.UserExitCost(m[0], m[1]) }, *user, *kern)}
 	}
 	if sw != nil && proc != nil && user != nil {
 		p := kvm.DecomposeSwitch(sw.OneWayNS.Median, proc.OneWayNS.Median, user.OneWayNS.Median)
-		v.Switch = &result.VMSwitchParts{HopNS: p.HopNs, ProcessHopNS: p.ProcessHopNs, ExitNS: p.ExitNs, ResidualNS: p.ResidualNs}
+		v.Switch = &result.VMSwitchParts{HopNS: p.HopNs, ProcessHopNS: p.ProcessHopNs, ExitNS: p.ExitNs, ResidualNS: p.ResidualNs,
+			ResidualInterval: perRound(func(m []float64) float64 { return kvm.DecomposeSwitch(m[0], m[1], m[2]).ResidualNs }, *sw, *proc, *user)}
 	}
 	if v.Exit == nil && v.Switch == nil {
 		return nil
@@ -100,4 +104,20 @@ func oneExitPerOp(r result.Result) bool {
 		}
 	}
 	return false
+}
+
+// perRound is a figure combining rows, taken round by round (the ladder's
+// cells run one block each per round, so a round's blocks shared its
+// stretch of host noise), with its interval; nil when the rows' blocks
+// cannot be paired.
+func perRound(f func(medians []float64) float64, rows ...result.Result) *result.Interval {
+	series := make([]stats.Series, len(rows))
+	for i, r := range rows {
+		series[i] = stats.Series{Values: r.Samples, Sizes: result.BlockSizes(r.BlockInfo), Rounds: result.BlockRounds(r.BlockInfo)}
+	}
+	w := stats.PerRound(f, series...)
+	if !w.OK {
+		return nil
+	}
+	return &result.Interval{Median: w.Median, Low: w.Lo, High: w.Hi, Confidence: w.Confidence, Rounds: w.N}
 }

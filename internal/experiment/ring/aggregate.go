@@ -68,6 +68,14 @@ func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string
 	hs := stats.SummarizeBlocks(hot, sizes)
 	r.OverheadHotNS = &hs
 	r.NetNS = r.RawNS.Median - r.OverheadNS.Median
+	rounds := make([]int, len(sizes))
+	for i := range rounds {
+		rounds[i] = i // raw and overhead come from the same blocks: pair them block by block
+	}
+	if w := stats.PerRound(func(m []float64) float64 { return m[0] - m[1] },
+		stats.Series{Values: raw, Sizes: sizes, Rounds: rounds}, stats.Series{Values: ovh, Sizes: sizes, Rounds: rounds}); w.OK {
+		r.NetInterval = &result.Interval{Median: w.Median, Low: w.Lo, High: w.Hi, Confidence: w.Confidence, Rounds: w.N}
+	}
 	netHot := r.RawNS.Median - hs.Median
 	r.NetHotNS = &netHot
 	if tscOK && len(rawCyc) > 0 {

@@ -215,6 +215,12 @@ func buildRing(rv *runView) ringView {
 		if r.NetNS <= 0 {
 			row.NetClass = "bad"
 		}
+		if iv := r.NetInterval; iv != nil {
+			row.Net += fmt.Sprintf(" [%s, %s]", fmtNS(iv.Low), fmtNS(iv.High))
+			if iv.Holds(0) {
+				row.Net += " not resolved here"
+			}
+		}
 		if r.SwitchesPerHop != nil {
 			row.Switches = fmt.Sprintf("%.2f", *r.SwitchesPerHop)
 			row.SwClass = "ok"
