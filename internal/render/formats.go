@@ -24,7 +24,7 @@ func optF64(v *float64) string {
 func CSV(w io.Writer, d *result.Document) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"name", "rung", "placement", "kind", "one_way_ns_median", "one_way_ns_p10", "one_way_ns_p90",
-		"one_way_ns_ci_low", "one_way_ns_ci_high", "one_way_ns_cv", "samples", "one_way_cycles_median",
+		"one_way_ns_ci_low", "one_way_ns_ci_high", "one_way_ns_cv", "samples", "one_way_tsc_ticks_median",
 		"switches_per_hop", "verified", "flags", "label"})
 	for _, r := range d.Results {
 		cyc := ""
@@ -47,7 +47,7 @@ func CSV(w io.Writer, d *result.Document) error {
 // Markdown writes the ladder as a Markdown table.
 func Markdown(w io.Writer, d *result.Document) error {
 	fmt.Fprintf(w, "Host: %s\n\n", d.Environment.HostLine())
-	fmt.Fprintln(w, "| Rung | Benchmark | Placement | One-way (median) | p10–p90 | 95% CI | Cycles | × goroutine | Switches/hop |")
+	fmt.Fprintln(w, "| Rung | Benchmark | Placement | One-way (median) | p10–p90 | 95% CI | TSC ticks | × goroutine | Switches/hop |")
 	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|")
 	for _, r := range d.Results {
 		s := r.OneWayNS

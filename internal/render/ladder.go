@@ -13,7 +13,7 @@ import (
 )
 
 // Ladder prints the results as the ladder: rung, benchmark, placement,
-// one-way median [p10–p90], CI, cycles, multiple of the goroutine baseline,
+// one-way median [p10–p90], CI, TSC ticks, multiple of the goroutine baseline,
 // verified switches per hop; then flags and warnings as numbered footnotes.
 func Ladder(w io.Writer, d *result.Document, st Style) {
 	fmt.Fprintf(w, "ctxbench — %s\n", d.Environment.HostLine())
@@ -23,9 +23,10 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUNG\tBENCHMARK\tPLACEMENT\tONE-WAY [p10–p90]\t±CI\tCYCLES\t× GOROUTINE\tSWITCHES/HOP\t")
+	fmt.Fprintln(tw, "RUNG\tBENCHMARK\tPLACEMENT\tONE-WAY [p10–p90]\t±CI\tTSC TICKS\t× GOROUTINE\tSWITCHES/HOP\t")
 	var notes []string
 	noisy := 0
+	exits := false
 	note := func(s string) string {
 		notes = append(notes, s)
 		return fmt.Sprintf(" [%d]", len(notes))
@@ -53,11 +54,19 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 			ci += "~"
 			noisy++
 		}
+		name := r.Name
+		if isExit(r) {
+			name += " ‡"
+			exits = true
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s [%s]\t%s\t%s\t%s\t%s%s\t\n",
-			r.Rung, r.Name, r.Placement, units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci, cyc,
+			r.Rung, name, r.Placement, units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci, cyc,
 			multiple(r), sw, marks)
 	}
 	tw.Flush()
+	if exits {
+		fmt.Fprintln(w, "\n‡ per exit and re-entry of a VM (a world switch out of the guest and back), not per hop between two contexts.")
+	}
 	if b := baseline(d); b != nil {
 		fmt.Fprintf(w, "\n× GOROUTINE: multiple of %s %s (%s), %s.\n", b.Name, b.Placement, units.Time(b.MedianNS), b.Why)
 	}
@@ -174,3 +183,7 @@ func Environment(w io.Writer, e result.Environment, st Style) {
 	kv.Flush()
 	Warnings(w, &result.Document{Warnings: e.Warnings}, st)
 }
+
+// isExit says a row's op is a VM's exit and re-entry (the vm rung's
+// reference rows), not a hop between two contexts.
+func isExit(r result.Result) bool { return r.Rung == "vm" && r.Kind == "reference" }

@@ -34,7 +34,7 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 		rs := byGroup[g]
 		fmt.Fprintf(w, "\n%s: %s\n", st.Paint("1", fmt.Sprintf("ring of %s, %s", plural(g.kind), g.placement)), ringWhere(rs[0]))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "N\tworking set\tfootprint\tfits in\traw/hop\toverhead\tnet\tnet/raw\tTSC cycles\tswitches/hop\tverified\t")
+		fmt.Fprintln(tw, "N\tworking set\tfootprint\tfits in\traw/hop\toverhead\tnet\tnet/raw\tTSC ticks\tswitches/hop\tverified\t")
 		for _, r := range rs {
 			foot, in := "-", "-"
 			if r.WorkingSetB > 0 {

@@ -19,6 +19,10 @@ import (
 // figure is flagged (issue: 5%).
 const SwitchTolerance = 0.05
 
+// HopTolerance is how far counted hops may be from the nominal (ops ×
+// hops per op) before a row says its figure is per counted hop.
+const HopTolerance = 0.01
+
 // CVWarn is the coefficient of variation above which a row gets a noise
 // warning.
 const CVWarn = 0.10
@@ -40,6 +44,7 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 		Flags: []result.Flag{},
 	}
 	var cycles []float64
+	var nominalHops float64 // over the blocks whose hops are counted
 	sizes := make([]int, len(resps)) // samples per block: blocks are the unit of every interval
 	tscOK := true
 	var sw, vol, invol int64
@@ -53,6 +58,15 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 			r.IterationsPerSample = it
 		}
 		perSample := float64(it) * b.HopsPerOp
+		if b.Hops != nil && resp.A.Ops > 0 {
+			// Where the hops are counted, a sample is divided by the
+			// counted hops (their ratio to the nominal over the block).
+			nominal := float64(resp.A.Ops) * b.HopsPerOp
+			if counted := b.HopsIn(resp); counted > 0 {
+				perSample *= counted / nominal
+				nominalHops += nominal
+			}
+		}
 		for i, ns := range resp.NS {
 			r.Samples = append(r.Samples, float64(ns)/perSample)
 			if resp.TSC[i] == 0 {
@@ -68,6 +82,10 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 		seenB |= resp.B.CPUsSeen
 	}
 	r.OneWayNS = stats.SummarizeBlocks(r.Samples, sizes)
+	if nominalHops > 0 && math.Abs(hops/nominalHops-1) > HopTolerance {
+		r.Flags = append(r.Flags, result.Flag{Code: "hop-count", Message: fmt.Sprintf(
+			"%.0f hops counted where the ops make %.0f (%.3f of nominal): the figure is per counted hop", hops, nominalHops, hops/nominalHops)})
+	}
 	if tscOK && len(cycles) > 0 {
 		s := stats.SummarizeBlocks(cycles, sizes)
 		r.OneWayCycles = &s
