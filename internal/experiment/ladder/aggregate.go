@@ -44,7 +44,7 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 		Flags: []result.Flag{},
 	}
 	var cycles []float64
-	var nominalHops float64 // over the blocks whose hops are counted
+	var nominalHops float64          // over the blocks whose hops are counted
 	sizes := make([]int, len(resps)) // samples per block: blocks are the unit of every interval
 	tscOK := true
 	var sw, vol, invol int64
