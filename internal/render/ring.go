@@ -34,7 +34,8 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 		rs := byGroup[g]
 		fmt.Fprintf(w, "\n%s: %s\n", st.Paint("1", fmt.Sprintf("ring of %s, %s", plural(g.kind), g.placement)), ringWhere(rs[0]))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "N\tworking set\tfootprint\tfits in\traw/hop\toverhead\tnet\tnet/raw\tTSC ticks\tswitches/hop\tverified\t")
+		fmt.Fprintln(tw, "N\tworking set\tfootprint\tfits in\traw/hop\toverhead\tnet\tnet/raw\tnet/switch\tTSC ticks\tswitches/hop\tverified\t")
+		lo, hi := math.Inf(1), 0.0
 		for _, r := range rs {
 			foot, in := "-", "-"
 			if r.WorkingSetB > 0 {
@@ -69,10 +70,18 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 			if r.RawNS.Median > 0 {
 				ratio = fmt.Sprintf("%.0f%%", 100*r.NetNS/r.RawNS.Median)
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Tasks, result.SizeLabel(r.WorkingSetB), foot, in,
-				units.Time(r.RawNS.Median), units.Time(r.OverheadNS.Median), net, ratio, cyc, sw, ver)
+			perSwitch := "-"
+			if r.NetNSPerSwitch != nil {
+				perSwitch = units.Time(*r.NetNSPerSwitch)
+				lo, hi = math.Min(lo, *r.SwitchesPerHop), math.Max(hi, *r.SwitchesPerHop)
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Tasks, result.SizeLabel(r.WorkingSetB), foot, in,
+				units.Time(r.RawNS.Median), units.Time(r.OverheadNS.Median), net, ratio, perSwitch, cyc, sw, ver)
 		}
 		tw.Flush()
+		if hi > 0 && hi/lo > 1+SwitchSpread {
+			fmt.Fprintf(w, "switches per hop range from %.2f to %.2f across these points: compare them per counted switch (net/switch), not per hop\n", lo, hi)
+		}
 		printRingMatrix(w, rs)
 		printRingNotes(w, st, rs)
 	}
@@ -86,6 +95,10 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 		d.Environment.Load.Load1, d.Environment.Steal.Percent)
 	Warnings(w, d, st)
 }
+
+// SwitchSpread is how far the switches per hop of a table's points may
+// differ before the table says to compare them per switch.
+const SwitchSpread = 0.05
 
 // printRingNotes prints a group's flags and notes: one line per point when
 // few points have them, else one line per kind of flag with the points

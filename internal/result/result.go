@@ -263,16 +263,21 @@ type Ring struct {
 	// NetInterval is raw − overhead taken block by block (both are timed
 	// in every sample of a block), with its interval: a net whose interval
 	// holds 0 is not resolved here.
-	NetInterval        *Interval      `json:"net_interval,omitempty"`
-	RawCycles          *stats.Summary `json:"raw_cycles_per_hop,omitempty"`
-	Samples            []float64      `json:"samples"`
-	SwitchesPerHop     *float64       `json:"switches_per_hop"`
-	HopsCounted        float64        `json:"hops_counted"`
-	HopsExpected       float64        `json:"hops_expected"`
-	InstructionsPerHop *float64       `json:"instructions_per_hop,omitempty"`
-	CyclesPerHop       *float64       `json:"cycles_per_hop,omitempty"`
-	CoreType           string         `json:"core_type,omitempty"`
-	Flags              []Flag         `json:"flags"`
+	NetInterval    *Interval      `json:"net_interval,omitempty"`
+	RawCycles      *stats.Summary `json:"raw_cycles_per_hop,omitempty"`
+	Samples        []float64      `json:"samples"`
+	SwitchesPerHop *float64       `json:"switches_per_hop"`
+	// RawNSPerSwitch and NetNSPerSwitch divide the per-hop figures by the
+	// counted switches per hop: points whose switches per hop differ
+	// compare per switch, not per hop (nil where no switch is expected).
+	RawNSPerSwitch     *float64 `json:"raw_ns_per_switch,omitempty"`
+	NetNSPerSwitch     *float64 `json:"net_ns_per_switch,omitempty"`
+	HopsCounted        float64  `json:"hops_counted"`
+	HopsExpected       float64  `json:"hops_expected"`
+	InstructionsPerHop *float64 `json:"instructions_per_hop,omitempty"`
+	CyclesPerHop       *float64 `json:"cycles_per_hop,omitempty"`
+	CoreType           string   `json:"core_type,omitempty"`
+	Flags              []Flag   `json:"flags"`
 
 	// Added with the ring experiment (internal/ring); all optional.
 	Name            string         `json:"name,omitempty"`             // the hidden benchmark, e.g. ring/thread

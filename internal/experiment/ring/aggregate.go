@@ -95,6 +95,10 @@ func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string
 		perHop := float64(switches) / expected
 		if c.Bench.ExpectSwitch {
 			r.SwitchesPerHop = &perHop
+			if perHop > 0 {
+				raw, net := r.RawNS.Median/perHop, r.NetNS/perHop
+				r.RawNSPerSwitch, r.NetNSPerSwitch = &raw, &net
+			}
 			// A ring hop is verified when it switched at least once: a
 			// token that arrives before its reader sleeps is no switch.
 			// More than one per hop is the scheduler's order on one CPU
