@@ -22,7 +22,6 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -187,15 +186,18 @@ func tag(i int) string {
 	return fmt.Sprintf("R%d", i+1)
 }
 
-// glance is the cheapest figure of each rung, per run and placement (the
-// cheapest unflagged one where there is one): the ladder in one line per
-// rung.
+// glance is the ladder in one line per rung, like for like: one fixed
+// mechanism per rung — a pipe ping-pong from threads to VMs, a futex
+// ping-pong beside it where one exists — so that a step between two rows
+// is a step of the rung, not of the mechanism. (The cheapest row per rung
+// compared thread/yield with process/futex, and the minimum over ten
+// container rows was biased low.)
 type glance struct {
 	Cols []glanceCol
 	Rows []glanceRow
 }
 
-type glanceCol struct{ Run, Placement, PClass string }
+type glanceCol struct{ Run, Placement, PClass, Mechanism string }
 
 type glanceRow struct {
 	Rung  string
@@ -203,78 +205,89 @@ type glanceRow struct {
 }
 
 type glanceCell struct {
-	Value, Name string
-	Flagged     bool
+	Value, Interval, Name string
+	Flagged               bool
 }
 
-// glanceable says whether a row may stand for its rung: a switch, and not a
-// baseline measured for contrast inside the rung (the container rung's plain
-// processes are not containers; a VM exit is not a switch to another VM).
-func glanceable(r *result.Result) bool {
-	return r.Kind == "switch" && !strings.HasSuffix(r.Name, "-plain")
+// glanceTable is the fixed row of each rung: its pipe and futex benchmarks
+// ("" where the rung has none; the floor and goroutines have one handoff).
+var glanceTable = []struct{ rung, pipe, futex string }{
+	{"floor", "floor/asm-swap", ""},
+	{"goroutine", "goroutine/chan-gomaxprocs1", ""},
+	{"thread", "thread/pipe", "thread/futex"},
+	{"process", "process/pipe", "process/futex"},
+	{"container", "container/pipe-full", "container/futex-full"},
+	{"vm", "vm/switch-user", ""},
 }
 
 func buildGlance(runs []*runView) *glance {
 	g := &glance{}
+	find := func(rv *runView, name, pl string) *result.Result {
+		for i := range rv.Doc.Results {
+			if r := &rv.Doc.Results[i]; r.Name == name && r.Placement == pl && r.OneWayNS.N > 0 {
+				return r
+			}
+		}
+		return nil
+	}
 	type colKey struct {
-		run int
-		pl  string
+		run   int
+		pl    string
+		futex bool
 	}
 	var cols []colKey
-	var rungs []string
 	for i, rv := range runs {
 		for _, pl := range placementOrder {
-			has := false
-			for _, r := range rv.Doc.Results {
-				if r.Placement == pl && glanceable(&r) {
-					has = true
-					if !slices.Contains(rungs, r.Rung) {
-						rungs = append(rungs, r.Rung)
+			for _, futex := range []bool{false, true} {
+				has := false
+				for _, t := range glanceTable {
+					name := t.pipe
+					if futex {
+						name = t.futex
 					}
+					has = has || (name != "" && find(rv, name, pl) != nil)
 				}
-			}
-			if has {
-				cols = append(cols, colKey{i, pl})
+				if has {
+					cols = append(cols, colKey{i, pl, futex})
+				}
 			}
 		}
 	}
 	if len(cols) == 0 {
 		return nil
 	}
-	sort.SliceStable(rungs, func(a, b int) bool { return rungIndex(rungs[a]) < rungIndex(rungs[b]) })
 	for _, c := range cols {
 		cls, _ := placementClass(c.pl)
-		g.Cols = append(g.Cols, glanceCol{Run: runs[c.run].Tag, Placement: c.pl, PClass: cls})
+		mech := "pipe ping-pong (floor and goroutines: their handoff)"
+		if c.futex {
+			mech = "futex ping-pong"
+		}
+		g.Cols = append(g.Cols, glanceCol{Run: runs[c.run].Tag, Placement: c.pl, PClass: cls, Mechanism: mech})
 	}
-	for _, rung := range rungs {
-		row := glanceRow{Rung: rung}
+	for _, t := range glanceTable {
+		row := glanceRow{Rung: t.rung}
+		any := false
 		for _, c := range cols {
-			var best *result.Result
-			for i := range runs[c.run].Doc.Results {
-				r := &runs[c.run].Doc.Results[i]
-				if r.Rung != rung || r.Placement != c.pl || r.OneWayNS.N == 0 || !glanceable(r) {
-					continue
-				}
-				// An unflagged figure beats a flagged one whatever their
-				// values: a spinning handoff is not the cheapest switch.
-				switch {
-				case best == nil:
-					best = r
-				case (len(r.Flags) == 0) != (len(best.Flags) == 0):
-					if len(r.Flags) == 0 {
-						best = r
-					}
-				case r.OneWayNS.Median < best.OneWayNS.Median:
-					best = r
-				}
+			name := t.pipe
+			if c.futex {
+				name = t.futex
 			}
-			if best == nil {
+			r := (*result.Result)(nil)
+			if name != "" {
+				r = find(runs[c.run], name, c.pl)
+			}
+			if r == nil {
 				row.Cells = append(row.Cells, glanceCell{Value: "—"})
 				continue
 			}
-			row.Cells = append(row.Cells, glanceCell{Value: fmtNS(best.OneWayNS.Median), Name: best.Name, Flagged: len(best.Flags) > 0})
+			any = true
+			s := r.OneWayNS
+			row.Cells = append(row.Cells, glanceCell{Value: fmtNS(s.Median), Interval: fmt.Sprintf("[%s – %s]", fmtNS(s.CILow), fmtNS(s.CIHigh)),
+				Name: r.Name, Flagged: len(r.Flags) > 0})
 		}
-		g.Rows = append(g.Rows, row)
+		if any {
+			g.Rows = append(g.Rows, row)
+		}
 	}
 	return g
 }

@@ -157,3 +157,26 @@ func TestExplainSection(t *testing.T) {
 		t.Error("a run without explain data has an explain section")
 	}
 }
+
+// At a glance compares one fixed mechanism per rung: the thread row is
+// thread/pipe (with thread/futex beside it), never the cheapest thread
+// row, and each figure carries its interval.
+func TestGlanceIsLikeForLike(t *testing.T) {
+	html := string(render(t, inputs(t)[:1]))
+	i := strings.Index(html, `id="glance"`)
+	j := strings.Index(html[i:], "</section>")
+	if i < 0 || j < 0 {
+		t.Fatal("no glance section")
+	}
+	g := html[i : i+j]
+	for _, want := range []string{"like for like", "thread/pipe", "thread/futex", "process/pipe", "pipe ping-pong", "futex ping-pong", "[", "–"} {
+		if !strings.Contains(g, want) {
+			t.Errorf("the glance lacks %q", want)
+		}
+	}
+	for _, not := range []string{"thread/yield", "futex-spin", "container/pipe-ns"} {
+		if strings.Contains(g, not) {
+			t.Errorf("the glance shows %q: a mechanism chosen by its speed", not)
+		}
+	}
+}
