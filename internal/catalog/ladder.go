@@ -47,7 +47,7 @@ func floorRows() []*model.Benchmark {
 func goroutineRows() []*model.Benchmark {
 	return []*model.Benchmark{
 		&model.Benchmark{
-			Name: "goroutine/chan-gomaxprocs1", Rung: model.Goroutine, Kind: model.Switch,
+			Name: "goroutine/chan-gomaxprocs1", Rung: model.Goroutine, Kind: model.Switch, Warmup: 3,
 			Description: "two goroutines ping-pong over two unbuffered channels at GOMAXPROCS=1 (the published experiment, configuration 1)",
 			Op:          "round trip: send on ping, receive on pong (2 hops)", HopsPerOp: 2,
 			Switched: "another goroutine on the same P (one OS thread)", Mechanism: "unbuffered channel ping-pong (two channels)",
@@ -57,7 +57,7 @@ func goroutineRows() []*model.Benchmark {
 			StartIters: 1 << 12, Run: goroutines(kernels.GoChanPingPong),
 		},
 		&model.Benchmark{
-			Name: "goroutine/chan-gomaxprocsN", Rung: model.Goroutine, Kind: model.Switch,
+			Name: "goroutine/chan-gomaxprocsN", Rung: model.Goroutine, Kind: model.Switch, Warmup: 3,
 			Description: "the same ping-pong at GOMAXPROCS = number of CPUs allowed (the published experiment, configuration 2)",
 			Op:          "round trip: send on ping, receive on pong (2 hops)", HopsPerOp: 2,
 			Switched: "another goroutine, possibly on another P and OS thread", Mechanism: "unbuffered channel ping-pong (two channels)",
@@ -67,7 +67,7 @@ func goroutineRows() []*model.Benchmark {
 			StartIters: 1 << 12, Run: goroutines(kernels.GoChanPingPong),
 		},
 		&model.Benchmark{
-			Name: "goroutine/one-chan", Rung: model.Goroutine, Kind: model.Switch,
+			Name: "goroutine/one-chan", Rung: model.Goroutine, Kind: model.Switch, Warmup: 3,
 			Description: "two goroutines pass an int back and forth over one unbuffered channel (the second published program), GOMAXPROCS = CPUs allowed",
 			Op:          "round trip: A sends then receives on the same channel (2 hops)", HopsPerOp: 2,
 			Switched: "another goroutine", Mechanism: "one unbuffered chan int, each side sends then receives",
@@ -77,7 +77,7 @@ func goroutineRows() []*model.Benchmark {
 			StartIters: 1 << 12, Run: goroutines(kernels.GoOneChan),
 		},
 		&model.Benchmark{
-			Name: "goroutine/gosched", Rung: model.Goroutine, Kind: model.Switch,
+			Name: "goroutine/gosched", Rung: model.Goroutine, Kind: model.Switch, Warmup: 3,
 			Description: "two goroutines each call runtime.Gosched in a loop at GOMAXPROCS=1; each call hands the P to the other",
 			Op:          "A's Gosched plus B's Gosched (2 hops; both sides' calls are counted)", HopsPerOp: 2,
 			Switched: "another goroutine on the same P", Mechanism: "runtime.Gosched handoff",
@@ -88,7 +88,7 @@ func goroutineRows() []*model.Benchmark {
 			Hops: func(r model.Response) float64 { return float64(r.A.Ops + r.B.Ops) },
 		},
 		&model.Benchmark{
-			Name: "goroutine/locked-chan", Rung: model.Goroutine, Kind: model.Switch,
+			Name: "goroutine/locked-chan", Rung: model.Goroutine, Kind: model.Switch, Warmup: 3,
 			Description: "the two-channel ping-pong with each goroutine locked to its own OS thread (runtime.LockOSThread), GOMAXPROCS=1: every handoff is an OS thread switch",
 			Op:          "round trip: send on ping, receive on pong (2 hops)", HopsPerOp: 2,
 			Switched: "another goroutine locked to another OS thread", Mechanism: "unbuffered channel ping-pong, LockOSThread on both sides",

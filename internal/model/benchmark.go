@@ -48,6 +48,10 @@ type Benchmark struct {
 	// Phases names the kernel phase model that splits its hop ("pipe",
 	// "futex", "yield"; "" when ctxbench explain cannot split it).
 	Phases string
+	// Warmup is the fewest discarded samples at the start of each block
+	// (0: the run's --warmup): Go's handoffs are still warming up for two
+	// samples after one.
+	Warmup int
 	// MaxBlocks caps the blocks per cell (0: no cap), for benchmarks whose
 	// every block starts a costly process (a JVM, a BEAM).
 	MaxBlocks int

@@ -50,7 +50,7 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 		for _, f := range r.Flags {
 			marks += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, f.Message))
 		}
-		if len(r.Warnings) > 0 {
+		if noiseWarned(r) {
 			ci += "~"
 			noisy++
 		}
@@ -187,3 +187,13 @@ func Environment(w io.Writer, e result.Environment, st Style) {
 // isExit says a row's op is a VM's exit and re-entry (the vm rung's
 // reference rows), not a hop between two contexts.
 func isExit(r result.Result) bool { return r.Rung == "vm" && r.Kind == "reference" }
+
+// noiseWarned says a row carries a noise warning (the table's "~").
+func noiseWarned(r result.Result) bool {
+	for _, w := range r.Warnings {
+		if strings.HasPrefix(w.Code, "noise") {
+			return true
+		}
+	}
+	return false
+}

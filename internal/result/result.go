@@ -133,9 +133,12 @@ type Result struct {
 	// CPUs. Blocks, not samples, are the unit of replication.
 	Blocks    int         `json:"blocks"`
 	BlockInfo []BlockInfo `json:"block_info,omitempty"`
-	Settings  []string    `json:"settings,omitempty"` // e.g. GOMAXPROCS=1
-	Flags     []Flag      `json:"flags"`
-	Warnings  []Warning   `json:"warnings,omitempty"`
+	// WarmupDropped is how many measured samples at the start of every
+	// block were found still warming up and dropped (stats.SteadyStart).
+	WarmupDropped int       `json:"warmup_dropped,omitempty"`
+	Settings      []string  `json:"settings,omitempty"` // e.g. GOMAXPROCS=1
+	Flags         []Flag    `json:"flags"`
+	Warnings      []Warning `json:"warnings,omitempty"`
 	// Explain is where the hop's time goes (ctxbench explain only).
 	Explain *Explain `json:"explain,omitempty"`
 }

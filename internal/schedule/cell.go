@@ -110,6 +110,9 @@ func Place(b *model.Benchmark, p model.Placement, cpus []int) (Cell, error) {
 
 // Request is the worker request of one block of c.
 func (c Cell) Request(iters uint64, samples, warmup int, perf bool) model.Request {
+	if warmup > 0 {
+		warmup = max(warmup, c.Bench.Warmup) // --warmup 0 means none, for every benchmark
+	}
 	return model.Request{Bench: c.Bench.Name, Placement: c.Placement, CPUA: c.CPUA, CPUB: c.CPUB,
 		Iters: iters, Samples: samples, Warmup: warmup, Perf: perf, Arg: c.Bench.Arg, Ring: c.Ring, Memory: c.Memory,
 		Trace: c.Trace}

@@ -360,3 +360,63 @@ func PerRound(f func(medians []float64) float64, cells ...Series) WindowSummary 
 	}
 	return SummarizeWindows(vals)
 }
+
+// SteadyStart finds the warm-up at the start of every block: the number of
+// leading positions to discard. Position p is warm-up when, across the
+// blocks, its sample lies above the median of the block's later samples
+// in so many blocks that a one-sided sign test rejects chance at 5%; the
+// first position that is not ends the warm-up. At most half of the
+// shortest block is discarded, and fewer than six blocks are never judged
+// (the test has no power there). In the spirit of Barrett et al.'s
+// changepoint analysis ("Virtual Machine Warmup Blows Hot and Cold",
+// OOPSLA 2017), but across blocks: a block of a few samples is too short
+// for a changepoint of its own.
+func SteadyStart(values []float64, sizes []int) int {
+	if BlockMedians(values, sizes) == nil || len(sizes) < MinBlocks95 {
+		return 0
+	}
+	shortest := slices.Min(sizes)
+	starts := make([]int, len(sizes))
+	for i := 1; i < len(sizes); i++ {
+		starts[i] = starts[i-1] + sizes[i-1]
+	}
+	drop := 0
+	for p := 0; p < shortest/2; p++ {
+		above := 0
+		for b, at := range starts {
+			later := values[at+p+1 : at+sizes[b]]
+			if values[at+p] > Median(later) {
+				above++
+			}
+		}
+		// One-sided: P(X >= above) for X ~ Bin(n, 1/2).
+		n := len(sizes)
+		tail := 0.0
+		for k := above; k <= n; k++ {
+			tail += binom(n, k)
+		}
+		if tail/math.Pow(2, float64(n)) > 0.05 {
+			break
+		}
+		drop = p + 1
+	}
+	return drop
+}
+
+// DropLeading removes the first n samples of every block, returning the
+// remaining values and sizes.
+func DropLeading(values []float64, sizes []int, n int) ([]float64, []int) {
+	if n <= 0 {
+		return values, sizes
+	}
+	var out []float64
+	outSizes := make([]int, len(sizes))
+	at := 0
+	for i, s := range sizes {
+		k := min(n, s)
+		out = append(out, values[at+k:at+s]...)
+		outSizes[i] = s - k
+		at += s
+	}
+	return out, outSizes
+}

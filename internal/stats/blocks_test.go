@@ -312,3 +312,47 @@ func TestPerRound(t *testing.T) {
 		t.Error("one round gave an interval")
 	}
 }
+
+// SteadyStart finds a warm-up the blocks share (the first two samples 5%
+// slow, as Go rows show after one discarded sample) and, on stationary
+// data, finds none in at least 90% of runs.
+func TestSteadyStart(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	gen := func(warm int) ([]float64, []int) {
+		var v []float64
+		var sizes []int
+		for range 10 {
+			level := 1 + 0.05*rng.NormFloat64()
+			for p := range 8 {
+				x := level * (1 + 0.01*rng.NormFloat64())
+				if p < warm {
+					x *= 1.05
+				}
+				v = append(v, x)
+			}
+			sizes = append(sizes, 8)
+		}
+		return v, sizes
+	}
+	found, falseAlarm := 0, 0
+	for range 500 {
+		v, s := gen(2)
+		if SteadyStart(v, s) == 2 {
+			found++
+		}
+		v, s = gen(0)
+		if SteadyStart(v, s) > 0 {
+			falseAlarm++
+		}
+	}
+	if found < 450 || falseAlarm > 50 {
+		t.Errorf("a 2-sample warm-up found in %d of 500; warm-up called on stationary data in %d of 500", found, falseAlarm)
+	}
+	v, s := DropLeading([]float64{1, 2, 3, 4, 5, 6}, []int{3, 3}, 1)
+	if len(v) != 4 || v[0] != 2 || v[2] != 5 || s[0] != 2 {
+		t.Errorf("DropLeading: %v %v", v, s)
+	}
+	if SteadyStart([]float64{9, 1, 1, 9, 1, 1}, []int{3, 3}) != 0 {
+		t.Error("two blocks were judged")
+	}
+}

@@ -81,6 +81,20 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 		seenA |= resp.A.CPUsSeen
 		seenB |= resp.B.CPUsSeen
 	}
+	// Warm-up that outlasted the discarded samples, seen across blocks,
+	// is dropped from every block, and said (warning code warmup).
+	if drop := stats.SteadyStart(r.Samples, sizes); drop > 0 {
+		kept := sizes
+		r.Samples, kept = stats.DropLeading(r.Samples, sizes, drop)
+		if len(cycles) > 0 {
+			cycles, _ = stats.DropLeading(cycles, sizes, drop)
+		}
+		sizes = kept
+		r.WarmupDropped = drop
+		r.Warnings = append(r.Warnings, result.Warning{Code: "warmup", Message: fmt.Sprintf(
+			"the first %d measured sample(s) of every block were still warming up (above the rest of their block in most blocks: a sign test across blocks) and were dropped", drop),
+			Fix: "raise --warmup"})
+	}
 	r.OneWayNS = stats.SummarizeBlocks(r.Samples, sizes)
 	if nominalHops > 0 && math.Abs(hops/nominalHops-1) > HopTolerance {
 		r.Flags = append(r.Flags, result.Flag{Code: "hop-count", Message: fmt.Sprintf(
@@ -150,7 +164,7 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 	if v.PerfMigrations != nil && *v.PerfMigrations > 0 && c.Placement != model.Unpinned {
 		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("%d CPU migrations counted in the perf block although both sides were pinned", *v.PerfMigrations)})
 	}
-	r.Warnings = noiseWarnings(r.OneWayNS, c.Placement)
+	r.Warnings = append(r.Warnings, noiseWarnings(r.OneWayNS, c.Placement)...)
 	if run.Missed != "" {
 		r.Warnings = append(r.Warnings, result.Warning{Code: "target-ci", Message: "did not reach the target interval: " + run.Missed,
 			Fix: "quiet the machine, pin with --cpus, or give more time with --target-budget"})
@@ -171,6 +185,9 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 	}
 	var contended *result.Flag
 	r.BlockInfo, contended = experiment.Blocks(run.Blocks)
+	for i := range r.BlockInfo {
+		r.BlockInfo[i].Samples = sizes[i] // after any warm-up dropped
+	}
 	if contended != nil {
 		r.Flags = append(r.Flags, *contended)
 		v.Verified = false
