@@ -61,14 +61,25 @@ func Pools(w io.Writer, res *result.Pools) {
 			}
 			tw.Flush()
 			if s.Knee != nil {
-				line := fmt.Sprintf("knee: N95 = %d, peak %.0f q/s at pool %d", s.Knee.N95, s.Knee.PeakX, s.Knee.PeakN)
-				if s.Knee.Kneedle != nil {
+				u := s.Uncertainty
+				line := fmt.Sprintf("knee: N95 = %d", s.Knee.N95)
+				if u != nil && u.N95 != nil {
+					line += fmt.Sprintf(" [%d, %d]", u.N95[0], u.N95[1])
+				}
+				line += fmt.Sprintf(", peak %.0f q/s at pool %d", s.Knee.PeakX, s.Knee.PeakN)
+				switch {
+				case s.Knee.Kneedle != nil:
 					line += fmt.Sprintf(", Kneedle %d", *s.Knee.Kneedle)
+				case u != nil && u.Resamples > 0:
+					line += ", no Kneedle knee"
 				}
 				if s.USL != nil && s.USL.Error == "" {
-					line += fmt.Sprintf("; USL λ=%.0f α=%.3g β=%.3g N*=%s R²=%.2f", s.USL.Lambda, s.USL.Alpha, s.USL.Beta, num(s.USL.NStar, "%.0f"), s.USL.R2)
+					line += fmt.Sprintf("; USL λ=%.0f α=%.3g%s β=%.3g%s N*=%s R²=%.2f", s.USL.Lambda, s.USL.Alpha, pair(u, true), s.USL.Beta, pair(u, false), num(s.USL.NStar, "%.0f"), s.USL.R2)
 				}
 				fmt.Fprintf(w, "%s; %s\n", line, s.Shape)
+				if s.Note != "" {
+					fmt.Fprintf(w, "  note: %s\n", s.Note)
+				}
 			}
 		}
 		for _, c := range sr.Published {
@@ -82,4 +93,19 @@ func Pools(w io.Writer, res *result.Pools) {
 	for _, x := range res.Warnings {
 		fmt.Fprintln(w, "warning: "+x)
 	}
+}
+
+// pair is a USL parameter's bootstrap interval (alpha or beta), or "".
+func pair(u *result.PoolShapeUncertainty, alpha bool) string {
+	if u == nil {
+		return ""
+	}
+	iv := u.Beta
+	if alpha {
+		iv = u.Alpha
+	}
+	if iv == nil {
+		return ""
+	}
+	return fmt.Sprintf(" [%.3g, %.3g]", iv[0], iv[1])
 }

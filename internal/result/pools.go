@@ -108,8 +108,17 @@ type PoolSeries struct {
 	Knee               *stats.Knee `json:"knee"`
 	USL                *PoolUSL    `json:"usl"`
 	Shape              string      `json:"shape"`
-	ClientBoundPoints  []int       `json:"client_bound_pools"`
-	Note               string      `json:"note,omitempty"`
+	// Uncertainty is the shape's, from the windows: the last point over
+	// the peak with its interval (retrograde only when it lies below
+	// 1 − 3%), bootstrap intervals of the USL parameters and the knee, and
+	// why N* is withheld when it is.
+	Uncertainty       *PoolShapeUncertainty `json:"shape_uncertainty,omitempty"`
+	ClientBoundPoints []int                 `json:"client_bound_pools"`
+	// Excluded are the pools left out of the knee and the fit (client-bound
+	// or disturbed points describe the client or the machine, not the
+	// server: Gunther's method).
+	Excluded []int  `json:"excluded_from_fits,omitempty"`
+	Note     string `json:"note,omitempty"`
 }
 
 // USLResult is the fit with the error, if any.
@@ -403,4 +412,19 @@ func NewPoolRatio(r stats.RatioEstimate) PoolRatio {
 		out.Low, out.High, out.Confidence = &lo, &hi, r.Confidence
 	}
 	return out
+}
+
+// PoolShapeUncertainty is a curve's shape with what its windows allow.
+type PoolShapeUncertainty struct {
+	LastOverPeak     float64     `json:"last_over_peak"`
+	LastOverPeakLow  float64     `json:"last_over_peak_low"`
+	LastOverPeakHigh float64     `json:"last_over_peak_high"`
+	Retrograde       bool        `json:"retrograde"`
+	Alpha            *[2]float64 `json:"alpha_interval,omitempty"`
+	Beta             *[2]float64 `json:"beta_interval,omitempty"`
+	NStar            *[2]float64 `json:"n_star_interval,omitempty"`
+	NStarWithheld    string      `json:"n_star_withheld,omitempty"`
+	N95              *[2]int     `json:"n95_interval,omitempty"`
+	KneedleShare     float64     `json:"kneedle_share"`
+	Resamples        int         `json:"resamples"`
 }

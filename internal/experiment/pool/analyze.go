@@ -121,17 +121,39 @@ func summarise(size, workers int, ws []result.PoolWindow) result.PoolPoint {
 	return pt
 }
 
-// analyseSeries adds the knee, the USL fit and the shape.
+// analyseSeries adds the knee, the USL fit and the shape, each with what
+// the windows allow (stats.ShapeOf). Client-bound and disturbed points are
+// left out of the knee and the fit and listed: they describe the client or
+// the machine, not the server (Gunther's method).
 func analyseSeries(s *result.PoolSeries) {
 	var ns []int
 	var nf, xs []float64
+	var windows [][]float64
+	clean := 0
 	for _, p := range s.Points {
-		ns = append(ns, p.Pool)
-		nf = append(nf, float64(p.Pool))
-		xs = append(xs, p.QPS.Median)
 		if p.ClientBound {
 			s.ClientBoundPoints = append(s.ClientBoundPoints, p.Pool)
 		}
+		if !p.ClientBound && p.ForeignUtil <= foreignWarn {
+			clean++
+		}
+	}
+	// With fewer than three clean points nothing is left to fit: every
+	// point is fitted, and the note says the curve is not the server's.
+	keepAll := clean < 3
+	for _, p := range s.Points {
+		if !keepAll && (p.ClientBound || p.ForeignUtil > foreignWarn) {
+			s.Excluded = append(s.Excluded, p.Pool)
+			continue
+		}
+		ns = append(ns, p.Pool)
+		nf = append(nf, float64(p.Pool))
+		xs = append(xs, p.QPS.Median)
+		w := make([]float64, len(p.Windows))
+		for i := range p.Windows {
+			w[i] = p.Windows[i].QPS
+		}
+		windows = append(windows, w)
 	}
 	if len(ns) == 0 {
 		return
@@ -139,30 +161,59 @@ func analyseSeries(s *result.PoolSeries) {
 	if k, err := stats.FindKnee(ns, xs); err == nil {
 		s.Knee = &k
 	}
-	if fit, err := stats.FitUSL(nf, xs); err == nil {
-		s.USL = &result.PoolUSL{USLFit: fit}
+	var fit *stats.USLFit
+	if f, err := stats.FitUSL(nf, xs); err == nil {
+		s.USL = &result.PoolUSL{USLFit: f}
+		fit = &f
 	} else {
 		s.USL = &result.PoolUSL{Error: err.Error()}
+	}
+	sh := stats.ShapeOf(ns, windows, fit, int64(len(ns))*7919, shapeResamples)
+	u := &result.PoolShapeUncertainty{LastOverPeak: sh.LastOverPeak.Estimate, LastOverPeakLow: sh.LastOverPeak.Lo, LastOverPeakHigh: sh.LastOverPeak.Hi,
+		Retrograde: sh.Retrograde, Alpha: sh.Alpha, Beta: sh.Beta, NStar: sh.NStar, NStarWithheld: sh.NStarWithheld,
+		N95: sh.N95, KneedleShare: sh.KneedleShare, Resamples: sh.Resamples}
+	s.Uncertainty = u
+	if fit != nil && sh.NStarWithheld != "" {
+		// The point estimate stays in the fit's own record; the series'
+		// figure is withheld, and says why.
+		s.USL.NStar = nil
+	}
+	if s.Knee != nil && s.Knee.Kneedle != nil && sh.Resamples > 0 && sh.KneedleShare < 0.5 {
+		s.Knee.Kneedle = nil // most resampled curves have no knee: "no knee"
 	}
 	if s.Knee == nil {
 		return
 	}
-	last := s.Points[len(s.Points)-1]
-	drop := 1 - last.QPS.Median/s.Knee.PeakX
+	last := len(xs) - 1
 	switch {
-	case len(s.Points) < 3:
+	case len(ns) < 3:
 		s.Shape = "too few points"
-	case s.Knee.PeakN == last.Pool && drop == 0 && s.Knee.N95 == last.Pool:
+	case sh.Retrograde:
+		s.Shape = fmt.Sprintf("retrograde (%+.0f%% [%+.0f%%, %+.0f%%] at pool %d against the peak)",
+			100*(sh.LastOverPeak.Estimate-1), 100*(sh.LastOverPeak.Lo-1), 100*(sh.LastOverPeak.Hi-1), ns[last])
+	case s.Knee.PeakN == ns[last] && s.Knee.N95 == ns[last]:
 		s.Shape = "rising"
-	case drop <= 0.05:
-		s.Shape = "plateau"
 	default:
-		s.Shape = fmt.Sprintf("retrograde (-%.0f%% at pool %d)", drop*100, last.Pool)
+		s.Shape = "plateau"
 	}
+	var notes []string
 	if len(s.ClientBoundPoints) > 0 {
-		s.Note = fmt.Sprintf("client-bound at pools %v: the curve there describes the client", s.ClientBoundPoints)
+		notes = append(notes, fmt.Sprintf("client-bound at pools %v: the curve there describes the client", s.ClientBoundPoints))
 	}
+	if len(s.Excluded) > 0 {
+		notes = append(notes, fmt.Sprintf("pools %v left out of the knee and the fit (client-bound or disturbed)", s.Excluded))
+	}
+	if keepAll && clean < len(s.Points) {
+		notes = append(notes, fmt.Sprintf("only %d of %d points are neither client-bound nor disturbed: all were fitted, and the knee and fit describe the client and the machine as much as the server", clean, len(s.Points)))
+	}
+	if sh.NStarWithheld != "" {
+		notes = append(notes, "USL N* withheld: "+sh.NStarWithheld)
+	}
+	s.Note = strings.Join(notes, "; ")
 }
+
+// shapeResamples is the bootstrap's size for a curve's shape.
+const shapeResamples = 200
 
 // foreignWarn is the median share of the CPUs taken by other processes above which a
 // point is reported as disturbed.
