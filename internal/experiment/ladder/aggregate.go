@@ -84,7 +84,7 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 	// Warm-up that outlasted the discarded samples, seen across blocks,
 	// is dropped from every block, and said (warning code warmup).
 	if drop := stats.SteadyStart(r.Samples, sizes); drop > 0 {
-		kept := sizes
+		var kept []int
 		r.Samples, kept = stats.DropLeading(r.Samples, sizes, drop)
 		if len(cycles) > 0 {
 			cycles, _ = stats.DropLeading(cycles, sizes, drop)

@@ -266,7 +266,7 @@ func buildGlance(runs []*runView) *glance {
 	}
 	for _, t := range glanceTable {
 		row := glanceRow{Rung: t.rung}
-		any := false
+		measured := false
 		for _, c := range cols {
 			name := t.pipe
 			if c.futex {
@@ -280,12 +280,12 @@ func buildGlance(runs []*runView) *glance {
 				row.Cells = append(row.Cells, glanceCell{Value: "—"})
 				continue
 			}
-			any = true
+			measured = true
 			s := r.OneWayNS
 			row.Cells = append(row.Cells, glanceCell{Value: fmtNS(s.Median), Interval: fmt.Sprintf("[%s – %s]", fmtNS(s.CILow), fmtNS(s.CIHigh)),
 				Name: r.Name, Flagged: len(r.Flags) > 0})
 		}
-		if any {
+		if measured {
 			g.Rows = append(g.Rows, row)
 		}
 	}
