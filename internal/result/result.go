@@ -273,14 +273,18 @@ type Ring struct {
 	// RawNSPerSwitch and NetNSPerSwitch divide the per-hop figures by the
 	// counted switches per hop: points whose switches per hop differ
 	// compare per switch, not per hop (nil where no switch is expected).
-	RawNSPerSwitch     *float64 `json:"raw_ns_per_switch,omitempty"`
-	NetNSPerSwitch     *float64 `json:"net_ns_per_switch,omitempty"`
-	HopsCounted        float64  `json:"hops_counted"`
-	HopsExpected       float64  `json:"hops_expected"`
-	InstructionsPerHop *float64 `json:"instructions_per_hop,omitempty"`
-	CyclesPerHop       *float64 `json:"cycles_per_hop,omitempty"`
-	CoreType           string   `json:"core_type,omitempty"`
-	Flags              []Flag   `json:"flags"`
+	RawNSPerSwitch *float64 `json:"raw_ns_per_switch,omitempty"`
+	NetNSPerSwitch *float64 `json:"net_ns_per_switch,omitempty"`
+	// RawPerSwitchInterval and NetPerSwitchInterval are the per-hop
+	// intervals divided by the switches per hop.
+	RawPerSwitchInterval *Interval `json:"raw_per_switch_interval,omitempty"`
+	NetPerSwitchInterval *Interval `json:"net_per_switch_interval,omitempty"`
+	HopsCounted          float64   `json:"hops_counted"`
+	HopsExpected         float64   `json:"hops_expected"`
+	InstructionsPerHop   *float64  `json:"instructions_per_hop,omitempty"`
+	CyclesPerHop         *float64  `json:"cycles_per_hop,omitempty"`
+	CoreType             string    `json:"core_type,omitempty"`
+	Flags                []Flag    `json:"flags"`
 
 	// Added with the ring experiment (internal/ring); all optional.
 	Name            string         `json:"name,omitempty"`             // the hidden benchmark, e.g. ring/thread

@@ -105,8 +105,24 @@ func HotPotato(env result.Environment, points []HotPotatoPoint, roundsMeasured f
 		set("process_pipe_overhead_ns", p.OverheadNS.Median)
 		set("thread_net_ns_per_hop", t.NetNS)
 		set("process_net_ns_per_hop", p.NetNS)
+		netOverhead := ""
 		if t.NetNS > 0 {
 			set("address_space_overhead_pct_of_net", 100*(p.NetNS-t.NetNS)/t.NetNS)
+			// The same, round by round (both rings' blocks interleaved; raw
+			// and overhead timed in every block), with its interval.
+			series := func(r *result.Ring, v []float64) stats.Series {
+				return stats.Series{Values: v, Sizes: result.BlockSizes(r.BlockInfo), Rounds: result.BlockRounds(r.BlockInfo)}
+			}
+			w := stats.PerRound(func(m []float64) float64 { return 100 * ((m[2] - m[3]) - (m[0] - m[1])) / (m[0] - m[1]) },
+				series(t, t.Samples), series(t, t.OverheadSamples), series(p, p.Samples), series(p, p.OverheadSamples))
+			if w.OK {
+				set("address_space_overhead_pct_of_net_low", w.Lo)
+				set("address_space_overhead_pct_of_net_high", w.Hi)
+				netOverhead = fmt.Sprintf(" [%+.0f%%, %+.0f%%]", w.Lo, w.Hi)
+				if w.Lo <= 0 && 0 <= w.Hi {
+					netOverhead += ", not resolved here"
+				}
+			}
 		}
 		if t.SwitchesPerHop != nil && p.SwitchesPerHop != nil {
 			set("thread_switches_per_hop", *t.SwitchesPerHop)
@@ -151,7 +167,7 @@ func HotPotato(env result.Environment, points []HotPotatoPoint, roundsMeasured f
 		measured = append(measured, fmt.Sprintf("%s, all 400 on CPU %d: threads %s, processes %s per hop%s; the address space adds %s (%+.0f%%; %s); %s",
 			g.Name, cpu, units.Time(t.RawNS.Median), units.Time(p.RawNS.Median), cyc, signedNS(over), 100*rel, sig, hw))
 		mistakes = append(mistakes, fmt.Sprintf("%s: the one-context pipe overhead is %s (threads' block) and %s (processes' block) per hop; net of it threads cost %s and processes %s per hop, so the address space adds %s of the net switch",
-			g.Name, units.Time(t.OverheadNS.Median), units.Time(p.OverheadNS.Median), signedNS(t.NetNS), signedNS(p.NetNS), pctOf(p.NetNS-t.NetNS, t.NetNS)))
+			g.Name, units.Time(t.OverheadNS.Median), units.Time(p.OverheadNS.Median), signedNS(t.NetNS), signedNS(p.NetNS), pctOf(p.NetNS-t.NetNS, t.NetNS)+netOverhead))
 		for _, r := range []*result.Ring{t, p} {
 			for _, f := range r.Flags {
 				notes = append(notes, fmt.Sprintf("%s ring flagged (%s): %s", r.Kind, f.Code, f.Message))

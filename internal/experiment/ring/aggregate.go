@@ -98,6 +98,12 @@ func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string
 			if perHop > 0 {
 				raw, net := r.RawNS.Median/perHop, r.NetNS/perHop
 				r.RawNSPerSwitch, r.NetNSPerSwitch = &raw, &net
+				r.RawPerSwitchInterval = &result.Interval{Median: raw, Low: r.RawNS.CILow / perHop, High: r.RawNS.CIHigh / perHop,
+					Confidence: r.RawNS.Confidence, Rounds: r.RawNS.Blocks}
+				if iv := r.NetInterval; iv != nil {
+					r.NetPerSwitchInterval = &result.Interval{Median: iv.Median / perHop, Low: iv.Low / perHop, High: iv.High / perHop,
+						Confidence: iv.Confidence, Rounds: iv.Rounds}
+				}
 			}
 			// A ring hop is verified when it switched at least once: a
 			// token that arrives before its reader sleeps is no switch.
