@@ -68,7 +68,7 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 		fmt.Fprintln(w, "\n‡ per exit and re-entry of a VM (a world switch out of the guest and back), not per hop between two contexts.")
 	}
 	if b := baseline(d); b != nil {
-		fmt.Fprintf(w, "\n× GOROUTINE: multiple of %s %s (%s), %s.\n", b.Name, b.Placement, units.Time(b.MedianNS), b.Why)
+		fmt.Fprintf(w, "\n× GOROUTINE: multiple of %s %s (%s), %s; taken round by round, its interval is in the JSON (multiple_interval); ~ where it holds 1×.\n", b.Name, b.Placement, units.Time(b.MedianNS), b.Why)
 	}
 	fmt.Fprintln(w, "SWITCHES/HOP: counted context switches of both sides per hop (✓ within 5% of one); — where no kernel switch is expected.")
 	if noisy > 0 {

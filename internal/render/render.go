@@ -50,7 +50,11 @@ func multiple(r result.Result) string {
 	if r.Multiple == nil {
 		return "—"
 	}
-	return units.Multiple(*r.Multiple)
+	s := units.Multiple(*r.Multiple)
+	if *r.Multiple != 1 && r.MultipleInterval.Holds(1) {
+		s += " ~" // its interval holds 1×: not resolved from the baseline here
+	}
+	return s
 }
 
 // rangeIn renders "p10–p90" in the unit of the median beside it.
