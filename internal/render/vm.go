@@ -11,7 +11,11 @@ import (
 // vmLines renders the stored VM decomposition (docs/vm.md) under the
 // ladder: what returning to the VMM adds to an exit, and what a VM-to-VM
 // hop costs beyond a process hop and an exit.
-func vmLines(d *result.Document) []string {
+func vmLines(d *result.Document) []string { return VMLines(d) }
+
+// VMLines are the VM decomposition's lines, each difference with its
+// interval ("not resolved here" when it holds zero), for every renderer.
+func VMLines(d *result.Document) []string {
 	if d.Derived == nil || d.Derived.VM == nil {
 		return nil
 	}

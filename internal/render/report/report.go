@@ -68,6 +68,7 @@ type view struct {
 	DryRun    bool
 	Glance    *glance
 	Ladder    *forest
+	VMLines   []string // the VM decomposition, per run
 	Rings     []ringView
 	Spawn     *forest
 	Memory    *forest
@@ -125,6 +126,14 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 	}
 	v.Glance = buildGlance(v.Runs)
 	v.Ladder = ladderForest(v.Runs)
+	for _, rv := range v.Runs {
+		for _, l := range render.VMLines(rv.Doc) {
+			if len(v.Runs) > 1 {
+				l = rv.Tag + ": " + l
+			}
+			v.VMLines = append(v.VMLines, l)
+		}
+	}
 	v.Rings = ringViews(v.Runs)
 	v.Spawn = spawnForest(v.Runs)
 	v.Memory = memoryForest(v.Runs)
