@@ -195,3 +195,28 @@ func TestAASelfTest(t *testing.T) {
 		}
 	}
 }
+
+// A dry run of every benchmark succeeds: no row fails (the runtime probes
+// once failed every dry run with "a zero-length sample"), every row holds
+// its samples in blocks, and every multiple has its interval.
+func TestRunAllDryRun(t *testing.T) {
+	code, out, stderr := run(t, "run", "all", "--dry-run", "-q", "--export-json", "-")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	doc, err := result.Decode([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Failures) != 0 || len(doc.Results) == 0 {
+		t.Fatalf("%d results, failures %+v", len(doc.Results), doc.Failures)
+	}
+	for _, r := range doc.Results {
+		if len(r.BlockInfo) < 2 || r.OneWayNS.Interval != "block-medians" {
+			t.Errorf("%s %s: %d blocks, interval %q", r.Name, r.Placement, len(r.BlockInfo), r.OneWayNS.Interval)
+		}
+		if r.Multiple != nil && r.MultipleInterval == nil {
+			t.Errorf("%s %s: a multiple without its interval", r.Name, r.Placement)
+		}
+	}
+}
