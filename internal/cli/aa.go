@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -104,18 +103,8 @@ func runAA(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, si
 	if err != nil {
 		return err
 	}
-	table := stdout
-	if mf.exportJSON == "-" {
-		table = stderr
-	}
-	if err := writeExports(doc, mf, stdout); err != nil {
+	if err := present(doc, mf, stdout, stderr, func(w io.Writer) { render.AA(w, doc) }); err != nil {
 		return err
-	}
-	if !mf.quiet {
-		render.AA(table, doc)
-		if mf.exportJSON != "" && mf.exportJSON != "-" {
-			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
-		}
 	}
 	return failed(doc, "measurements", len(doc.Failures)+sittings*len(benches))
 }

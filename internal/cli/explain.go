@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -96,18 +95,8 @@ func runExplain(ctx context.Context, mf *measureFlags, benches []*model.Benchmar
 	if err != nil {
 		return err
 	}
-	table := stdout
-	if mf.exportJSON == "-" {
-		table = stderr
-	}
-	if err := writeExports(doc, mf, stdout); err != nil {
+	if err := present(doc, mf, stdout, stderr, func(w io.Writer) { render.Explain(w, doc) }); err != nil {
 		return err
-	}
-	if !mf.quiet {
-		render.Explain(table, doc)
-		if mf.exportJSON != "" && mf.exportJSON != "-" {
-			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
-		}
 	}
 	return failed(doc, "measurements", len(doc.Failures)+len(doc.Results))
 }

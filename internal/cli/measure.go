@@ -335,3 +335,25 @@ func ladderStep(o schedule.Options, benches []*model.Benchmark, placements []mod
 
 // deriveLadder stores the figures that combine the ladder's rows.
 func deriveLadder(d *result.Document) { d.Derived = ladder.Derive(d.Results) }
+
+// present writes the document's exports, then shows it with show on the
+// terminal — stdout, or stderr when an export claims stdout ("-") — and
+// says where the JSON went.
+func present(doc *result.Document, mf *measureFlags, stdout, stderr io.Writer, show func(io.Writer)) error {
+	table := stdout
+	for _, f := range []string{mf.exportJSON, mf.exportCSV, mf.exportMarkdown, mf.exportGoBench} {
+		if f == "-" {
+			table = stderr
+		}
+	}
+	if err := writeExports(doc, mf, stdout); err != nil {
+		return err
+	}
+	if !mf.quiet {
+		show(table)
+		if mf.exportJSON != "" && mf.exportJSON != "-" {
+			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
+		}
+	}
+	return nil
+}

@@ -104,25 +104,15 @@ func runLadder(ctx context.Context, mf *measureFlags, benches []*model.Benchmark
 	if err != nil {
 		return err
 	}
-	// Tables go to stdout unless an export claims it.
-	table := stdout
-	for _, f := range []string{mf.exportJSON, mf.exportCSV, mf.exportMarkdown, mf.exportGoBench} {
-		if f == "-" {
-			table = stderr
-		}
-	}
-	if err := writeExports(doc, mf, stdout); err != nil {
+	err = present(doc, mf, stdout, stderr, func(w io.Writer) {
+		render.Ladder(w, doc, style(w))
+		render.Spawn(w, doc)
+		render.Memory(w, doc)
+		render.Hierarchy(w, doc)
+		render.Missing(w, doc)
+	})
+	if err != nil {
 		return err
-	}
-	if !mf.quiet {
-		render.Ladder(table, doc, style(table))
-		render.Spawn(table, doc)
-		render.Memory(table, doc)
-		render.Hierarchy(table, doc)
-		render.Missing(table, doc)
-		if mf.exportJSON != "" && mf.exportJSON != "-" {
-			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
-		}
 	}
 	return failed(doc, "measurements", len(doc.Failures)+len(doc.Results)+len(doc.Spawn)+len(doc.Memory))
 }
