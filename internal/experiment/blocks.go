@@ -22,6 +22,9 @@ func Blocks(blocks []schedule.Block) ([]result.BlockInfo, *result.Flag) {
 		c := b.Resp.Contention
 		out[i] = result.BlockInfo{Round: b.Round, Samples: len(b.Resp.NS), OtherShare: c.OtherShare(), StealShare: c.StealShare(),
 			Reruns: b.Reruns, Contended: b.Contended}
+		if c != nil {
+			out[i].NeighbourBusy = c.NeighbourBusy
+		}
 		if b.Contended {
 			hit = append(hit, i)
 			if s := c.OtherShare(); s > worst {

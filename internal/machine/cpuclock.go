@@ -8,6 +8,7 @@ package machine
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -73,4 +74,20 @@ func ReadCPUClock(cpus []int) CPUClock {
 		c.IdleNS = idleTicks * (1e9 / userHZ)
 	}
 	return c
+}
+
+// OtherCPUs are the online CPUs not in cpus (none when the online list
+// cannot be read).
+func OtherCPUs(cpus []int) []int {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, c := range ParseCPUList(strings.TrimSpace(string(b))) {
+		if !slices.Contains(cpus, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -76,6 +76,10 @@ type Contention struct {
 	OwnNS       int64 `json:"own_ns"`
 	StealNS     int64 `json:"steal_ns"`
 	IdlePrecise bool  `json:"idle_precise"` // cpuidle residency (µs), not /proc/stat ticks
+	// NeighbourBusy is the share of the other online CPUs' time that was
+	// not idle: on a VM whose vCPUs share a physical core or
+	// a cache, their load slows the measured CPU without taking it.
+	NeighbourBusy float64 `json:"neighbour_busy,omitempty"`
 }
 
 // OtherShare is the share of the CPUs' time that neither idled nor ran the

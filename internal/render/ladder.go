@@ -50,6 +50,11 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 		for _, f := range r.Flags {
 			marks += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, f.Message))
 		}
+		for _, wn := range r.Warnings {
+			if !strings.HasPrefix(wn.Code, "noise") { // noise is the "~"; the rest is said
+				marks += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, wn.Message))
+			}
+		}
 		if noiseWarned(r) {
 			ci += "~"
 			noisy++

@@ -154,6 +154,12 @@ type BlockInfo struct {
 	StealShare float64 `json:"steal_share"`
 	Reruns     int     `json:"reruns,omitempty"`
 	Contended  bool    `json:"contended,omitempty"`
+	// NeighbourBusy is the share of the other online CPUs' time that was
+	// not idle during the block: a loaded neighbour vCPU can slow the
+	// measured one unseen. Recorded, not judged: it includes ctxbench's own
+	// parent process, which on short back-to-back blocks (--quick) keeps a
+	// neighbour busy by itself.
+	NeighbourBusy float64 `json:"neighbour_busy,omitempty"`
 }
 
 // Verification is the evidence behind SwitchesPerHop.

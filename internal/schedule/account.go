@@ -14,24 +14,34 @@ import (
 // seen per block, so a contended block is re-run or flagged, never averaged
 // in (Options.ContentionLimit).
 type account struct {
-	cpus  []int
-	clock machine.CPUClock
-	own   int64
+	cpus, others  []int
+	clock, oclock machine.CPUClock
+	own           int64
 }
 
 func beginAccount() account {
 	cpus, _ := machine.Of(0)
-	return account{cpus: cpus, clock: machine.ReadCPUClock(cpus), own: ownCPU()}
+	others := machine.OtherCPUs(cpus)
+	return account{cpus: cpus, others: others, clock: machine.ReadCPUClock(cpus), oclock: machine.ReadCPUClock(others), own: ownCPU()}
 }
 
 func (a account) end() *model.Contention {
 	own := ownCPU()
 	c := machine.ReadCPUClock(a.cpus)
-	return &model.Contention{
+	ct := &model.Contention{
 		WallNS: c.At.Sub(a.clock.At).Nanoseconds(), CPUs: a.cpus,
 		IdleNS: c.IdleNS - a.clock.IdleNS, OwnNS: own - a.own, StealNS: c.StealNS - a.clock.StealNS,
 		IdlePrecise: c.IdlePrecise && a.clock.IdlePrecise,
 	}
+	if len(a.others) > 0 {
+		o := machine.ReadCPUClock(a.others)
+		// Not idle is busy: cpuidle's residency counts in microseconds
+		// where /proc/stat's busy ticks (10 ms) are coarser than a block.
+		if wall := o.At.Sub(a.oclock.At).Nanoseconds() * int64(len(a.others)); wall > 0 {
+			ct.NeighbourBusy = min(1, max(0, 1-float64(o.IdleNS-a.oclock.IdleNS)/float64(wall)))
+		}
+	}
+	return ct
 }
 
 // ownCPU is the CPU time of this process and its reaped children.
