@@ -142,7 +142,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	}
 	cmd := exec.Command(exe, Arg)
 	if s.SingleThreaded != "" {
-		b := s.Request.Block
+		b := s.Block
 		perf := 0
 		if b.Perf {
 			perf = 1
