@@ -246,9 +246,17 @@ func singleThreaded(ctx context.Context, req model.Request, pair func() (TwoProc
 		out, err := pa.Output()
 		done <- ret{out, err}
 	}()
+	// A side that dies ends the block at once: a futex waiter would
+	// otherwise wait for its dead partner for ever.
 	var a ret
 	select {
 	case a = <-done:
+	case <-pb.Exited():
+		if e := pb.ExitError(); e != nil {
+			pa.Kill()
+			return model.Response{}, fmt.Errorf("side B: %v during the measurement", e)
+		}
+		a = <-done
 	case <-ctx.Done():
 		pa.Kill()
 		pb.Kill()
