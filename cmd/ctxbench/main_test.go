@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -456,5 +457,55 @@ func TestContentionIsFlagged(t *testing.T) {
 	}
 	if !flagged || r.Verification.Verified || reruns == 0 {
 		t.Errorf("beside a busy loop on CPU %s: flags %+v, verified %v, %d re-runs; want contended, not verified, re-run", cpu, r.Flags, r.Verification.Verified, reruns)
+	}
+}
+
+// A process rung's side is a single-threaded process: the binary
+// re-executed with CTXBENCH_ST runs its C side in a constructor before the
+// Go runtime starts a thread. Seen from outside while it waits to start.
+func TestProcessSidesAreSingleThreaded(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	cmd := exec.Command(bin, "__partner")
+	cmd.Env = append(os.Environ(), "CTXBENCH_ST=pipe-b", "CTXBENCH_ST_ITERS=10", "CTXBENCH_ST_SAMPLES=1", "CTXBENCH_ST_CPU_B=-1")
+	cmd.ExtraFiles = []*os.File{r, w}
+	stdin, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	line := make([]byte, 6)
+	if _, err := io.ReadFull(out, line); err != nil || string(line) != "ready\n" {
+		t.Fatalf("side said %q, %v", line, err)
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(status), "\nThreads:\t1\n") {
+		t.Errorf("the side is not single-threaded:\n%s", status)
+	}
+	// And the rung runs: both sides count one switch per hop.
+	b, err := exec.Command(bin, "run", "process/pipe", "process/futex", "--placement", "same-cpu", "--quick", "--export-json", "-", "-q").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := result.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range doc.Results {
+		if r.SwitchesPerHop == nil || *r.SwitchesPerHop < 0.9 || *r.SwitchesPerHop > 1.2 || !strings.Contains(r.Label.What, "single-threaded") {
+			t.Errorf("%s: switches per hop %v, label %q", r.Name, r.SwitchesPerHop, r.Label.What)
+		}
 	}
 }

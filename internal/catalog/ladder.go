@@ -151,13 +151,26 @@ func threadRows() []*model.Benchmark {
 }
 
 func processRows() []*model.Benchmark {
+	const st = "another process (separate address space; both processes single-threaded)"
+	const mt = "another process (separate address space; both processes multi-threaded, as every Go process is)"
 	return []*model.Benchmark{
 		&model.Benchmark{
 			Name: "process/pipe", Rung: model.Process, Kind: model.Switch,
-			Description: "two processes ping-pong a 4-byte int over two pipes (perf bench sched pipe; the fork-and-two-pipes experiment); the partner is this binary re-executed",
+			Description: "two single-threaded processes ping-pong a 4-byte int over two pipes (perf bench sched pipe; the fork-and-two-pipes experiment); both are this binary re-executed, running their C side before any Go thread exists",
 			Op:          "round trip: write to pipe 1, blocking read of pipe 2 (2 hops)", HopsPerOp: 2,
-			Switched: "another process (separate address space; both processes multi-threaded, as every Go process is)", Mechanism: "pipe ping-pong (4-byte write, blocking read)",
+			Switched: st, Mechanism: "pipe ping-pong (4-byte write, blocking read)",
 			Placements: pair, Ladder: pairLadder, ExpectSwitch: true,
+			StartIters: 256, Needs: needsCgo,
+			Phases: "pipe", Run: func(ctx context.Context, req model.Request) (model.Response, error) {
+				return singleThreaded(ctx, req, pipePair, "pipe-a", "pipe-b")
+			},
+		},
+		&model.Benchmark{
+			Name: "process/pipe-mt", Rung: model.Process, Kind: model.Switch,
+			Description: "process/pipe between multi-threaded processes (the worker and a Go partner): real services are multi-threaded, and a switch into a process with a second thread costs more",
+			Op:          "round trip: write to pipe 1, blocking read of pipe 2 (2 hops)", HopsPerOp: 2,
+			Switched: mt, Mechanism: "pipe ping-pong (4-byte write, blocking read)",
+			Placements: pair, Ladder: []model.Placement{model.SameCPU}, ExpectSwitch: true,
 			StartIters: 256, Needs: needsCgo,
 			Phases: "pipe", Run: func(ctx context.Context, req model.Request) (model.Response, error) {
 				return PipeProcesses(ctx, req, partner.Spec{})
@@ -165,10 +178,21 @@ func processRows() []*model.Benchmark {
 		},
 		&model.Benchmark{
 			Name: "process/futex", Rung: model.Process, Kind: model.Switch,
-			Description: "two processes ping-pong a turn flag in a shared page with FUTEX_WAKE / FUTEX_WAIT (shared futex), never spinning",
+			Description: "two single-threaded processes ping-pong a turn flag in a shared page with FUTEX_WAKE / FUTEX_WAIT (shared futex), never spinning",
 			Op:          "round trip: store + FUTEX_WAKE, FUTEX_WAIT until answered (2 hops)", HopsPerOp: 2,
-			Switched: "another process (separate address space; both processes multi-threaded, as every Go process is)", Mechanism: "futex ping-pong over a shared memfd page",
+			Switched: st, Mechanism: "futex ping-pong over a shared memfd page",
 			Placements: pair, Ladder: pairLadder, ExpectSwitch: true,
+			StartIters: 256, Needs: needsCgo,
+			Phases: "futex", Run: func(ctx context.Context, req model.Request) (model.Response, error) {
+				return singleThreaded(ctx, req, sharedPage, "futex-a", "futex-b")
+			},
+		},
+		&model.Benchmark{
+			Name: "process/futex-mt", Rung: model.Process, Kind: model.Switch,
+			Description: "process/futex between multi-threaded processes (the worker and a Go partner)",
+			Op:          "round trip: store + FUTEX_WAKE, FUTEX_WAIT until answered (2 hops)", HopsPerOp: 2,
+			Switched: mt, Mechanism: "futex ping-pong over a shared memfd page",
+			Placements: pair, Ladder: []model.Placement{model.SameCPU}, ExpectSwitch: true,
 			StartIters: 256, Needs: needsCgo,
 			Phases: "futex", Run: func(ctx context.Context, req model.Request) (model.Response, error) {
 				return FutexProcesses(ctx, req, partner.Spec{})

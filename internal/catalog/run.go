@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 
 	"fmt"
 	"os"
@@ -205,4 +206,69 @@ func FutexProcesses(ctx context.Context, req model.Request, spec partner.Spec) (
 	defer cleanup()
 	t.Spec = spec
 	return t.Run(ctx, req)
+}
+
+// singleThreaded runs both sides of a two-process kernel in single-threaded
+// processes (partner.Spec.SingleThreaded: the binary's C constructor runs
+// the side before the Go runtime starts a thread), so the process rung
+// measures the plain case that perf bench and lmbench measure. The worker
+// only starts them, releases them together and collects what they counted.
+func singleThreaded(ctx context.Context, req model.Request, pair func() (TwoProcess, func(), error), roleA, roleB string) (model.Response, error) {
+	t, cleanup, err := pair()
+	if err != nil {
+		return model.Response{}, err
+	}
+	defer cleanup()
+	start := func(role string, files []*os.File) (*partner.Process, error) {
+		return partner.Start(ctx, partner.Spec{Request: partner.Request{Block: block(req)}, Files: files, Stderr: os.Stderr, SingleThreaded: role})
+	}
+	pb, err := start(roleB, t.Files)
+	if err != nil {
+		return model.Response{}, fmt.Errorf("side B: %w", err)
+	}
+	pa, err := start(roleA, t.FilesA)
+	if err != nil {
+		pb.Kill()
+		return model.Response{}, fmt.Errorf("side A: %w", err)
+	}
+	cleanup() // only the sides hold the pipes now: a dead side is end-of-file to the other
+	if err := errors.Join(pb.Go(), pa.Go()); err != nil {
+		pa.Kill()
+		pb.Kill()
+		return model.Response{}, err
+	}
+	type ret struct {
+		out kernels.Output
+		err error
+	}
+	done := make(chan ret, 1)
+	go func() {
+		out, err := pa.Output()
+		done <- ret{out, err}
+	}()
+	// A side that dies ends the block at once: a futex waiter would
+	// otherwise wait for its dead partner for ever.
+	var a ret
+	select {
+	case a = <-done:
+	case <-pb.Exited():
+		if e := pb.ExitError(); e != nil {
+			pa.Kill()
+			return model.Response{}, fmt.Errorf("side B: %v during the measurement", e)
+		}
+		a = <-done
+	case <-ctx.Done():
+		pa.Kill()
+		pb.Kill()
+		return model.Response{}, ctx.Err()
+	}
+	if a.err != nil {
+		pb.Kill()
+		return model.Response{}, fmt.Errorf("side A: %w", a.err)
+	}
+	b, err := pb.Output()
+	if err != nil {
+		return model.Response{}, fmt.Errorf("side B: %w", err)
+	}
+	return response(kernels.Output{NS: a.out.NS, TSC: a.out.TSC, A: a.out.A, B: b.B}), nil
 }

@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -83,6 +84,12 @@ type Spec struct {
 	// container's namespaces and cgroup. It may set its own process group
 	// and SysProcAttr fields; it must start the command.
 	Start func(*exec.Cmd) error
+	// SingleThreaded names a side the binary runs in a C constructor
+	// before its Go runtime starts ("pipe-a", "pipe-b", "futex-a",
+	// "futex-b"; internal/kernels/st.c): the partner is then a
+	// single-threaded process, its request is its environment, and it
+	// waits for Process.Go after "ready" whatever Hold says.
+	SingleThreaded string
 }
 
 // Process is a started partner.
@@ -93,6 +100,7 @@ type Process struct {
 	stdin   io.WriteCloser
 	exited  chan struct{}
 	waitErr error
+	st      bool            // a single-threaded side (Spec.SingleThreaded)
 	Entered json.RawMessage // what the enter hook reported
 }
 
@@ -133,6 +141,17 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		return nil, err
 	}
 	cmd := exec.Command(exe, Arg)
+	if s.SingleThreaded != "" {
+		b := s.Block
+		perf := 0
+		if b.Perf {
+			perf = 1
+		}
+		cmd.Env = append(os.Environ(), "CTXBENCH_ST="+s.SingleThreaded,
+			fmt.Sprintf("CTXBENCH_ST_ITERS=%d", b.Iters), fmt.Sprintf("CTXBENCH_ST_SAMPLES=%d", b.Samples),
+			fmt.Sprintf("CTXBENCH_ST_WARMUP=%d", b.Warmup), fmt.Sprintf("CTXBENCH_ST_CPU_A=%d", b.CPUA),
+			fmt.Sprintf("CTXBENCH_ST_CPU_B=%d", b.CPUB), fmt.Sprintf("CTXBENCH_ST_PERF=%d", perf))
+	}
 	// The request is one line on stdin; a held partner then waits for one
 	// more byte (Go) on the same pipe.
 	stdin, err := cmd.StdinPipe()
@@ -171,10 +190,12 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	if hooks.Started != nil {
 		hooks.Started(cmd.Process.Pid)
 	}
-	p := &Process{cmd: cmd, ctl: bufio.NewReader(out), ctlFile: out, stdin: stdin, exited: make(chan struct{})}
-	if _, err := stdin.Write(append(in, '\n')); err != nil {
-		p.Kill()
-		return nil, fmt.Errorf("sending the partner its request: %w", err)
+	p := &Process{cmd: cmd, ctl: bufio.NewReader(out), ctlFile: out, stdin: stdin, exited: make(chan struct{}), st: s.SingleThreaded != ""}
+	if !p.st { // a single-threaded side reads its request from its environment
+		if _, err := stdin.Write(append(in, '\n')); err != nil {
+			p.Kill()
+			return nil, fmt.Errorf("sending the partner its request: %w", err)
+		}
 	}
 	go func() {
 		p.waitErr = cmd.Wait()
@@ -258,6 +279,9 @@ func (p *Process) Output() (kernels.Output, error) {
 		}
 		return kernels.Output{}, errors.New("the partner exited without reporting its counts")
 	}
+	if p.st {
+		return parseSide(line)
+	}
 	var r reply
 	if err := json.Unmarshal([]byte(line), &r); err != nil {
 		return kernels.Output{}, fmt.Errorf("partner: unreadable reply: %v", err)
@@ -327,4 +351,47 @@ func Main(stdin io.Reader, ctl io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// parseSide reads a single-threaded side's report: "ok" and its counts
+// (voluntary, involuntary, perf switches, migrations, instructions, cycles,
+// CPUs seen, ops), its number of samples and each sample's ns and TSC
+// ticks; or "error <why>". The counts go to both A and B: the caller takes
+// the side it ran.
+func parseSide(line string) (kernels.Output, error) {
+	f := strings.Fields(line)
+	if len(f) > 0 && f[0] == "error" {
+		return kernels.Output{}, errors.New("single-threaded side: " + strings.TrimSpace(strings.TrimPrefix(line, "error")))
+	}
+	if len(f) < 10 || f[0] != "ok" {
+		return kernels.Output{}, fmt.Errorf("single-threaded side: unreadable report %q", strings.TrimSpace(line))
+	}
+	v := make([]int64, 9)
+	for i := range v {
+		x, err := strconv.ParseInt(f[1+i], 10, 64)
+		if i == 6 || i == 7 { // unsigned: CPUs seen, ops
+			u, uerr := strconv.ParseUint(f[1+i], 10, 64)
+			x, err = int64(u), uerr
+		}
+		if err != nil {
+			return kernels.Output{}, fmt.Errorf("single-threaded side: unreadable report %q", strings.TrimSpace(line))
+		}
+		v[i] = x
+	}
+	c := kernels.Counts{Voluntary: v[0], Involuntary: v[1], PerfSwitches: v[2], PerfMigrations: v[3],
+		PerfInstructions: v[4], PerfCycles: v[5], CPUsSeen: uint64(v[6]), Ops: uint64(v[7])}
+	n := int(v[8])
+	if len(f) != 10+2*n {
+		return kernels.Output{}, fmt.Errorf("single-threaded side: %d samples announced, %d values given", n, len(f)-10)
+	}
+	out := kernels.Output{A: c, B: c, NS: make([]uint64, n), TSC: make([]uint64, n)}
+	for i := range n {
+		ns, err1 := strconv.ParseUint(f[10+2*i], 10, 64)
+		tsc, err2 := strconv.ParseUint(f[11+2*i], 10, 64)
+		if err1 != nil || err2 != nil {
+			return kernels.Output{}, fmt.Errorf("single-threaded side: unreadable sample in %q", strings.TrimSpace(line))
+		}
+		out.NS[i], out.TSC[i] = ns, tsc
+	}
+	return out, nil
 }

@@ -258,8 +258,8 @@ func perfBench(ctx context.Context, e experiment.Env, quick bool) ([]result.Repl
 			"the figure is one run with no spread, and CPU 0 takes most interrupts; nothing counts the switches. " +
 			fmt.Sprintf("ctxbench counted %.2f–%.2f switches per hop in its blocks.", slices.Min(spw), slices.Max(spw)),
 		Notes: []string{"perf and ctxbench ran alternately in one sitting, pinned to the same CPU; ctxbench figures are medians of 10 samples per block",
-			"perf's two processes are single-threaded; ctxbench's are Go processes, so each has several threads; a switch into a process that has more than one thread costs more on recent kernels " +
-				"(about 130 ns per hop on the reference machine, Linux 6.18, measured with a C control: see docs/methodology.md), which is what the processes' ratio above 1 is made of; the threads' rows compare like with like"},
+			"perf's two processes are single-threaded, and so are ctxbench's process/pipe sides (the binary re-executed, its C side run in a constructor before any Go thread exists); " +
+				"process/pipe-mt measures the same between multi-threaded Go processes, which on recent kernels costs more per hop (docs/methodology.md)"},
 	}}, nil
 }
 
