@@ -111,34 +111,10 @@ func containerPair(ctx context.Context, req model.Request, preset string, futex 
 		return model.Response{}, fmt.Errorf("releasing the sides: %w", err)
 	}
 
-	type ret struct {
-		out kernels.Output
-		err error
+	resp, err := collectPair(ctx, pa, pb)
+	if err != nil {
+		return model.Response{}, err
 	}
-	doneA, doneB := make(chan ret, 1), make(chan ret, 1)
-	go func() { o, err := pa.Output(); doneA <- ret{o, err} }()
-	go func() { o, err := pb.Output(); doneB <- ret{o, err} }()
-	var ra, rb ret
-	for got := 0; got < 2; got++ {
-		select {
-		case ra = <-doneA:
-			if ra.err != nil {
-				pb.Kill()
-				return model.Response{}, fmt.Errorf("side A: %w", ra.err)
-			}
-		case rb = <-doneB:
-			if rb.err != nil {
-				pa.Kill()
-				return model.Response{}, fmt.Errorf("side B: %w", rb.err)
-			}
-		case <-ctx.Done():
-			pa.Kill()
-			pb.Kill()
-			return model.Response{}, ctx.Err()
-		}
-	}
-	resp := response(ra.out)
-	resp.B = rb.out.B
 	mech := "pipe ping-pong"
 	if futex {
 		mech = "futex ping-pong over a shared memfd page"

@@ -237,38 +237,42 @@ func singleThreaded(ctx context.Context, req model.Request, pair func() (TwoProc
 		pb.Kill()
 		return model.Response{}, err
 	}
+	return collectPair(ctx, pa, pb)
+}
+
+// collectPair waits for both released sides of a two-process kernel that
+// each run in a partner process: side A's samples and counts, side B's
+// counts. A side that fails or dies ends the block at once (the other is
+// killed: a futex waiter would wait for its dead partner for ever), and so
+// does a cancelled ctx.
+func collectPair(ctx context.Context, pa, pb *partner.Process) (model.Response, error) {
 	type ret struct {
 		out kernels.Output
 		err error
 	}
-	done := make(chan ret, 1)
-	go func() {
-		out, err := pa.Output()
-		done <- ret{out, err}
-	}()
-	// A side that dies ends the block at once: a futex waiter would
-	// otherwise wait for its dead partner for ever.
-	var a ret
-	select {
-	case a = <-done:
-	case <-pb.Exited():
-		if e := pb.ExitError(); e != nil {
+	doneA, doneB := make(chan ret, 1), make(chan ret, 1)
+	go func() { o, err := pa.Output(); doneA <- ret{o, err} }()
+	go func() { o, err := pb.Output(); doneB <- ret{o, err} }()
+	var ra, rb ret
+	for range 2 {
+		select {
+		case ra = <-doneA:
+			if ra.err != nil {
+				pb.Kill()
+				return model.Response{}, fmt.Errorf("side A: %w", ra.err)
+			}
+		case rb = <-doneB:
+			if rb.err != nil {
+				pa.Kill()
+				return model.Response{}, fmt.Errorf("side B: %w", rb.err)
+			}
+		case <-ctx.Done():
 			pa.Kill()
-			return model.Response{}, fmt.Errorf("side B: %v during the measurement", e)
+			pb.Kill()
+			return model.Response{}, ctx.Err()
 		}
-		a = <-done
-	case <-ctx.Done():
-		pa.Kill()
-		pb.Kill()
-		return model.Response{}, ctx.Err()
 	}
-	if a.err != nil {
-		pb.Kill()
-		return model.Response{}, fmt.Errorf("side A: %w", a.err)
-	}
-	b, err := pb.Output()
-	if err != nil {
-		return model.Response{}, fmt.Errorf("side B: %w", err)
-	}
-	return response(kernels.Output{NS: a.out.NS, TSC: a.out.TSC, A: a.out.A, B: b.B}), nil
+	resp := response(ra.out)
+	resp.B = rb.out.B
+	return resp, nil
 }

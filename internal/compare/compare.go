@@ -629,16 +629,16 @@ func phaseChanges(inputs []Input, o Options) []PhaseChange {
 				pc := PhaseChange{Name: b.Name, Placement: b.Placement, Input: in.Label}
 				cur := map[string]float64{}
 				for _, p := range r.Explain.Phases {
-					cur[p.Name] += p.NS
+					cur[p.Name] += p.NsPerHop
 				}
 				seen := map[string]bool{}
 				for _, p := range b.Explain.Phases {
-					pc.Phases = append(pc.Phases, PhaseDelta{Phase: p.Name, BaseNS: p.NS, CurNS: cur[p.Name]})
+					pc.Phases = append(pc.Phases, PhaseDelta{Phase: p.Name, BaseNS: p.NsPerHop, CurNS: cur[p.Name]})
 					seen[p.Name] = true
 				}
 				for _, p := range r.Explain.Phases {
 					if !seen[p.Name] {
-						pc.Phases = append(pc.Phases, PhaseDelta{Phase: p.Name, CurNS: p.NS})
+						pc.Phases = append(pc.Phases, PhaseDelta{Phase: p.Name, CurNS: p.NsPerHop})
 					}
 				}
 				out = append(out, pc)

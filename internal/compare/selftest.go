@@ -55,8 +55,8 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *res
 				between = append(between, sp.Between)
 			}
 		}
-		cell.RunToRun = cv(cell.Medians)
-		cell.HalfWidth = mean(widths)
+		cell.RunToRun = stats.Summarize(cell.Medians).CV
+		cell.HalfWidth = stats.Summarize(widths).Mean
 		cell.BetweenBlocks = stats.Median(between)
 		hit := 0
 		for i, a := range present {
@@ -134,33 +134,6 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *res
 		}
 	}
 	return aa
-}
-
-func mean(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
-// cv is the coefficient of variation (sample standard deviation over mean).
-func cv(v []float64) float64 {
-	if len(v) < 2 {
-		return 0
-	}
-	m := mean(v)
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - m) * (x - m)
-	}
-	if m == 0 {
-		return 0
-	}
-	return math.Sqrt(ss/float64(len(v)-1)) / m
 }
 
 func contended(r *result.Result) bool {

@@ -90,8 +90,8 @@ func TestPhaseChanges(t *testing.T) {
 		r.Explain = &result.Explain{Phases: phases}
 		return Input{Label: label, Doc: &result.Document{Results: []result.Result{r}}}
 	}
-	a := mk("a", result.ExplainPhase{Name: "write", NS: 300}, result.ExplainPhase{Name: "delayed dequeue", NS: 800})
-	b := mk("b", result.ExplainPhase{Name: "write", NS: 310}, result.ExplainPhase{Name: "dequeue up the hierarchy", NS: 500})
+	a := mk("a", result.ExplainPhase{Name: "write", NsPerHop: 300}, result.ExplainPhase{Name: "delayed dequeue", NsPerHop: 800})
+	b := mk("b", result.ExplainPhase{Name: "write", NsPerHop: 310}, result.ExplainPhase{Name: "dequeue up the hierarchy", NsPerHop: 500})
 	c, err := Compare([]Input{a, b}, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -39,9 +39,9 @@ func Explain(w io.Writer, doc *result.Document) {
 		for _, p := range e.Phases {
 			share := 0.0
 			if e.TracedMeanNS > 0 {
-				share = p.NS / e.TracedMeanNS
+				share = p.NsPerHop / e.TracedMeanNS
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%.0f%%\t%.2f\t%s\t\n", p.Name, units.Sig(p.NS), 100*share, p.PerHop, p.Probes)
+			fmt.Fprintf(tw, "  %s\t%s\t%.0f%%\t%.2f\t%s\t\n", p.Name, units.Sig(p.NsPerHop), 100*share, p.PerHop, p.Probes)
 		}
 		fmt.Fprintf(tw, "  not attributed\t%s\t\t\t\t\n", units.Sig(e.UnattributedNS))
 		tw.Flush()

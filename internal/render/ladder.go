@@ -85,7 +85,7 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 			fmt.Fprintf(w, "[%d] %s\n", i+1, n)
 		}
 	}
-	if lines := vmLines(d); len(lines) > 0 {
+	if lines := VMLines(d); len(lines) > 0 {
 		fmt.Fprintln(w)
 		for _, l := range lines {
 			fmt.Fprintln(w, l)
@@ -109,10 +109,10 @@ func whereTheTimeGoes(w io.Writer, d *result.Document) {
 			first = false
 		}
 		ps := slices.Clone(e.Phases)
-		slices.SortStableFunc(ps, func(a, b result.ExplainPhase) int { return cmp.Compare(b.NS, a.NS) })
+		slices.SortStableFunc(ps, func(a, b result.ExplainPhase) int { return cmp.Compare(b.NsPerHop, a.NsPerHop) })
 		var parts []string
 		for _, p := range ps[:min(3, len(ps))] {
-			parts = append(parts, fmt.Sprintf("%s %s", units.Time(p.NS), p.Name))
+			parts = append(parts, fmt.Sprintf("%s %s", units.Time(p.NsPerHop), p.Name))
 		}
 		fmt.Fprintf(w, "  %s %s (traced hop %s, phases close at %.0f%%): %s\n", r.Name, r.Placement, units.Time(e.TracedMeanNS), 100*e.Closure, strings.Join(parts, "; "))
 	}

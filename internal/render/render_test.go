@@ -159,7 +159,7 @@ func TestLadderWhereTheTimeGoes(t *testing.T) {
 		t.Fatal("a ladder without explain data printed the block")
 	}
 	d.Results[0].Explain = &result.Explain{TracedMeanNS: 6000, Closure: 1, Phases: []result.ExplainPhase{
-		{Name: "small", NS: 10}, {Name: "large", NS: 3000}, {Name: "middle", NS: 1000}, {Name: "fourth", NS: 900}}}
+		{Name: "small", NsPerHop: 10}, {Name: "large", NsPerHop: 3000}, {Name: "middle", NsPerHop: 1000}, {Name: "fourth", NsPerHop: 900}}}
 	var b bytes.Buffer
 	render.Ladder(&b, d, render.Style{})
 	out := b.String()

@@ -8,13 +8,10 @@ import (
 	"github.com/ctxbench/ctxbench/internal/result"
 )
 
-// vmLines renders the stored VM decomposition (docs/vm.md) under the
-// ladder: what returning to the VMM adds to an exit, and what a VM-to-VM
-// hop costs beyond a process hop and an exit.
-func vmLines(d *result.Document) []string { return VMLines(d) }
-
-// VMLines are the VM decomposition's lines, each difference with its
-// interval ("not resolved here" when it holds zero), for every renderer.
+// VMLines renders the stored VM decomposition (docs/vm.md), for the ladder
+// and the report: what returning to the VMM adds to an exit, and what a
+// VM-to-VM hop costs beyond a process hop and an exit, each difference with
+// its interval ("not resolved here" when it holds zero).
 func VMLines(d *result.Document) []string {
 	if d.Derived == nil || d.Derived.VM == nil {
 		return nil

@@ -393,13 +393,7 @@ type Explain struct {
 	Notes       []string       `json:"notes,omitempty"`
 }
 
-// ExplainPhase is one phase of a hop: ns per hop on the kernel's clock,
-// how often per hop it ran, what the kernel does in it, the probes that
-// bound it.
-type ExplainPhase struct {
-	Name   string  `json:"name"`
-	NS     float64 `json:"ns"`
-	PerHop float64 `json:"per_hop"`
-	What   string  `json:"what"`
-	Probes string  `json:"probes"`
-}
+// ExplainPhase is one phase of a hop (the worker's type, as sent): ns per
+// hop on the kernel's clock, how often per hop it ran, what the kernel does
+// in it, the probes that bound it.
+type ExplainPhase = model.ExplainPhase

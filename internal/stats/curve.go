@@ -120,13 +120,13 @@ func ShapeOf(n []int, windows [][]float64, fit *USLFit, seed int64, resamples in
 		for i, v := range n95s {
 			f[i] = float64(v)
 		}
-		lo, hi := pct(f, 0.025), pct(f, 0.975)
+		lo, hi := Quantile(f, 0.025), Quantile(f, 0.975)
 		cs.N95 = &[2]int{int(lo), int(hi)}
 	}
 	if len(betas) >= 20 {
-		cs.Alpha = &[2]float64{pct(alphas, 0.025), pct(alphas, 0.975)}
-		cs.Beta = &[2]float64{pct(betas, 0.025), pct(betas, 0.975)}
-		cs.NStar = &[2]float64{pct(nstars, 0.025), pct(nstars, 0.975)}
+		cs.Alpha = &[2]float64{Quantile(alphas, 0.025), Quantile(alphas, 0.975)}
+		cs.Beta = &[2]float64{Quantile(betas, 0.025), Quantile(betas, 0.975)}
+		cs.NStar = &[2]float64{Quantile(nstars, 0.025), Quantile(nstars, 0.975)}
 	}
 	if fit != nil && fit.NStar != nil {
 		lo, hi := float64(slices.Min(n)), float64(slices.Max(n))
@@ -141,6 +141,3 @@ func ShapeOf(n []int, windows [][]float64, fit *USLFit, seed int64, resamples in
 	}
 	return cs
 }
-
-// pct is the q-quantile of v (Quantile, which copies).
-func pct(v []float64, q float64) float64 { return Quantile(v, q) }

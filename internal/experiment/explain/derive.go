@@ -92,7 +92,7 @@ func step(what string, a, b *result.Result) result.ExplainStep {
 func phaseMap(e *result.Explain) map[string]float64 {
 	m := map[string]float64{}
 	for _, p := range e.Phases {
-		m[p.Name] += p.NS
+		m[p.Name] += p.NsPerHop
 	}
 	return m
 }
@@ -102,7 +102,7 @@ func sumPhases(e *result.Explain, words ...string) (ns float64, names []string) 
 	for _, p := range e.Phases {
 		for _, w := range words {
 			if strings.Contains(p.Name, w) {
-				ns += p.NS
+				ns += p.NsPerHop
 				names = append(names, p.Name)
 				break
 			}

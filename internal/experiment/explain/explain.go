@@ -141,13 +141,7 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 	}
 	// Phases: each traced block's per-hop figures, averaged over blocks
 	// (every block makes the same number of hops), in time order.
-	type acc struct {
-		ns, per float64
-		what    string
-		probes  string
-	}
-	phases, unexplained := map[string]*acc{}, map[string]*acc{}
-	var order, uorder []string
+	var phases, unexplained phaseSum
 	var kernel, other, unattributed float64
 	counts := map[string]float64{}
 	n := 0.0
@@ -169,26 +163,8 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 		for k, v := range x.Counts {
 			counts[k] += v
 		}
-		for _, p := range x.Phases {
-			a := phases[p.Name]
-			if a == nil {
-				a = &acc{what: p.What, probes: p.Probes}
-				phases[p.Name] = a
-				order = append(order, p.Name)
-			}
-			a.ns += p.NsPerHop
-			a.per += p.PerHop
-		}
-		for _, p := range x.Unexplained {
-			a := unexplained[p.Name]
-			if a == nil {
-				a = &acc{probes: p.Probes}
-				unexplained[p.Name] = a
-				uorder = append(uorder, p.Name)
-			}
-			a.ns += p.NsPerHop
-			a.per += p.PerHop
-		}
+		phases.add(x.Phases)
+		unexplained.add(x.Unexplained)
 	}
 	if n == 0 {
 		r.Flags = append(r.Flags, result.Flag{Code: "explain", Message: "the traced blocks returned no phases"})
@@ -196,17 +172,13 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 		return r
 	}
 	e.KernelHopNS, e.OtherNS, e.UnattributedNS = kernel/n, other/n, unattributed/n
+	e.Phases = phases.mean(n)
 	sum := 0.0
-	for _, name := range order {
-		a := phases[name]
-		e.Phases = append(e.Phases, result.ExplainPhase{Name: name, NS: a.ns / n, PerHop: a.per / n, What: a.what, Probes: a.probes})
-		sum += a.ns / n
+	for _, p := range e.Phases {
+		sum += p.NsPerHop
 	}
-	for _, name := range uorder {
-		a := unexplained[name]
-		e.Unexplained = append(e.Unexplained, result.ExplainPhase{Name: name, NS: a.ns / n, PerHop: a.per / n, Probes: a.probes})
-	}
-	slices.SortFunc(e.Unexplained, func(a, b result.ExplainPhase) int { return cmp.Compare(b.NS, a.NS) })
+	e.Unexplained = unexplained.mean(n)
+	slices.SortFunc(e.Unexplained, func(a, b result.ExplainPhase) int { return cmp.Compare(b.NsPerHop, a.NsPerHop) })
 	e.Counts = map[string]float64{}
 	for k, v := range counts {
 		e.Counts[k] = v / n
@@ -225,4 +197,37 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 	}
 	r.Explain = e
 	return r
+}
+
+// phaseSum adds up phases by name over blocks, in first-seen (time) order.
+type phaseSum struct {
+	order []string
+	by    map[string]*result.ExplainPhase
+}
+
+func (s *phaseSum) add(ps []result.ExplainPhase) {
+	if s.by == nil {
+		s.by = map[string]*result.ExplainPhase{}
+	}
+	for _, p := range ps {
+		a := s.by[p.Name]
+		if a == nil {
+			a = &result.ExplainPhase{Name: p.Name, What: p.What, Probes: p.Probes}
+			s.by[p.Name] = a
+			s.order = append(s.order, p.Name)
+		}
+		a.NsPerHop += p.NsPerHop
+		a.PerHop += p.PerHop
+	}
+}
+
+// mean is every phase's sum over n blocks.
+func (s *phaseSum) mean(n float64) []result.ExplainPhase {
+	var out []result.ExplainPhase
+	for _, name := range s.order {
+		p := *s.by[name]
+		p.NsPerHop, p.PerHop = p.NsPerHop/n, p.PerHop/n
+		out = append(out, p)
+	}
+	return out
 }

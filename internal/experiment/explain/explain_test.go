@@ -75,8 +75,8 @@ func TestAggregateClosesAndNeverScales(t *testing.T) {
 	for _, w := range r.Warnings {
 		warned = warned || w.Code == "explain-closure"
 	}
-	if !warned || r.Explain.Phases[0].NS != 150 {
-		t.Errorf("half a hop explained: warned %v, first phase %.0f ns (want 150, unscaled)", warned, r.Explain.Phases[0].NS)
+	if !warned || r.Explain.Phases[0].NsPerHop != 150 {
+		t.Errorf("half a hop explained: warned %v, first phase %.0f ns (want 150, unscaled)", warned, r.Explain.Phases[0].NsPerHop)
 	}
 	// No phases at all: flagged, not invented.
 	none := run(pipeBench, false, 2400, nil, nil)

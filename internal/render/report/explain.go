@@ -63,13 +63,13 @@ func explainViews(runs []*runView) []explainRun {
 				}
 				share := 0.0
 				if e.TracedMeanNS > 0 {
-					share = p.NS / e.TracedMeanNS
+					share = p.NsPerHop / e.TracedMeanNS
 				}
-				pw := w * p.NS / scale
-				elems = append(elems, group(fmt.Sprintf("%s: %s per hop (%.0f%% of the traced hop; %.2f per hop) — %s", p.Name, units.Time(p.NS), 100*share, p.PerHop, p.What),
+				pw := w * p.NsPerHop / scale
+				elems = append(elems, group(fmt.Sprintf("%s: %s per hop (%.0f%% of the traced hop; %.2f per hop) — %s", p.Name, units.Time(p.NsPerHop), 100*share, p.PerHop, p.What),
 					rect(x, 2, pw, h, cls)))
 				x += pw
-				v.Phases = append(v.Phases, explainPhaseView{Class: cls, Name: p.Name, NS: units.Time(p.NS), Share: fmt.Sprintf("%.0f%%", 100*share), What: p.What})
+				v.Phases = append(v.Phases, explainPhaseView{Class: cls, Name: p.Name, NS: units.Time(p.NsPerHop), Share: fmt.Sprintf("%.0f%%", 100*share), What: p.What})
 			}
 			// The traced hop on the user clock, as a mark the bar should reach.
 			tx := w * e.TracedMeanNS / scale
@@ -95,7 +95,7 @@ func explainViews(runs []*runView) []explainRun {
 func sum(ps []result.ExplainPhase) float64 {
 	s := 0.0
 	for _, p := range ps {
-		s += p.NS
+		s += p.NsPerHop
 	}
 	return s
 }

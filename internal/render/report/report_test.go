@@ -139,7 +139,7 @@ func TestExplainSection(t *testing.T) {
 		}
 		d.Results[i].Explain = &result.Explain{Method: "raw tracepoints only", Model: "pipe hop, same CPU", Blocks: 10,
 			TracedOneWayNS: 5900, UntracedOneWayNS: 3400, TracedMeanNS: 6000, ProbeCost: 0.7, ProbeCostLow: 0.6, ProbeCostHigh: 0.9, Closure: 0.8,
-			Phases: []result.ExplainPhase{{Name: "write(): copy into the pipe", NS: 2000, PerHop: 1}, {Name: "pick next task", NS: 2800, PerHop: 1}}}
+			Phases: []result.ExplainPhase{{Name: "write(): copy into the pipe", NsPerHop: 2000, PerHop: 1}, {Name: "pick next task", NsPerHop: 2800, PerHop: 1}}}
 		d.Results[i].Warnings = append(d.Results[i].Warnings, result.Warning{Code: "explain-closure", Message: "the phases sum to 80% of the traced hop"})
 	}
 	d.Derived.Explain = &result.ExplainDerived{
