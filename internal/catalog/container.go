@@ -9,17 +9,17 @@ import (
 	"os/exec"
 
 	"github.com/ctxbench/ctxbench/internal/container"
-	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/partner"
 )
 
-// The container rung: two processes, each in a container of its own (its
-// own namespaces, cpu cgroup, seccomp filter, capabilities, per the
-// variant), pinned to one CPU, blocking ping-pong. Both sides are the binary
-// re-executed into the container by the worker, so the plain variant is the
-// same code path with no isolation: the baseline every variant is measured
-// against, interleaved. Methodology: docs/containers.md.
+// The container rung: two single-threaded processes, each in a container of
+// its own (its own namespaces, cpu cgroup, seccomp filter, capabilities, per
+// the variant), pinned to one CPU, blocking ping-pong. Both sides are the
+// binary re-executed into the container by the worker, running their C
+// kernel before the Go runtime starts (st.c), so the plain variant is the
+// process rung's code path with no isolation: the baseline every variant is
+// measured against, interleaved. Methodology: docs/containers.md.
 
 func containerSpec(preset string) (container.Spec, error) {
 	if preset == "full" {
@@ -45,11 +45,16 @@ func needsContainer(preset string) func() (bool, string) {
 	}
 }
 
-// containerPair runs side A (timing) and side B (echo) as partners, each
-// started into its own member of the set, and verifies from outside what
-// each entered.
+// containerPair runs side A (timing) and side B (echo) as single-threaded
+// partners (like the process rung's), each started into its own member of
+// the set, confining itself in C before it reports ready, and verifies from
+// outside what each entered.
 func containerPair(ctx context.Context, req model.Request, preset string, futex bool) (model.Response, error) {
 	spec, err := containerSpec(preset)
+	if err != nil {
+		return model.Response{}, err
+	}
+	self, err := container.SelfApply(spec)
 	if err != nil {
 		return model.Response{}, err
 	}
@@ -59,9 +64,9 @@ func containerPair(ctx context.Context, req model.Request, preset string, futex 
 	}
 	defer set.Close()
 
-	pair := pipePair
+	pair, roleA, roleB := pipePair, "pipe-a", "pipe-b"
 	if futex {
-		pair = sharedPage
+		pair, roleA, roleB = sharedPage, "futex-a", "futex-b"
 	}
 	t, cleanup, err := pair()
 	if err != nil {
@@ -69,11 +74,13 @@ func containerPair(ctx context.Context, req model.Request, preset string, futex 
 	}
 	defer cleanup()
 
-	// Both sides start held: they are verified from outside before either
-	// enters its timed loop, so the inspection costs no sample.
+	// Both sides wait after "ready" (a single-threaded side always does):
+	// they are verified from outside before either enters its timed loop,
+	// so the inspection costs no sample.
 	var inA, inB *container.Instance
-	start := func(member string, k kernels.Kernel, files []*os.File, in **container.Instance) (*partner.Process, error) {
-		spec := partner.Spec{Request: partner.Request{Kernel: k, Block: block(req), Hold: true}, Files: files, Stderr: os.Stderr,
+	start := func(member, role string, files []*os.File, in **container.Instance) (*partner.Process, error) {
+		spec := partner.Spec{Request: partner.Request{Block: block(req)}, Files: files, Stderr: os.Stderr,
+			SingleThreaded: role, Confine: &self,
 			Start: func(cmd *exec.Cmd) error {
 				i, err := set.Start(cmd, member)
 				*in = i
@@ -93,11 +100,11 @@ func containerPair(ctx context.Context, req model.Request, preset string, futex 
 		}
 	}
 	defer release()
-	pb, err := start("b", t.B, t.Files, &inB)
+	pb, err := start("b", roleB, t.Files, &inB)
 	if err != nil {
 		return model.Response{}, err
 	}
-	pa, err := start("a", t.A, t.FilesA, &inA)
+	pa, err := start("a", roleA, t.FilesA, &inA)
 	if err != nil {
 		pb.Kill()
 		return model.Response{}, err
@@ -123,7 +130,7 @@ func containerPair(ctx context.Context, req model.Request, preset string, futex 
 	if !va.OK || !vb.OK {
 		entered = "NOT verified (see flags)"
 	}
-	resp.Label = &model.Label{What: "process in another container", Mechanism: mech, Isolation: set.Label() + "; " + entered}
+	resp.Label = &model.Label{What: "single-threaded process in another container", Mechanism: mech, Isolation: set.Label() + "; " + entered}
 	resp.Evidence = map[string]string{
 		"side_a":   va.Summary(),
 		"side_b":   vb.Summary(),

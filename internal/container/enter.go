@@ -101,3 +101,36 @@ func checkSelf(spec Spec) error {
 	}
 	return nil
 }
+
+// SelfApplied is the part of a spec a process applies to itself, as values
+// a process that runs no Go code can apply (a single-threaded side does it
+// in C before its kernel; internal/kernels/confine.c): the capabilities it
+// keeps, the kernel's last capability, and the seccomp program.
+type SelfApplied struct {
+	DropCaps bool
+	KeepCaps uint64
+	LastCap  int
+	Seccomp  []unix.SockFilter
+}
+
+// SelfApply returns what a process started into a container of spec must
+// apply to itself.
+func SelfApply(spec Spec) (SelfApplied, error) {
+	if err := spec.Validate(); err != nil {
+		return SelfApplied{}, err
+	}
+	var s SelfApplied
+	if spec.DropCaps {
+		last, err := lastCap()
+		if err != nil {
+			return SelfApplied{}, fmt.Errorf("reading cap_last_cap: %w", err)
+		}
+		s.DropCaps, s.KeepCaps, s.LastCap = true, DefaultCapMask(), int(last)
+	}
+	prog, err := SeccompProgram(spec.Seccomp)
+	if err != nil {
+		return SelfApplied{}, err
+	}
+	s.Seccomp = prog
+	return s, nil
+}

@@ -69,4 +69,9 @@ void cb_counter_end(cb_counter *c, cb_counts *out);
 int cb_pin_self(int cpu, char *err, int errlen);
 void cb_note_cpu(cb_counts *c);
 
+/* confine.c: keep only keep_caps (when drop_caps), then no_new_privs and
+ * the seccomp filter (a struct sock_fprog *, or NULL). 0, or 1 when the
+ * capability drop failed, 2 when the filter did. Raw system calls only. */
+int cb_confine(int drop_caps, uint64_t keep_caps, int last_cap, const void *seccomp_fprog);
+
 #endif

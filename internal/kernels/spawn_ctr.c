@@ -36,14 +36,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
-#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -71,29 +68,11 @@ static int ctr_child(void *arg)
 		_exit(120); /* the parent gave up before releasing us */
 	if (c->cgroupns_after && unshare(CLONE_NEWCGROUP) != 0)
 		_exit(121);
-	if (c->drop_caps) {
-		struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
-		struct __user_cap_data_struct data[2];
-		for (int cap = 0; cap <= c->last_cap; cap++)
-			if (!(c->keep_caps & (1ull << cap)))
-				prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
-		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-		if (syscall(SYS_capget, &hdr, data) != 0)
-			_exit(122);
-		for (int i = 0; i < 2; i++) {
-			uint32_t keep = (uint32_t)(c->keep_caps >> (32 * i));
-			data[i].effective &= keep;
-			data[i].permitted &= keep;
-			data[i].inheritable = 0;
-		}
-		if (syscall(SYS_capset, &hdr, data) != 0)
-			_exit(122);
-	}
-	if (c->seccomp) {
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-			_exit(123);
-		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, c->seccomp) != 0)
-			_exit(123);
+	switch (cb_confine(c->drop_caps, c->keep_caps, c->last_cap, c->seccomp)) {
+	case 1:
+		_exit(122);
+	case 2:
+		_exit(123);
 	}
 	syscall(SYS_execveat, exec_fd, "", ctr_argv, ctr_envp, AT_EMPTY_PATH);
 	_exit(127);

@@ -11,9 +11,23 @@
  * into Go. The parent is the worker; partners are started by re-executing
  * the binary, never by fork() in Go.
  *
+ * Roles (CTXBENCH_ST): the two sides of the process pipe and futex
+ * ping-pongs (pipe-a, pipe-b, futex-a, futex-b), and a process ring's head
+ * (ring-head, which times) and members (ring-member). The rest of the
+ * request is in CTXBENCH_ST_* variables (internal/partner writes them), the
+ * descriptors are 3, 4, ... in order.
+ *
+ * In a container the side confines itself here, as a container runtime's
+ * last step does (confine.c): CTXBENCH_ST_CAPS "<keep mask hex>:<last cap>"
+ * drops the other capabilities, CTXBENCH_ST_SECCOMP (the filter's
+ * instructions as hex bytes) installs the filter. Namespaces and the cgroup
+ * were entered when the worker started the process; the worker verifies all
+ * of it from outside after "ready".
+ *
  * Protocol, one line each on stdout: "ready" once the side is set up; then
  * it waits for one byte on stdin; then "ok" and the side's counts (and, for
- * side A, its samples), or "error <why>".
+ * a timing side, its samples; for a ring head, "ring" and its rounds per
+ * sample, rounds and token), or "error <why>".
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -21,17 +35,65 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/filter.h>
+
 #include "kernels.h"
+#include "ring.h"
 
 int cb_proc_pipe_a(cb_block *b);
 int cb_proc_pipe_b(cb_block *b);
 int cb_proc_futex_a(cb_block *b);
 int cb_proc_futex_b(cb_block *b);
 
+static cb_ring st_ring; /* a ring head's parameters and results */
+
+static int st_ring_head(cb_block *b) { return cb_ring_head(b, &st_ring); }
+
 static long long st_env(const char *name, long long def)
 {
 	const char *v = getenv(name);
 	return v && *v ? strtoll(v, NULL, 10) : def;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* The seccomp filter from CTXBENCH_ST_SECCOMP: NULL when there is none,
+ * *bad set when the text is not a whole number of instructions. */
+static struct sock_fprog *st_filter(int *bad)
+{
+	static struct sock_fprog prog;
+	const char *h = getenv("CTXBENCH_ST_SECCOMP");
+	if (!h || !*h)
+		return NULL;
+	size_t n = strlen(h);
+	if (n % (2 * sizeof(struct sock_filter)) != 0 || n / (2 * sizeof(struct sock_filter)) > 4096) {
+		*bad = 1;
+		return NULL;
+	}
+	unsigned char *buf = malloc(n / 2);
+	if (!buf) {
+		*bad = 1;
+		return NULL;
+	}
+	for (size_t i = 0; i < n / 2; i++) {
+		int hi = hexval(h[2 * i]), lo = hexval(h[2 * i + 1]);
+		if (hi < 0 || lo < 0) {
+			*bad = 1;
+			free(buf);
+			return NULL;
+		}
+		buf[i] = (unsigned char)(hi << 4 | lo);
+	}
+	prog.len = (unsigned short)(n / 2 / sizeof(struct sock_filter));
+	prog.filter = (struct sock_filter *)buf;
+	return &prog;
 }
 
 static void st_say(const char *s)
@@ -57,6 +119,8 @@ __attribute__((constructor)) static void cb_st_main(void)
 	else if (!strcmp(role, "pipe-b")) run = cb_proc_pipe_b;
 	else if (!strcmp(role, "futex-a")) run = cb_proc_futex_a, side_a = 1;
 	else if (!strcmp(role, "futex-b")) run = cb_proc_futex_b;
+	else if (!strcmp(role, "ring-head")) run = st_ring_head, side_a = 1;
+	else if (!strcmp(role, "ring-member")) run = cb_ring_member;
 	char line[256];
 	if (!run) {
 		snprintf(line, sizeof line, "error unknown single-threaded side %s\n", role);
@@ -71,14 +135,41 @@ __attribute__((constructor)) static void cb_st_main(void)
 	b.cpu_a = (int32_t)st_env("CTXBENCH_ST_CPU_A", -1);
 	b.cpu_b = (int32_t)st_env("CTXBENCH_ST_CPU_B", -1);
 	b.perf = (int32_t)st_env("CTXBENCH_ST_PERF", 0);
+	b.arg = st_env("CTXBENCH_ST_ARG", 0);
+	st_ring.n = (int32_t)st_env("CTXBENCH_ST_RING_N", 0);
+	st_ring.ws = b.arg;
+	st_ring.min_sample_ns = (uint64_t)st_env("CTXBENCH_ST_RING_MIN_NS", 0);
+	st_ring.ipc = (int32_t)st_env("CTXBENCH_ST_RING_IPC", CB_RING_PIPE);
+	int is_ring_head = run == st_ring_head;
 	for (int i = 0; i < 4; i++)
 		b.fd[i] = 3 + i; /* the files the parent handed over, in order */
 	uint32_t n = b.samples ? b.samples : 1;
 	b.ns = calloc(n, sizeof *b.ns);
 	b.tsc = calloc(n, sizeof *b.tsc);
-	if (!b.ns || !b.tsc || b.iters == 0) {
+	/* A ring head may calibrate its rounds (iters 0) to a sample length. */
+	int ok = is_ring_head ? st_ring.n >= 1 && (b.iters > 0 || st_ring.min_sample_ns > 0) : b.iters > 0;
+	if (!b.ns || !b.tsc || !ok) {
 		st_say("error bad single-threaded side request\n");
 		_exit(2);
+	}
+	int bad = 0;
+	struct sock_fprog *filter = st_filter(&bad);
+	const char *caps = getenv("CTXBENCH_ST_CAPS");
+	unsigned long long keep = 0;
+	int last_cap = -1;
+	if (caps && *caps && sscanf(caps, "%llx:%d", &keep, &last_cap) != 2)
+		bad = 1;
+	if (bad) {
+		st_say("error unreadable CTXBENCH_ST_CAPS or CTXBENCH_ST_SECCOMP\n");
+		_exit(2);
+	}
+	switch (cb_confine(last_cap >= 0, keep, last_cap, filter)) {
+	case 1:
+		st_say("error dropping capabilities failed\n");
+		_exit(1);
+	case 2:
+		st_say("error installing the seccomp filter failed\n");
+		_exit(1);
 	}
 	st_say("ready\n");
 	char go;
@@ -98,6 +189,11 @@ __attribute__((constructor)) static void cb_st_main(void)
 	st_say(line);
 	for (uint32_t i = 0; side_a && i < b.samples; i++) {
 		snprintf(line, sizeof line, " %llu %llu", (unsigned long long)b.ns[i], (unsigned long long)b.tsc[i]);
+		st_say(line);
+	}
+	if (is_ring_head) {
+		snprintf(line, sizeof line, " ring %llu %llu %llu", (unsigned long long)st_ring.rounds_per_sample,
+			 (unsigned long long)st_ring.rounds, (unsigned long long)st_ring.token);
 		st_say(line);
 	}
 	st_say("\n");

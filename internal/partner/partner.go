@@ -15,6 +15,8 @@ package partner
 
 import (
 	"bufio"
+	"encoding/binary"
+	"encoding/hex"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,6 +29,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/ctxbench/ctxbench/internal/container"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 )
 
@@ -90,6 +93,56 @@ type Spec struct {
 	// single-threaded process, its request is its environment, and it
 	// waits for Process.Go after "ready" whatever Hold says.
 	SingleThreaded string
+	// Confine is what a single-threaded side applies to itself before
+	// "ready" (a container's capability drop and seccomp filter): no Go
+	// code runs in it to do so.
+	Confine *container.SelfApplied
+	// Ring is a single-threaded ring head's parameters ("ring-head").
+	Ring *RingHead
+}
+
+// RingHead is what a single-threaded ring head needs besides its block:
+// the ring's size, what links it, and the sample length its rounds are
+// calibrated to when Block.Iters is 0. Block.Arg is the working set.
+type RingHead struct {
+	Tasks       int
+	MinSampleNS uint64
+	IPC         kernels.RingIPC
+}
+
+// stEnv is a single-threaded side's request, as st.c reads it.
+func stEnv(s Spec) []string {
+	b := s.Block
+	perf := 0
+	if b.Perf {
+		perf = 1
+	}
+	env := []string{"CTXBENCH_ST=" + s.SingleThreaded,
+		fmt.Sprintf("CTXBENCH_ST_ITERS=%d", b.Iters), fmt.Sprintf("CTXBENCH_ST_SAMPLES=%d", b.Samples),
+		fmt.Sprintf("CTXBENCH_ST_WARMUP=%d", b.Warmup), fmt.Sprintf("CTXBENCH_ST_CPU_A=%d", b.CPUA),
+		fmt.Sprintf("CTXBENCH_ST_CPU_B=%d", b.CPUB), fmt.Sprintf("CTXBENCH_ST_PERF=%d", perf),
+		fmt.Sprintf("CTXBENCH_ST_ARG=%d", b.Arg)}
+	if r := s.Ring; r != nil {
+		env = append(env, fmt.Sprintf("CTXBENCH_ST_RING_N=%d", r.Tasks),
+			fmt.Sprintf("CTXBENCH_ST_RING_MIN_NS=%d", r.MinSampleNS), fmt.Sprintf("CTXBENCH_ST_RING_IPC=%d", int(r.IPC)))
+	}
+	if c := s.Confine; c != nil {
+		if c.DropCaps {
+			env = append(env, fmt.Sprintf("CTXBENCH_ST_CAPS=%x:%d", c.KeepCaps, c.LastCap))
+		}
+		if len(c.Seccomp) > 0 {
+			// struct sock_filter as the kernel lays it out (little endian):
+			// code u16, jt u8, jf u8, k u32.
+			raw := make([]byte, 0, 8*len(c.Seccomp))
+			for _, f := range c.Seccomp {
+				raw = binary.LittleEndian.AppendUint16(raw, f.Code)
+				raw = append(raw, f.Jt, f.Jf)
+				raw = binary.LittleEndian.AppendUint32(raw, f.K)
+			}
+			env = append(env, "CTXBENCH_ST_SECCOMP="+hex.EncodeToString(raw))
+		}
+	}
+	return env
 }
 
 // Process is a started partner.
@@ -101,6 +154,7 @@ type Process struct {
 	exited  chan struct{}
 	waitErr error
 	st      bool            // a single-threaded side (Spec.SingleThreaded)
+	ring    [3]uint64       // a single-threaded ring head's rounds per sample, rounds, token
 	Entered json.RawMessage // what the enter hook reported
 }
 
@@ -142,15 +196,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	}
 	cmd := exec.Command(exe, Arg)
 	if s.SingleThreaded != "" {
-		b := s.Block
-		perf := 0
-		if b.Perf {
-			perf = 1
-		}
-		cmd.Env = append(os.Environ(), "CTXBENCH_ST="+s.SingleThreaded,
-			fmt.Sprintf("CTXBENCH_ST_ITERS=%d", b.Iters), fmt.Sprintf("CTXBENCH_ST_SAMPLES=%d", b.Samples),
-			fmt.Sprintf("CTXBENCH_ST_WARMUP=%d", b.Warmup), fmt.Sprintf("CTXBENCH_ST_CPU_A=%d", b.CPUA),
-			fmt.Sprintf("CTXBENCH_ST_CPU_B=%d", b.CPUB), fmt.Sprintf("CTXBENCH_ST_PERF=%d", perf))
+		cmd.Env = append(os.Environ(), stEnv(s)...)
 	}
 	// The request is one line on stdin; a held partner then waits for one
 	// more byte (Go) on the same pipe.
@@ -221,6 +267,9 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	}()
 	select {
 	case err := <-ready:
+		if err == nil && p.st {
+			err = p.singleThreaded()
+		}
 		if err != nil {
 			p.Kill()
 			return nil, err
@@ -233,6 +282,19 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		p.Kill()
 		return nil, ctx.Err()
 	}
+}
+
+// singleThreaded checks from outside that a single-threaded side has one
+// thread: what its label claims.
+func (p *Process) singleThreaded() error {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", p.Pid()))
+	if err != nil {
+		return fmt.Errorf("counting the single-threaded side's threads: %w", err)
+	}
+	if len(tasks) != 1 {
+		return fmt.Errorf("the single-threaded side has %d threads", len(tasks))
+	}
+	return nil
 }
 
 // Go releases a partner started with Hold into its kernel.
@@ -280,7 +342,9 @@ func (p *Process) Output() (kernels.Output, error) {
 		return kernels.Output{}, errors.New("the partner exited without reporting its counts")
 	}
 	if p.st {
-		return parseSide(line)
+		out, ring, err := parseSide(line)
+		p.ring = ring
+		return out, err
 	}
 	var r reply
 	if err := json.Unmarshal([]byte(line), &r); err != nil {
@@ -290,6 +354,13 @@ func (p *Process) Output() (kernels.Output, error) {
 		return kernels.Output{}, errors.New("partner: " + r.Error)
 	}
 	return r.Output, nil
+}
+
+// RingOutput is Output for a single-threaded ring head: its samples, its
+// own counts in A, and the ring's rounds and token.
+func (p *Process) RingOutput() (kernels.RingOutput, error) {
+	out, err := p.Output()
+	return kernels.RingOutput{Output: out, RoundsPerSample: p.ring[0], Rounds: p.ring[1], Token: p.ring[2]}, err
 }
 
 // Kill ends the partner at once and reaps it.
@@ -356,15 +427,20 @@ func Main(stdin io.Reader, ctl io.Writer) int {
 // parseSide reads a single-threaded side's report: "ok" and its counts
 // (voluntary, involuntary, perf switches, migrations, instructions, cycles,
 // CPUs seen, ops), its number of samples and each sample's ns and TSC
-// ticks; or "error <why>". The counts go to both A and B: the caller takes
+// ticks, and for a ring head "ring" and its rounds per sample, rounds and
+// token; or "error <why>". The counts go to both A and B: the caller takes
 // the side it ran.
-func parseSide(line string) (kernels.Output, error) {
+func parseSide(line string) (kernels.Output, [3]uint64, error) {
+	var ring [3]uint64
 	f := strings.Fields(line)
+	bad := func(what string) (kernels.Output, [3]uint64, error) {
+		return kernels.Output{}, ring, fmt.Errorf("single-threaded side: %s %q", what, strings.TrimSpace(line))
+	}
 	if len(f) > 0 && f[0] == "error" {
-		return kernels.Output{}, errors.New("single-threaded side: " + strings.TrimSpace(strings.TrimPrefix(line, "error")))
+		return kernels.Output{}, ring, errors.New("single-threaded side: " + strings.TrimSpace(strings.TrimPrefix(line, "error")))
 	}
 	if len(f) < 10 || f[0] != "ok" {
-		return kernels.Output{}, fmt.Errorf("single-threaded side: unreadable report %q", strings.TrimSpace(line))
+		return bad("unreadable report")
 	}
 	v := make([]int64, 9)
 	for i := range v {
@@ -374,24 +450,32 @@ func parseSide(line string) (kernels.Output, error) {
 			x, err = int64(u), uerr
 		}
 		if err != nil {
-			return kernels.Output{}, fmt.Errorf("single-threaded side: unreadable report %q", strings.TrimSpace(line))
+			return bad("unreadable report")
 		}
 		v[i] = x
 	}
 	c := kernels.Counts{Voluntary: v[0], Involuntary: v[1], PerfSwitches: v[2], PerfMigrations: v[3],
 		PerfInstructions: v[4], PerfCycles: v[5], CPUsSeen: uint64(v[6]), Ops: uint64(v[7])}
 	n := int(v[8])
-	if len(f) != 10+2*n {
-		return kernels.Output{}, fmt.Errorf("single-threaded side: %d samples announced, %d values given", n, len(f)-10)
+	rest := len(f) - 10 - 2*n
+	if n < 0 || (rest != 0 && rest != 4) || (rest == 4 && f[10+2*n] != "ring") {
+		return bad(fmt.Sprintf("%d samples announced in", n))
 	}
 	out := kernels.Output{A: c, B: c, NS: make([]uint64, n), TSC: make([]uint64, n)}
 	for i := range n {
 		ns, err1 := strconv.ParseUint(f[10+2*i], 10, 64)
 		tsc, err2 := strconv.ParseUint(f[11+2*i], 10, 64)
 		if err1 != nil || err2 != nil {
-			return kernels.Output{}, fmt.Errorf("single-threaded side: unreadable sample in %q", strings.TrimSpace(line))
+			return bad("unreadable sample in")
 		}
 		out.NS[i], out.TSC[i] = ns, tsc
 	}
-	return out, nil
+	for i := 0; rest == 4 && i < 3; i++ {
+		x, err := strconv.ParseUint(f[11+2*n+i], 10, 64)
+		if err != nil {
+			return bad("unreadable ring counts in")
+		}
+		ring[i] = x
+	}
+	return out, ring, nil
 }
