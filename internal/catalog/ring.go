@@ -36,6 +36,7 @@ const (
 	RingGoroutine = "ring/goroutine"
 	RingThread    = "ring/thread"
 	RingProcess   = "ring/process"
+	RingProcessMT = "ring/process-mt"
 	RingContainer = "ring/container"
 )
 
@@ -67,23 +68,30 @@ func ringRows() []*model.Benchmark {
 		},
 		{
 			Name: RingProcess, Rung: model.Process, Kind: model.Switch, Hidden: true, ExpectSwitch: true,
-			Description: "N processes pass a token around a ring of pipes, each summing its working set per pass (lmbench lat_ctx); the members are this binary re-executed",
+			Description: "N single-threaded processes pass a token around a ring of pipes, each summing its working set per pass (lmbench lat_ctx); the head and members are this binary re-executed into C before its Go runtime starts",
 			Op:          "one round of the token (N hops)", HopsPerOp: 1,
-			Switched: "the next process of the ring (separate address space)", Mechanism: "pipe ring (8-byte token, blocking read)",
+			Switched: "the next process of the ring (separate address space, one thread)", Mechanism: "pipe ring (8-byte token, blocking read)",
+			Placements: model.AllPlacements, Ladder: single, SelfCalibrating: true,
+			Needs: needsCgo, Run: runProcessRing,
+		},
+		{
+			Name: RingProcessMT, Rung: model.Process, Kind: model.Switch, Hidden: true, ExpectSwitch: true,
+			Description: "N multi-threaded Go processes pass a token around a ring of pipes, each summing its working set per pass; the members are this binary re-executed, the head runs in the worker",
+			Op:          "one round of the token (N hops)", HopsPerOp: 1,
+			Switched: "the next process of the ring (separate address space, several threads)", Mechanism: "pipe ring (8-byte token, blocking read)",
 			Placements: model.AllPlacements, Ladder: single, SelfCalibrating: true,
 			// One P per member: fewer runtime threads in each of up to
 			// thousands of partner processes (they inherit the worker's
 			// environment).
 			Settings: []string{"GOMAXPROCS=1 in every member"}, Env: []string{"GOMAXPROCS=1"},
-			Needs: needsCgo, Run: runProcessRing,
+			Needs: needsCgo, Run: runProcessRingMT,
 		},
 		{
 			Name: RingContainer, Rung: model.Container, Kind: model.Switch, Hidden: true, ExpectSwitch: true,
-			Description: "N-1 processes, each in a container of its own (namespaces, cpu cgroup, seccomp, capabilities per the preset), and the timing head outside pass a token around a ring of pipes",
+			Description: "N-1 single-threaded processes, each in a container of its own (namespaces, cpu cgroup, seccomp, capabilities per the preset), and the timing head outside pass a token around a ring of pipes",
 			Op:          "one round of the token (N hops)", HopsPerOp: 1,
-			Switched: "the next process of the ring, in another container", Mechanism: "pipe ring (8-byte token, blocking read)",
+			Switched: "the next process of the ring, in another container (one thread)", Mechanism: "pipe ring (8-byte token, blocking read)",
 			Placements: model.AllPlacements, Ladder: single, SelfCalibrating: true,
-			Settings: []string{"GOMAXPROCS=1 in every member"}, Env: []string{"GOMAXPROCS=1"},
 			Needs: needsContainer("full"), Run: runProcessRing,
 		},
 	}
@@ -164,21 +172,43 @@ func runThreadRing(_ context.Context, req model.Request) (model.Response, error)
 	return r, err
 }
 
-// runProcessRing starts N-1 partner processes chained by pipes (or
-// eventfds), runs the head here, collects every member's counts, then
-// measures the overheads in this process.
+// runProcessRing is a ring of single-threaded processes: the head and the
+// members are this binary re-executed into st.c's ring roles, so no
+// member is multi-threaded (see processRing).
 func runProcessRing(ctx context.Context, req model.Request) (model.Response, error) {
+	return processRing(ctx, req, true)
+}
+
+// runProcessRingMT is the same ring of multi-threaded Go processes: the
+// members are partner processes running the ring kernel from Go, the head
+// runs in the worker, as real multi-threaded services would.
+func runProcessRingMT(ctx context.Context, req model.Request) (model.Response, error) {
+	return processRing(ctx, req, false)
+}
+
+// processRing starts N-1 member processes chained by pipes (or eventfds)
+// and the head, runs the ring, and collects every member's counts. With st
+// the head is a single-threaded partner too, which after the ring measures
+// the one-context overheads in its own process, as lmbench does; without,
+// the head and the overheads run in this worker.
+func processRing(ctx context.Context, req model.Request, st bool) (model.Response, error) {
 	cfg, err := ringConfig(req)
 	if err != nil {
 		return model.Response{}, err
 	}
 	n := cfg.Tasks
 	var set *container.Set
+	var self *container.SelfApplied
 	if preset := req.Ring.Container; preset != "" {
 		spec, err := containerSpec(preset)
 		if err != nil {
 			return model.Response{}, err
 		}
+		sa, err := container.SelfApply(spec)
+		if err != nil {
+			return model.Response{}, err
+		}
+		self = &sa
 		if set, err = container.NewSet(spec); err != nil {
 			return model.Response{}, err
 		}
@@ -193,7 +223,8 @@ func runProcessRing(ctx context.Context, req model.Request) (model.Response, err
 		}
 	}()
 	// Links (until handed over), one control pipe per partner, its stdin
-	// while it starts, and the overhead's own links afterwards.
+	// while it starts, and the overhead's own links afterwards (a
+	// single-threaded head inherits this limit).
 	if err := machine.RaiseOpenFiles(uint64(n)*(linkFDs(cfg.IPC)+2) + 64); err != nil {
 		return model.Response{}, err
 	}
@@ -208,10 +239,15 @@ func runProcessRing(ctx context.Context, req model.Request) (model.Response, err
 			*f = nil
 		}
 	}
+	// closeEventfd drops this process's copy of eventfd link i.
+	closeEventfd := func(i int) {
+		wr[i] = nil // the same file as rd[i]
+		closeLink(&rd[i])
+	}
 	defer func() {
 		for i := range rd {
 			if cfg.IPC == kernels.RingEventfd {
-				wr[i] = nil // the same file as rd[i]
+				closeEventfd(i)
 			}
 			closeLink(&rd[i])
 			closeLink(&wr[i])
@@ -238,8 +274,9 @@ func runProcessRing(ctx context.Context, req model.Request) (model.Response, err
 	// stays alive until they are reaped: a partner's Pdeathsig fires when
 	// the thread that started it exits, not the process.
 	type started struct {
-		ps  []*partner.Process
-		err error
+		ps   []*partner.Process
+		head *partner.Process // st: the single-threaded head
+		err  error
 	}
 	release := make(chan struct{})
 	startedCh := make(chan started, 1)
@@ -257,6 +294,9 @@ func runProcessRing(ctx context.Context, req model.Request) (model.Response, err
 				Files:  []*os.File{rd[i-1], wr[i]},
 				Stderr: os.Stderr,
 			}
+			if st {
+				spec.SingleThreaded, spec.Confine = "ring-member", self
+			}
 			if set != nil {
 				i := i
 				spec.Start = func(cmd *exec.Cmd) error {
@@ -271,8 +311,7 @@ func runProcessRing(ctx context.Context, req model.Request) (model.Response, err
 			// eventfd link stays open here until its reader has it too.
 			if cfg.IPC == kernels.RingEventfd {
 				if i-1 > 0 {
-					closeLink(&rd[i-1])
-					wr[i-1] = nil
+					closeEventfd(i - 1)
 				}
 			} else {
 				closeLink(&rd[i-1])
@@ -284,6 +323,25 @@ func runProcessRing(ctx context.Context, req model.Request) (model.Response, err
 			}
 			s.ps = append(s.ps, p)
 		}
+		if st && s.err == nil {
+			blk := block(req)
+			s.head, s.err = partner.Start(ctx, partner.Spec{
+				Request: partner.Request{Block: blk}, Files: []*os.File{rd[n-1], wr[0]}, Stderr: os.Stderr,
+				SingleThreaded: "ring-head",
+				Ring:           &partner.RingHead{Tasks: n, MinSampleNS: cfg.MinSampleNS, IPC: cfg.IPC, Overhead: true},
+			})
+			if s.err != nil {
+				s.err = fmt.Errorf("could not start the ring's head process: %v", s.err)
+			}
+			// Every link is in its processes now.
+			for i := range rd {
+				if cfg.IPC == kernels.RingEventfd {
+					closeEventfd(i)
+				}
+				closeLink(&rd[i])
+				closeLink(&wr[i])
+			}
+		}
 		startedCh <- s
 		<-release
 		runtime.UnlockOSThread()
@@ -293,6 +351,9 @@ func runProcessRing(ctx context.Context, req model.Request) (model.Response, err
 	killAll := func() {
 		for _, p := range s.ps {
 			p.Kill()
+		}
+		if s.head != nil {
+			s.head.Kill()
 		}
 	}
 	data := &model.RingData{Tasks: n, WorkingSet: cfg.WorkingSet}
@@ -325,9 +386,19 @@ func runProcessRing(ctx context.Context, req model.Request) (model.Response, err
 		}
 	}
 
+	// Release every single-threaded process into its loop, the head last.
+	if st {
+		for _, p := range append(slices.Clone(s.ps), s.head) {
+			if err := p.Go(); err != nil {
+				killAll()
+				return model.Response{Ring: data}, fmt.Errorf("releasing a ring process: %v", err)
+			}
+		}
+	}
+
 	// A member that dies makes the next one read end-of-file (pipes); an
-	// eventfd has no end-of-file, so the head is told directly: a stop
-	// token in its own link ends its loop with an error.
+	// eventfd has no end-of-file, so the head is stopped directly: killed
+	// (st), or told by a stop token in its own link (in this worker).
 	died := make(chan *partner.Process, len(s.ps))
 	for _, p := range s.ps {
 		go func(p *partner.Process) {
@@ -337,27 +408,35 @@ func runProcessRing(ctx context.Context, req model.Request) (model.Response, err
 			}
 		}(p)
 	}
-	abort := func() {
-		killAll()
-		if rd[n-1] != nil {
-			var stop [8]byte
-			binary.NativeEndian.PutUint64(stop[:], 1<<63)
-			_, _ = unix.Write(int(rd[n-1].Fd()), stop[:])
-		}
-	}
-	blk := block(req)
-	blk.FD[0], blk.FD[1] = int(rd[n-1].Fd()), int(wr[0].Fd())
 	type ret struct {
 		out kernels.RingOutput
 		err error
 	}
 	headCh := make(chan ret, 1)
-	headCfg := cfg
-	headCfg.Overhead = false
-	go func() {
-		out, err := kernels.RingHead(blk, headCfg)
-		headCh <- ret{out, err}
-	}()
+	abort := killAll
+	if st {
+		go func() {
+			out, err := s.head.RingOutput()
+			headCh <- ret{out, err}
+		}()
+	} else {
+		abort = func() {
+			killAll()
+			if rd[n-1] != nil {
+				var stop [8]byte
+				binary.NativeEndian.PutUint64(stop[:], 1<<63)
+				_, _ = unix.Write(int(rd[n-1].Fd()), stop[:])
+			}
+		}
+		blk := block(req)
+		blk.FD[0], blk.FD[1] = int(rd[n-1].Fd()), int(wr[0].Fd())
+		headCfg := cfg
+		headCfg.Overhead = false
+		go func() {
+			out, err := kernels.RingHead(blk, headCfg)
+			headCh <- ret{out, err}
+		}()
+	}
 	var h ret
 	var dead *partner.Process
 	select {
@@ -413,6 +492,12 @@ func runProcessRing(ctx context.Context, req model.Request) (model.Response, err
 		addPerf(&b.PerfCycles, c.PerfCycles)
 	}
 	resp.B = b
+	if st {
+		if len(resp.Ring.OverheadNS) != len(resp.NS) {
+			return resp, fmt.Errorf("the ring's head reported %d overhead samples for %d samples", len(resp.Ring.OverheadNS), len(resp.NS))
+		}
+		return resp, nil
+	}
 
 	oblk := block(req)
 	oblk.Iters = h.out.RoundsPerSample

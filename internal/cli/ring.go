@@ -38,10 +38,14 @@ and passes the token on. One hop is one context handing the token to the
 next; one round is N hops. The head of the ring times whole rounds.
 
 Kinds: goroutine (one-slot channels, Go), thread (pthreads and pipes, C),
-process (this binary re-executed N-1 times, chained by pipes, each member a C
-loop), container (the same processes, each started in a container of its own:
-namespaces, cpu cgroup, seccomp filter, capabilities per --container; the
-timing head stays outside).
+process (this binary re-executed N times, chained by pipes: the head and
+every member a single-threaded process running a C loop before the Go runtime
+starts, as lmbench's processes are), process-mt (the same ring with the
+members as multi-threaded Go processes and the head in the worker, as real
+services are: switching into a process with several threads costs more),
+container (single-threaded processes, each member started in a container of
+its own: namespaces, cpu cgroup, seccomp filter, capabilities per
+--container; the timing head stays outside).
 
 Beside the raw cost per hop it measures the overhead in one context with no
 switch (the token written into and read back from the same N pipes or
@@ -86,7 +90,7 @@ available memory is refused with the limit named. See docs/ring.md.`,
 	for _, name := range []string{"export-csv", "export-markdown", "export-gobench"} {
 		_ = f.MarkHidden(name)
 	}
-	f.StringSliceVar(&rf.kinds, "kind", []string{"thread"}, "goroutine, thread, process, container (comma-separated for several)")
+	f.StringSliceVar(&rf.kinds, "kind", []string{"thread"}, "goroutine, thread, process, process-mt, container (comma-separated for several; process-mt: members are multi-threaded Go processes)")
 	f.StringSliceVar(&rf.tasks, "tasks", []string{"2,4,8,16,32,64,128,256,400"}, "ring sizes: a list, or a range A-B doubling from A (2-400 = 2,4,...,256,400)")
 	f.StringSliceVar(&rf.workingSets, "working-set", []string{"0,4KiB,64KiB,1MiB"}, "bytes each context sums per pass: 0, 4KiB, 64KiB, 1MiB, ... (KiB/MiB/GiB; KB/MB/GB are powers of 1000)")
 	f.StringVar(&rf.stack, "stack", "64KiB", "stack of each member thread (thread rings)")

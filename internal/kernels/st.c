@@ -27,7 +27,9 @@
  * Protocol, one line each on stdout: "ready" once the side is set up; then
  * it waits for one byte on stdin; then "ok" and the side's counts (and, for
  * a timing side, its samples; for a ring head, "ring" and its rounds per
- * sample, rounds and token), or "error <why>".
+ * sample, rounds and token, then with CTXBENCH_ST_RING_OVERHEAD=1
+ * "overhead" and per sample the one-context overhead's ns and TSC and the
+ * hot-cache overhead's ns and TSC), or "error <why>".
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -140,15 +142,20 @@ __attribute__((constructor)) static void cb_st_main(void)
 	st_ring.ws = b.arg;
 	st_ring.min_sample_ns = (uint64_t)st_env("CTXBENCH_ST_RING_MIN_NS", 0);
 	st_ring.ipc = (int32_t)st_env("CTXBENCH_ST_RING_IPC", CB_RING_PIPE);
+	st_ring.overhead = (int32_t)st_env("CTXBENCH_ST_RING_OVERHEAD", 0);
 	int is_ring_head = run == st_ring_head;
 	for (int i = 0; i < 4; i++)
 		b.fd[i] = 3 + i; /* the files the parent handed over, in order */
 	uint32_t n = b.samples ? b.samples : 1;
 	b.ns = calloc(n, sizeof *b.ns);
 	b.tsc = calloc(n, sizeof *b.tsc);
+	st_ring.ovh_ns = calloc(n, sizeof(uint64_t));
+	st_ring.ovh_tsc = calloc(n, sizeof(uint64_t));
+	st_ring.hot_ns = calloc(n, sizeof(uint64_t));
+	st_ring.hot_tsc = calloc(n, sizeof(uint64_t));
 	/* A ring head may calibrate its rounds (iters 0) to a sample length. */
 	int ok = is_ring_head ? st_ring.n >= 1 && (b.iters > 0 || st_ring.min_sample_ns > 0) : b.iters > 0;
-	if (!b.ns || !b.tsc || !ok) {
+	if (!b.ns || !b.tsc || !st_ring.ovh_ns || !st_ring.ovh_tsc || !st_ring.hot_ns || !st_ring.hot_tsc || !ok) {
 		st_say("error bad single-threaded side request\n");
 		_exit(2);
 	}
@@ -176,6 +183,10 @@ __attribute__((constructor)) static void cb_st_main(void)
 	if (read(0, &go, 1) != 1)
 		_exit(3); /* the parent went away: nothing to report to */
 	int rc = run(&b);
+	/* The ring's overheads (one context, no switch) in this same
+	 * single-threaded process, after the ring, as lmbench measures them. */
+	if (rc == 0 && is_ring_head && st_ring.overhead)
+		rc = cb_ring_overhead(&b, &st_ring);
 	if (rc != 0) {
 		snprintf(line, sizeof line, "error %s\n", b.err[0] ? b.err : "the kernel failed");
 		st_say(line);
@@ -195,6 +206,12 @@ __attribute__((constructor)) static void cb_st_main(void)
 		snprintf(line, sizeof line, " ring %llu %llu %llu", (unsigned long long)st_ring.rounds_per_sample,
 			 (unsigned long long)st_ring.rounds, (unsigned long long)st_ring.token);
 		st_say(line);
+		for (uint32_t i = 0; st_ring.overhead && i < b.samples; i++) {
+			snprintf(line, sizeof line, "%s %llu %llu %llu %llu", i ? "" : " overhead",
+				 (unsigned long long)st_ring.ovh_ns[i], (unsigned long long)st_ring.ovh_tsc[i],
+				 (unsigned long long)st_ring.hot_ns[i], (unsigned long long)st_ring.hot_tsc[i]);
+			st_say(line);
+		}
 	}
 	st_say("\n");
 	_exit(0);

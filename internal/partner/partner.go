@@ -15,9 +15,9 @@ package partner
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/hex"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,6 +108,9 @@ type RingHead struct {
 	Tasks       int
 	MinSampleNS uint64
 	IPC         kernels.RingIPC
+	// Overhead: after the ring, measure the one-context overheads in the
+	// head's own process (kernels.RingOverhead's figures).
+	Overhead bool
 }
 
 // stEnv is a single-threaded side's request, as st.c reads it.
@@ -125,6 +128,9 @@ func stEnv(s Spec) []string {
 	if r := s.Ring; r != nil {
 		env = append(env, fmt.Sprintf("CTXBENCH_ST_RING_N=%d", r.Tasks),
 			fmt.Sprintf("CTXBENCH_ST_RING_MIN_NS=%d", r.MinSampleNS), fmt.Sprintf("CTXBENCH_ST_RING_IPC=%d", int(r.IPC)))
+		if r.Overhead {
+			env = append(env, "CTXBENCH_ST_RING_OVERHEAD=1")
+		}
 	}
 	if c := s.Confine; c != nil {
 		if c.DropCaps {
@@ -153,9 +159,9 @@ type Process struct {
 	stdin   io.WriteCloser
 	exited  chan struct{}
 	waitErr error
-	st      bool            // a single-threaded side (Spec.SingleThreaded)
-	ring    [3]uint64       // a single-threaded ring head's rounds per sample, rounds, token
-	Entered json.RawMessage // what the enter hook reported
+	st      bool               // a single-threaded side (Spec.SingleThreaded)
+	ring    kernels.RingOutput // a single-threaded ring head's whole report
+	Entered json.RawMessage    // what the enter hook reported
 }
 
 type hooksKey struct{}
@@ -342,9 +348,9 @@ func (p *Process) Output() (kernels.Output, error) {
 		return kernels.Output{}, errors.New("the partner exited without reporting its counts")
 	}
 	if p.st {
-		out, ring, err := parseSide(line)
-		p.ring = ring
-		return out, err
+		out, err := parseSide(line)
+		p.ring = out
+		return out.Output, err
 	}
 	var r reply
 	if err := json.Unmarshal([]byte(line), &r); err != nil {
@@ -357,10 +363,11 @@ func (p *Process) Output() (kernels.Output, error) {
 }
 
 // RingOutput is Output for a single-threaded ring head: its samples, its
-// own counts in A, and the ring's rounds and token.
+// own counts in A, the ring's rounds and token, and the overheads if
+// RingHead.Overhead asked for them.
 func (p *Process) RingOutput() (kernels.RingOutput, error) {
-	out, err := p.Output()
-	return kernels.RingOutput{Output: out, RoundsPerSample: p.ring[0], Rounds: p.ring[1], Token: p.ring[2]}, err
+	_, err := p.Output()
+	return p.ring, err
 }
 
 // Kill ends the partner at once and reaps it.
@@ -427,17 +434,17 @@ func Main(stdin io.Reader, ctl io.Writer) int {
 // parseSide reads a single-threaded side's report: "ok" and its counts
 // (voluntary, involuntary, perf switches, migrations, instructions, cycles,
 // CPUs seen, ops), its number of samples and each sample's ns and TSC
-// ticks, and for a ring head "ring" and its rounds per sample, rounds and
-// token; or "error <why>". The counts go to both A and B: the caller takes
-// the side it ran.
-func parseSide(line string) (kernels.Output, [3]uint64, error) {
-	var ring [3]uint64
+// ticks; for a ring head then "ring" and its rounds per sample, rounds and
+// token, and optionally "overhead" and per sample the overhead's ns and TSC
+// and the hot-cache overhead's ns and TSC; or "error <why>". The counts go
+// to both A and B: the caller takes the side it ran.
+func parseSide(line string) (kernels.RingOutput, error) {
 	f := strings.Fields(line)
-	bad := func(what string) (kernels.Output, [3]uint64, error) {
-		return kernels.Output{}, ring, fmt.Errorf("single-threaded side: %s %q", what, strings.TrimSpace(line))
+	bad := func(what string) (kernels.RingOutput, error) {
+		return kernels.RingOutput{}, fmt.Errorf("single-threaded side: %s %q", what, strings.TrimSpace(line))
 	}
 	if len(f) > 0 && f[0] == "error" {
-		return kernels.Output{}, ring, errors.New("single-threaded side: " + strings.TrimSpace(strings.TrimPrefix(line, "error")))
+		return kernels.RingOutput{}, errors.New("single-threaded side: " + strings.TrimSpace(strings.TrimPrefix(line, "error")))
 	}
 	if len(f) < 10 || f[0] != "ok" {
 		return bad("unreadable report")
@@ -457,25 +464,54 @@ func parseSide(line string) (kernels.Output, [3]uint64, error) {
 	c := kernels.Counts{Voluntary: v[0], Involuntary: v[1], PerfSwitches: v[2], PerfMigrations: v[3],
 		PerfInstructions: v[4], PerfCycles: v[5], CPUsSeen: uint64(v[6]), Ops: uint64(v[7])}
 	n := int(v[8])
-	rest := len(f) - 10 - 2*n
-	if n < 0 || (rest != 0 && rest != 4) || (rest == 4 && f[10+2*n] != "ring") {
+	if n < 0 || n > (len(f)-10)/2 {
 		return bad(fmt.Sprintf("%d samples announced in", n))
 	}
-	out := kernels.Output{A: c, B: c, NS: make([]uint64, n), TSC: make([]uint64, n)}
-	for i := range n {
-		ns, err1 := strconv.ParseUint(f[10+2*i], 10, 64)
-		tsc, err2 := strconv.ParseUint(f[11+2*i], 10, 64)
-		if err1 != nil || err2 != nil {
-			return bad("unreadable sample in")
+	// The numbers after each word: n pairs of samples, then the optional
+	// ring and overhead tails.
+	nums := func(at, k int) ([]uint64, bool) {
+		if at+k > len(f) {
+			return nil, false
 		}
-		out.NS[i], out.TSC[i] = ns, tsc
+		out := make([]uint64, k)
+		for i := range out {
+			x, err := strconv.ParseUint(f[at+i], 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			out[i] = x
+		}
+		return out, true
 	}
-	for i := 0; rest == 4 && i < 3; i++ {
-		x, err := strconv.ParseUint(f[11+2*n+i], 10, 64)
-		if err != nil {
+	samples, ok := nums(10, 2*n)
+	if !ok {
+		return bad("unreadable sample in")
+	}
+	var out kernels.RingOutput
+	out.A, out.B, out.NS, out.TSC = c, c, make([]uint64, n), make([]uint64, n)
+	for i := range n {
+		out.NS[i], out.TSC[i] = samples[2*i], samples[2*i+1]
+	}
+	at := 10 + 2*n
+	if at < len(f) {
+		r, ok := nums(at+1, 3)
+		if f[at] != "ring" || !ok {
 			return bad("unreadable ring counts in")
 		}
-		ring[i] = x
+		out.RoundsPerSample, out.Rounds, out.Token = r[0], r[1], r[2]
+		at += 4
 	}
-	return out, ring, nil
+	if at < len(f) {
+		o, ok := nums(at+1, 4*n)
+		if f[at] != "overhead" || !ok || at+1+4*n != len(f) {
+			return bad("unreadable ring overheads in")
+		}
+		for i := range n {
+			out.OverheadNS = append(out.OverheadNS, o[4*i])
+			out.OverheadTSC = append(out.OverheadTSC, o[4*i+1])
+			out.HotNS = append(out.HotNS, o[4*i+2])
+			out.HotTSC = append(out.HotTSC, o[4*i+3])
+		}
+	}
+	return out, nil
 }

@@ -218,6 +218,9 @@ func printRingMatrix(w io.Writer, rs []result.Ring) {
 }
 
 func plural(kind string) string {
+	if base, ok := strings.CutSuffix(kind, "-mt"); ok {
+		return plural(base) + " (multi-threaded)"
+	}
 	if strings.HasSuffix(kind, "s") {
 		return kind + "es"
 	}

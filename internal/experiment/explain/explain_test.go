@@ -103,14 +103,17 @@ func TestDeriveStepsAndVerdicts(t *testing.T) {
 	}}
 	Derive(doc)
 	x := doc.Derived.Explain
-	if x == nil || len(x.Steps) != 2 { // no process/pipe-mt row: no process → container step
+	if x == nil || len(x.Steps) != 3 { // thread → process, process → container, plain → cg4
 		t.Fatalf("steps: %+v", x)
 	}
 	tp := x.Steps[0]
 	if tp.From != "thread/pipe" || tp.To != "process/pipe" || tp.Phases[0].Name != "context switch: switch_mm up to a TLB flush" || tp.Phases[0].DeltaNS != 300 {
 		t.Errorf("thread → process: %+v", tp)
 	}
-	cg := x.Steps[1]
+	if pc := x.Steps[1]; pc.From != "process/pipe" || pc.To != "container/pipe-plain" || pc.TracedDeltaNS != 0 {
+		t.Errorf("process → container: %+v", pc)
+	}
+	cg := x.Steps[2]
 	if cg.To != "container/pipe-cg4" || cg.TracedDeltaNS != 590 || !cg.Resolved {
 		t.Errorf("plain → cg4: %+v", cg)
 	}

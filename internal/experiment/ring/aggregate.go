@@ -245,8 +245,9 @@ func Label(c Cell, r result.Ring, host string) model.Label {
 	what := map[Kind]string{
 		Goroutine: "goroutines passing an 8-byte token through one-slot channels",
 		Thread:    "threads of one process passing an 8-byte token through " + link,
-		Process:   "processes passing an 8-byte token through " + link + " (separate address spaces)",
-		Container: "processes passing an 8-byte token through " + link + ", all but the timing head each in a container of its own",
+		Process:   "single-threaded processes passing an 8-byte token through " + link + " (separate address spaces)",
+		ProcessMT: "multi-threaded (Go) processes passing an 8-byte token through " + link + " (separate address spaces)",
+		Container: "single-threaded processes passing an 8-byte token through " + link + ", all but the timing head each in a container of its own",
 	}[c.Kind]
 	l := model.Label{What: fmt.Sprintf("ring of %d %s", c.Tasks, what), Workload: "no working set", Settings: r.Settings, Host: host}
 	if c.WorkingSet > 0 {

@@ -67,6 +67,7 @@ func TestRingCountsEveryKind(t *testing.T) {
 		{"--kind", "goroutine"},
 		{"--kind", "thread"},
 		{"--kind", "process"},
+		{"--kind", "process-mt"},
 		{"--kind", "thread,process", "--ipc", "eventfd"},
 	}
 	for _, args := range cases {
@@ -321,7 +322,7 @@ func TestHungMemberHitsTheWatchdog(t *testing.T) {
 				n, last = n+1, pid
 			}
 		}
-		if n == 7 {
+		if n == 8 { // the head and 7 members, all single-threaded partners
 			victim = last
 		} else {
 			time.Sleep(20 * time.Millisecond)

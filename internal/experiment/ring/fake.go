@@ -20,7 +20,7 @@ import (
 // jump where N × working set passes a notional 1 MiB L2 and 32 MiB L3.
 type FakeExecutor struct{ Seed int64 }
 
-var fakeHop = map[string]float64{catalog.RingGoroutine: 180, catalog.RingThread: 2400, catalog.RingProcess: 2800}
+var fakeHop = map[string]float64{catalog.RingGoroutine: 180, catalog.RingThread: 2400, catalog.RingProcess: 2800, catalog.RingProcessMT: 3000}
 
 // Block synthesizes one ring block.
 func (f FakeExecutor) Block(ctx context.Context, c schedule.Cell, req model.Request, _ time.Duration) (model.Response, error) {

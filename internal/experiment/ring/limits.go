@@ -20,14 +20,15 @@ func (e *LimitError) Error() string { return e.Msg }
 // Per-context costs for the memory estimate (measured here, rounded up):
 // a parked goroutine with its one-slot channel about 3 KiB; a member
 // thread a 16 KiB kernel stack, its task struct and the touched pages of
-// its user stack, about 40 KiB; a re-executed member process about 1 MiB
-// proportional set (mostly its Go runtime's heap arena and page tables) and
-// four threads.
+// its user stack, about 40 KiB; a re-executed multi-threaded member
+// process about 1 MiB proportional set (mostly its Go runtime's heap arena
+// and page tables) and four threads. A single-threaded member never starts
+// the Go runtime and is smaller; the same 1.5 MiB bounds it from above.
 const (
 	goroutineBytes      = 3 << 10
 	threadBytes         = 40 << 10
 	processBytes        = 1536 << 10
-	threadsPerProcess   = 5 // a GOMAXPROCS=1 partner: main, sysmon, the kernel's locked thread, spares
+	threadsPerProcess   = 5 // a GOMAXPROCS=1 Go partner: main, sysmon, the kernel's locked thread, spares
 	mapsPerThread       = 2 // stack + guard page
 	memoryShareAllowed  = 0.8
 	baselineMapsAndFDs  = 1024
@@ -38,7 +39,7 @@ const (
 // this machine's limits, raising nothing. It returns a LimitError naming
 // the first limit it would exceed.
 func Check(kind Kind, n int, ws int64, ipc model.RingIPC, l machine.Limits) error {
-	name := map[Kind]string{Goroutine: "goroutines", Thread: "threads", Process: "processes", Container: "contained processes"}[kind]
+	name := map[Kind]string{Goroutine: "goroutines", Thread: "threads", Process: "processes", ProcessMT: "multi-threaded processes", Container: "contained processes"}[kind]
 	if n < 2 {
 		return &LimitError{fmt.Sprintf("a ring needs at least 2 contexts (got %d)", n)}
 	}
@@ -53,7 +54,7 @@ func Check(kind Kind, n int, ws int64, ipc model.RingIPC, l machine.Limits) erro
 		per += goroutineBytes
 	case Thread:
 		per += threadBytes
-	case Process, Container:
+	case Process, ProcessMT, Container:
 		per += ws + processBytes
 	}
 	need := float64(per) * float64(n)
@@ -68,7 +69,7 @@ func Check(kind Kind, n int, ws int64, ipc model.RingIPC, l machine.Limits) erro
 		link = 1
 	}
 	fds := uint64(n)*link + baselineMapsAndFDs
-	if kind == Process || kind == Container {
+	if kind == Process || kind == ProcessMT || kind == Container {
 		fds += uint64(2 * n)
 	}
 	if kind != Goroutine && l.NoFileHard > 0 && fds > l.NoFileHard && !l.CanRaise {
@@ -85,6 +86,8 @@ func Check(kind Kind, n int, ws int64, ipc model.RingIPC, l machine.Limits) erro
 	case Thread:
 		tasks = int64(n)
 	case Process, Container:
+		tasks = int64(n) // single-threaded members
+	case ProcessMT:
 		tasks = int64(n) * threadsPerProcess
 	}
 	if tasks > 0 {

@@ -31,11 +31,12 @@ const (
 	Goroutine Kind = "goroutine"
 	Thread    Kind = "thread"
 	Process   Kind = "process"
+	ProcessMT Kind = "process-mt" // the process ring with multi-threaded (Go) members
 	Container Kind = "container"
 )
 
 // Kinds lists the kinds in ladder order.
-var Kinds = []Kind{Goroutine, Thread, Process, Container}
+var Kinds = []Kind{Goroutine, Thread, Process, ProcessMT, Container}
 
 // ParseKind accepts a kind name.
 func ParseKind(s string) (Kind, error) {
@@ -44,13 +45,13 @@ func ParseKind(s string) (Kind, error) {
 			return k, nil
 		}
 	}
-	return "", fmt.Errorf("unknown ring kind %q (want goroutine, thread, process or container)", s)
+	return "", fmt.Errorf("unknown ring kind %q (want goroutine, thread, process, process-mt or container)", s)
 }
 
 // Bench is the hidden benchmark that runs a block of this kind, or an
 // error saying why there is none.
 func (k Kind) Bench() (*model.Benchmark, error) {
-	name := map[Kind]string{Goroutine: catalog.RingGoroutine, Thread: catalog.RingThread, Process: catalog.RingProcess, Container: catalog.RingContainer}[k]
+	name := map[Kind]string{Goroutine: catalog.RingGoroutine, Thread: catalog.RingThread, Process: catalog.RingProcess, ProcessMT: catalog.RingProcessMT, Container: catalog.RingContainer}[k]
 	if name == "" {
 		return nil, fmt.Errorf("unknown ring kind %q", k)
 	}
@@ -168,8 +169,8 @@ func (o Options) timeout(c schedule.Cell, samples int) time.Duration {
 		return o.Timeout
 	}
 	kind := Kind(c.Bench.Name[len("ring/"):])
-	start := map[Kind]time.Duration{Goroutine: 5 * time.Microsecond, Thread: time.Millisecond, Process: 30 * time.Millisecond, Container: 60 * time.Millisecond}[kind]
-	hop := map[Kind]time.Duration{Goroutine: 20 * time.Microsecond, Thread: time.Millisecond, Process: time.Millisecond, Container: time.Millisecond}[kind]
+	start := map[Kind]time.Duration{Goroutine: 5 * time.Microsecond, Thread: time.Millisecond, Process: 30 * time.Millisecond, ProcessMT: 30 * time.Millisecond, Container: 60 * time.Millisecond}[kind]
+	hop := map[Kind]time.Duration{Goroutine: 20 * time.Microsecond, Thread: time.Millisecond, Process: time.Millisecond, ProcessMT: time.Millisecond, Container: time.Millisecond}[kind]
 	n := time.Duration(c.Ring.Tasks)
 	touch := time.Duration(float64(c.Ring.Tasks) * float64(c.Ring.WorkingSet) / 0.5e9 * float64(time.Second)) // one round's sums at 0.5 GB/s
 	round := n*hop + 2*touch

@@ -65,6 +65,12 @@ func TestCheckNamesTheLimit(t *testing.T) {
 	if err := Check(Thread, 10000, 4096, model.RingPipe, roomy); err != nil {
 		t.Fatalf("a roomy machine refused 10,000 threads: %v", err)
 	}
+	// A single-threaded member is one task, a Go member about five.
+	small := roomy
+	small.PidMax = 4096
+	if err := Check(Process, 2000, 0, model.RingPipe, small); err != nil {
+		t.Errorf("2,000 single-threaded processes refused under pid_max 4096: %v", err)
+	}
 	cases := []struct {
 		name  string
 		kind  Kind
@@ -75,7 +81,8 @@ func TestCheckNamesTheLimit(t *testing.T) {
 		limit string
 	}{
 		{"threads-max", Thread, 10000, 0, model.RingPipe, func(l *machine.Limits) { l.ThreadsMax = 5000 }, "kernel.threads-max"},
-		{"pid_max", Process, 2000, 0, model.RingPipe, func(l *machine.Limits) { l.PidMax = 4096 }, "kernel.pid_max"},
+		{"pid_max", ProcessMT, 2000, 0, model.RingPipe, func(l *machine.Limits) { l.PidMax = 4096 }, "kernel.pid_max"}, // ~5 threads a member
+		{"pid_max single-threaded", Process, 5000, 0, model.RingPipe, func(l *machine.Limits) { l.PidMax = 4096 }, "kernel.pid_max"},
 		{"max_map_count", Thread, 10000, 0, model.RingPipe, func(l *machine.Limits) { l.MaxMapCount = 65530 / 4 }, "vm.max_map_count"},
 		{"nofile", Thread, 10000, 0, model.RingPipe, func(l *machine.Limits) { l.NoFileHard = 20000 }, "RLIMIT_NOFILE"},
 		{"memory", Goroutine, 1000000, 1 << 20, model.RingPipe, nil, "MemAvailable"},
