@@ -33,6 +33,7 @@ func perfInfo(r reader, o Options) result.PerfInfo {
 			}
 		}
 		unix.Close(fd)
+		NotePerfClosed() // the next measured block waits for the hooks to go off
 		return nil
 	}
 	if err := try(unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_CONTEXT_SWITCHES); err == nil {

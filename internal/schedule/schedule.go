@@ -19,6 +19,7 @@ import (
 	"math/rand"
 	"time"
 
+	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/model"
 )
 
@@ -244,6 +245,13 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]CellRun, error) {
 		}
 		var best Block
 		for attempt := 0; ; attempt++ {
+			if !o.DryRun {
+				// Not in the second after a perf block or probe closed
+				// its events: every switch would pay for perf's hooks.
+				if err := machine.WaitPerfHooksOff(ctx); err != nil {
+					return Block{}, err
+				}
+			}
 			resp, err := o.Executor.Block(ctx, r.Cell, req, o.Timeout(r.Cell, n+o.Warmup))
 			if err == nil {
 				err = o.Check(r.Cell, resp, n)
@@ -302,6 +310,7 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]CellRun, error) {
 				req.TargetNS = o.MinTime.Nanoseconds()
 			}
 			resp, err := o.Executor.Block(ctx, r.Cell, req, o.Timeout(r.Cell, 2))
+			machine.NotePerfClosed()
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}

@@ -31,9 +31,9 @@ func hidden(ctx context.Context, e experiment.Env, name string, iters uint64, ti
 	return resp, err
 }
 
-// block runs a ladder benchmark at a placement with fixed iterations.
 // block runs one block of a benchmark at a placement with fixed
-// iterations: the whole run timed the way a publication timed it.
+// iterations: the whole run timed the way a publication timed it. Like
+// the scheduler's, it waits out the second after perf events closed.
 func block(ctx context.Context, e experiment.Env, name string, p model.Placement, iters uint64, samples, warmup int, timeout time.Duration) (schedule.Cell, model.Response, error) {
 	b := catalog.Lookup(name)
 	if b == nil {
@@ -41,6 +41,9 @@ func block(ctx context.Context, e experiment.Env, name string, p model.Placement
 	}
 	c, err := schedule.Place(b, p, e.CPUs)
 	if err != nil {
+		return c, model.Response{}, err
+	}
+	if err := machine.WaitPerfHooksOff(ctx); err != nil {
 		return c, model.Response{}, err
 	}
 	resp, err := e.Executor.Block(ctx, c, c.Request(iters, samples, warmup, false), timeout)
