@@ -220,3 +220,31 @@ func TestRunAllDryRun(t *testing.T) {
 		}
 	}
 }
+
+// A process ring warms up for at least 40 ms of samples unless --warmup
+// says otherwise; other rings keep the preset's warm-up.
+func TestRingWarmupDefaults(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--kind", "process"}, 20}, // 40 ms of 2 ms samples
+		{[]string{"--kind", "process-mt", "--min-time", "4ms"}, 10},
+		{[]string{"--kind", "thread,process-mt"}, 20},
+		{[]string{"--kind", "process", "--warmup", "3"}, 3},
+		{[]string{"--kind", "thread"}, 1},
+	} {
+		args := append([]string{"ring", "--dry-run", "--tasks", "2", "--working-set", "0", "--export-json", "-", "--quiet"}, c.args...)
+		code, out, errs := run(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
+		}
+		var doc result.Document
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if doc.Settings.Warmup != c.want {
+			t.Errorf("%v: warm-up %d samples, want %d", c.args, doc.Settings.Warmup, c.want)
+		}
+	}
+}
