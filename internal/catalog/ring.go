@@ -244,7 +244,7 @@ func processRing(ctx context.Context, req model.Request, st bool) (model.Respons
 		wr[i] = nil // the same file as rd[i]
 		closeLink(&rd[i])
 	}
-	defer func() {
+	closeAll := func() {
 		for i := range rd {
 			if cfg.IPC == kernels.RingEventfd {
 				closeEventfd(i)
@@ -252,7 +252,8 @@ func processRing(ctx context.Context, req model.Request, st bool) (model.Respons
 			closeLink(&rd[i])
 			closeLink(&wr[i])
 		}
-	}()
+	}
+	defer closeAll()
 	for i := 0; i < n; i++ {
 		if cfg.IPC == kernels.RingEventfd {
 			fd, e := unix.Eventfd(0, unix.EFD_CLOEXEC)
@@ -333,14 +334,7 @@ func processRing(ctx context.Context, req model.Request, st bool) (model.Respons
 			if s.err != nil {
 				s.err = fmt.Errorf("could not start the ring's head process: %v", s.err)
 			}
-			// Every link is in its processes now.
-			for i := range rd {
-				if cfg.IPC == kernels.RingEventfd {
-					closeEventfd(i)
-				}
-				closeLink(&rd[i])
-				closeLink(&wr[i])
-			}
+			closeAll() // every link is in its processes now
 		}
 		startedCh <- s
 		<-release

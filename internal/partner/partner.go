@@ -89,9 +89,10 @@ type Spec struct {
 	Start func(*exec.Cmd) error
 	// SingleThreaded names a side the binary runs in a C constructor
 	// before its Go runtime starts ("pipe-a", "pipe-b", "futex-a",
-	// "futex-b"; internal/kernels/st.c): the partner is then a
-	// single-threaded process, its request is its environment, and it
-	// waits for Process.Go after "ready" whatever Hold says.
+	// "futex-b", "ring-head", "ring-member"; internal/kernels/st.c): the
+	// partner is then a single-threaded process, its request is its
+	// environment, and it waits for Process.Go after "ready" whatever
+	// Hold says.
 	SingleThreaded string
 	// Confine is what a single-threaded side applies to itself before
 	// "ready" (a container's capability drop and seccomp filter): no Go
@@ -160,7 +161,7 @@ type Process struct {
 	exited  chan struct{}
 	waitErr error
 	st      bool               // a single-threaded side (Spec.SingleThreaded)
-	ring    kernels.RingOutput // a single-threaded ring head's whole report
+	report  kernels.RingOutput // a single-threaded side's whole report (the ring's parts for a ring head)
 	Entered json.RawMessage    // what the enter hook reported
 }
 
@@ -349,7 +350,7 @@ func (p *Process) Output() (kernels.Output, error) {
 	}
 	if p.st {
 		out, err := parseSide(line)
-		p.ring = out
+		p.report = out
 		return out.Output, err
 	}
 	var r reply
@@ -367,7 +368,7 @@ func (p *Process) Output() (kernels.Output, error) {
 // RingHead.Overhead asked for them.
 func (p *Process) RingOutput() (kernels.RingOutput, error) {
 	_, err := p.Output()
-	return p.ring, err
+	return p.report, err
 }
 
 // Kill ends the partner at once and reaps it.
