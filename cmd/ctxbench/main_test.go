@@ -26,8 +26,17 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	// The runs of these tests are recorded in a history of their own, not
+	// in the machine's (whose sittings they are not).
+	data, err := os.MkdirTemp("", "ctxbench-e2e-data-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_DATA_HOME", data)
+	os.Unsetenv("CTXBENCH_HISTORY")
+	os.Unsetenv("CTXBENCH_NO_HISTORY")
 	var cleanup func()
-	var err error
 	bin, cleanup, err = e2e.Build(".")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -35,6 +44,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	cleanup()
+	os.RemoveAll(data)
 	os.Exit(code)
 }
 
@@ -507,5 +517,79 @@ func TestProcessSidesAreSingleThreaded(t *testing.T) {
 		if r.SwitchesPerHop == nil || *r.SwitchesPerHop < 0.9 || *r.SwitchesPerHop > 1.2 || !strings.Contains(r.Label.What, "single-threaded") {
 			t.Errorf("%s: switches per hop %v, label %q", r.Name, r.SwitchesPerHop, r.Label.What)
 		}
+	}
+}
+
+// A fresh machine: the run succeeds, records its sitting in a new history,
+// has no reproducibility interval yet and says so plainly, with the command
+// that learns it; with --no-history or CTXBENCH_NO_HISTORY=1 no file is
+// written at all.
+func TestFreshMachineHistory(t *testing.T) {
+	needCPUs(t, 2)
+	for _, c := range []struct {
+		name  string
+		extra []string
+		env   string
+		store bool
+	}{
+		{"fresh", nil, "", true},
+		{"--no-history", []string{"--no-history"}, "", false},
+		{"CTXBENCH_NO_HISTORY", nil, "CTXBENCH_NO_HISTORY=1", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := t.TempDir()
+			out := filepath.Join(t.TempDir(), "r.json")
+			args := append([]string{"run", "thread/pipe", "--placement", "same-cpu", "--quick", "--runs", "8", "--no-perf-check", "--export-json", out}, c.extra...)
+			cmd := exec.Command(bin, args...)
+			cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+data)
+			if c.env != "" {
+				cmd.Env = append(cmd.Env, c.env)
+			}
+			b, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, b)
+			}
+			if !strings.Contains(string(b), "covers this sitting only") || !strings.Contains(string(b), "ctxbench aa") {
+				t.Errorf("the table does not say its intervals cover this sitting only:\n%s", b)
+			}
+			raw, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				History *struct {
+					Fingerprint string `json:"fingerprint"`
+					Recorded    bool   `json:"recorded"`
+				} `json:"history"`
+				Results []struct {
+					OneWayNS map[string]json.RawMessage `json:"one_way_ns"`
+				} `json:"results"`
+			}
+			if err := json.Unmarshal(raw, &doc); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range doc.Results {
+				if v, ok := r.OneWayNS["reproducibility"]; !ok || string(v) != "null" {
+					t.Errorf("one_way_ns.reproducibility is %q on a fresh machine, want null", v)
+				}
+			}
+			var files []string
+			filepath.WalkDir(data, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					files = append(files, p)
+				}
+				return nil
+			})
+			if c.store {
+				if doc.History == nil || !doc.History.Recorded || doc.History.Fingerprint == "" {
+					t.Errorf("history %+v, want the sitting recorded", doc.History)
+				}
+				if _, err := os.Stat(filepath.Join(data, "ctxbench", "history.db")); err != nil {
+					t.Errorf("no history store: %v (files %v)", err, files)
+				}
+			} else if len(files) > 0 || doc.History != nil {
+				t.Errorf("history off, yet files %v and history %+v", files, doc.History)
+			}
+		})
 	}
 }

@@ -43,6 +43,14 @@ and reports what a user of the results needs to know about this machine:
   told apart   for two different cells, in how many sittings compare saw
                the difference
 
+It also teaches the machine how far its sittings move: every sitting is
+recorded in the machine's history (--no-history: not), so that afterwards
+every run's figures on this machine carry a reproducibility interval (where
+another sitting's figure lies, not just this one's) and compare tests
+changes against it. Cells that aa did not measure borrow the spread of the
+cells of their placement that it did. Run it again after a kernel, ctxbench
+or setting change: a new fingerprint starts a new history.
+
 Without names it measures thread/pipe, process/pipe and thread/futex at the
 same CPU. The sampling flags are run's; the default is the ladder's sampling.`,
 		Example: `  ctxbench aa                                 # 6 sittings of the default cells
@@ -86,6 +94,7 @@ func runAA(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, si
 	if err != nil {
 		return err
 	}
+	spec.History = mf.historyPath(stderr)
 	one := ladderStep(o, benches, placements)
 	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
 		return aa.Run(ctx, env, aa.Options{Sittings: sittings, Measure: one})

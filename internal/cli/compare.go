@@ -37,6 +37,14 @@ Hodges–Lehmann ratio of the two files' block medians, and its interval at
 1 − --alpha inverts the Mann-Whitney test on blocks (no normality assumed).
 A change whose interval contains no change prints as "~": the data do not
 show a difference. The smallest change the files could resolve is printed.
+
+When both files come from one machine fingerprint (machine, kernel, build,
+figure-changing settings) and the machine had learned how far its sittings
+move (ctxbench aa, or earlier runs: the figures carry a reproducibility
+interval), a change is tested against reproducibility instead — the two
+sittings' precision plus the between-sitting spread — so that identical
+runs are called different at about the nominal rate; a note says which
+test each comparison used, and names the command that learns the rest.
 Files written before blocks were recorded are compared sample by sample,
 with a footnote. A geomean row closes each table. Footnotes mark rows with
 too few blocks or a flagged switch count, and warnings say when the files

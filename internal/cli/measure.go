@@ -26,6 +26,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/schedule"
 	"github.com/ctxbench/ctxbench/internal/session"
+	"github.com/ctxbench/ctxbench/internal/store"
 )
 
 // preset is a named trade of time for precision.
@@ -87,6 +88,7 @@ type measureFlags struct {
 	span                  time.Duration
 	targetCI              float64 // percent; 0: no target
 	targetBudget          time.Duration
+	noHistory             bool
 }
 
 func (m *measureFlags) register(cmd *cobra.Command) {
@@ -117,8 +119,11 @@ func (m *measureFlags) register(cmd *cobra.Command) {
 		f.BoolVar(&m.switchesOnly, "switches-only", false, "run the switch ladder only, without the creation and memory ladders")
 	}
 	if cmd.Name() == "ctxbench" || cmd.Name() == "run" {
-		f.Var((*percentValue)(&m.targetCI), "target-ci", "add interleaved blocks to every cell whose 95% interval is wider than ±`PCT` percent, until it is not or --target-budget runs out")
+		f.Var((*percentValue)(&m.targetCI), "target-ci", "add interleaved blocks to every cell whose 95% interval (reproducibility where this machine has learned it, else this sitting's) is wider than ±`PCT` percent, until it is not or --target-budget runs out")
 		f.DurationVar(&m.targetBudget, "target-budget", time.Minute, "the time --target-ci may add to the run")
+	}
+	if cmd.Name() == "ctxbench" || cmd.Name() == "run" || cmd.Name() == "aa" {
+		f.BoolVar(&m.noHistory, "no-history", false, "neither record this run in the machine's history nor read it (also: "+envNoHistory+"=1); the intervals then cover this sitting only")
 	}
 	cmd.MarkFlagsMutuallyExclusive("quick", "thorough")
 	m.lockFlags.register(cmd)
@@ -267,20 +272,63 @@ func formatCPUs(cpus []int) string {
 	return strings.Join(parts, ",")
 }
 
+// The history's environment: CTXBENCH_NO_HISTORY=1 turns it off,
+// CTXBENCH_HISTORY names another store file.
+const (
+	envNoHistory = "CTXBENCH_NO_HISTORY"
+	envHistory   = "CTXBENCH_HISTORY"
+)
+
+// historyPath is where a measuring command records its sittings: "" when
+// --no-history or the environment turns the history off, or no home
+// directory is known (then one line says so).
+func (m *measureFlags) historyPath(stderr io.Writer) string {
+	if v := os.Getenv(envNoHistory); m.noHistory || (v != "" && v != "0") || m.dryRun {
+		return ""
+	}
+	if p := os.Getenv(envHistory); p != "" {
+		return p
+	}
+	p, err := store.DefaultPath()
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxbench: no history (%v); the intervals cover this sitting only\n", err)
+		return ""
+	}
+	return p
+}
+
 func versionString() string {
 	v := fmt.Sprintf("ctxbench %s (%s, %s/%s, cgo %v)", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, kernels.Built)
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				v += " commit " + s.Value
-			}
-		}
+	if c := commit(); c != "" {
+		v += " commit " + c
 	}
 	return v
 }
 
+// commit is the VCS revision Go recorded in the binary, "-dirty" when the
+// tree had uncommitted changes; "" when it recorded none (go run, tests).
+func commit() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" && dirty {
+		rev += "-dirty"
+	}
+	return rev
+}
+
 func tool() result.Tool {
-	t := result.Tool{Name: "ctxbench", Version: Version, GoVersion: runtime.Version(), Cgo: kernels.Built}
+	t := result.Tool{Name: "ctxbench", Version: Version, Commit: commit(), GoVersion: runtime.Version(), Cgo: kernels.Built}
 	if kernels.Built {
 		t.CC = ccVersion
 	}

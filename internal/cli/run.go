@@ -74,6 +74,7 @@ func runLadder(ctx context.Context, mf *measureFlags, benches []*model.Benchmark
 	if err != nil {
 		return err
 	}
+	spec.History = mf.historyPath(stderr)
 	spec.Steps = []session.Step{ladderStep(o, benches, placements)}
 	spec.Derive = []func(*result.Document){deriveLadder}
 	if ladderRun && !mf.switchesOnly && !mf.dryRun {

@@ -95,6 +95,10 @@ type Table struct {
 	Rows  []*Row
 	// Geomean summarises the table (nil with fewer than two rows).
 	Geomean *Row
+	// Reproducible counts the changes tested against reproducibility (the
+	// files share a fingerprint whose between-sitting spread was learned);
+	// the rest were tested against within-sitting precision only.
+	Reproducible int
 }
 
 // Row is one benchmark (and placement) across the inputs.
@@ -114,6 +118,7 @@ type Cell struct {
 	Samples   []float64
 	Sizes     []int // samples per block; nil when the file did not record blocks
 	Notes     []int // 1-based footnote numbers
+	Repro     *result.Reproducibility
 }
 
 // Delta is the change of a cell against the base's.
@@ -159,6 +164,9 @@ type entry struct {
 	sizes           []int // samples per block, in order; nil when unknown
 	summary         stats.Summary
 	notes           []string
+	// repro is the figure's reproducibility (ladder rows whose machine had
+	// learned it); nil elsewhere.
+	repro *result.Reproducibility
 }
 
 type source struct {
@@ -175,7 +183,7 @@ var sources = []source{
 func ladderEntries(d *result.Document) []entry {
 	var out []entry
 	for _, r := range d.Results {
-		e := entry{name: r.Name, placement: r.Placement, samples: r.Samples, sizes: result.BlockSizes(r.BlockInfo), summary: r.OneWayNS}
+		e := entry{name: r.Name, placement: r.Placement, samples: r.Samples, sizes: result.BlockSizes(r.BlockInfo), summary: r.OneWayNS.Summary, repro: r.OneWayNS.Reproducibility}
 		for _, f := range r.Flags {
 			e.notes = append(e.notes, fmt.Sprintf("%s %s flagged (%s): %s", r.Name, r.Placement, f.Code, f.Message))
 		}
@@ -288,7 +296,7 @@ func buildTable(src source, inputs []Input, o Options, note func(string) int) (*
 			if row.Cells[i].Present {
 				return nil, fmt.Errorf("%s has %s %s twice", in.Path, e.name, e.placement)
 			}
-			cell := Cell{Present: true, Placement: e.placement, Summary: e.summary, Samples: e.samples, Sizes: e.sizes}
+			cell := Cell{Present: true, Placement: e.placement, Summary: e.summary, Samples: e.samples, Sizes: e.sizes, Repro: e.repro}
 			for _, w := range e.summary.Warnings {
 				cell.Notes = append(cell.Notes, note(w))
 			}
@@ -312,10 +320,20 @@ func buildTable(src source, inputs []Input, o Options, note func(string) int) (*
 				continue
 			}
 			ch := stats.CompareBlocks(base.Samples, base.Sizes, cur.Samples, cur.Sizes, o.Alpha)
+			if b, ok := learned(inputs[0].Doc, inputs[i].Doc, base.Repro, cur.Repro); ok {
+				// One machine whose sittings' spread is known: the change is
+				// tested against reproducibility, not this pair's blocks alone
+				// (which call identical runs different far more often than α).
+				if sc := stats.SittingChange(stats.FigureOf(base.Summary), stats.FigureOf(cur.Summary), b, o.Alpha); sc.OK {
+					ch = sc
+				}
+			}
 			d := Delta{Present: true, Tested: true, P: ch.P, N1: ch.N1, N2: ch.N2, Unit: ch.Method,
 				Significant: ch.Resolved, Change: ch.Ratio - 1, Lo: ch.Lo - 1, Hi: ch.Hi - 1,
 				Confidence: ch.Confidence, Resolvable: ch.Resolvable}
 			switch {
+			case ch.Method == "sittings":
+				t.Reproducible++
 			case !ch.OK:
 				d.Notes = append(d.Notes, note(fmt.Sprintf("too few %s for an interval of the change (%d and %d)", ch.Method, ch.N1, ch.N2)))
 			case ch.Method == "samples":
@@ -419,8 +437,55 @@ func (c *Comparison) Tests() int {
 	return n
 }
 
+// learned is the between-sitting component that a change between two
+// files' figures is tested against: only when both files come from one
+// fingerprint (one machine, kernel, build and figure-changing settings) and
+// at least one of the two figures carries it — the one learned from more
+// sittings. Files from different fingerprints differ by more than one
+// machine's sittings do, which no history here measures.
+func learned(a, b *result.Document, ra, rb *result.Reproducibility) (stats.Between, bool) {
+	if a == nil || b == nil {
+		return stats.Between{}, false
+	}
+	if _, ka, _ := result.FingerprintOf(a); ka != fingerprintKey(b) {
+		return stats.Between{}, false
+	}
+	var best *result.Reproducibility
+	for _, r := range []*result.Reproducibility{ra, rb} {
+		if r != nil && (best == nil || r.Component.DF > best.Component.DF) {
+			best = r
+		}
+	}
+	if best == nil {
+		return stats.Between{}, false
+	}
+	comp := best.Between()
+	return comp, comp.OK
+}
+
+func fingerprintKey(d *result.Document) string {
+	_, k, _ := result.FingerprintOf(d)
+	return k
+}
+
 func hints(c *Comparison, o Options) []string {
 	var h []string
+	if len(c.Inputs) > 1 && c.Tests() > 0 {
+		repro := 0
+		for _, t := range c.Tables {
+			repro += t.Reproducible
+		}
+		switch {
+		case repro == 0 && !sameFingerprint(c.Inputs):
+			h = append(h, "the files come from different machines, kernels, builds or figure-changing settings (their fingerprints differ): each change is tested against the two files' within-sitting precision only, and a row called different may differ by set-up as much as by change")
+		case repro == 0:
+			h = append(h, "only within-sitting precision was available (the machine had not learned how far its sittings move): identical runs can be called different more often than α; `ctxbench aa` on this machine learns the rest, after which compare tests against reproducibility")
+		case repro < c.Tests():
+			h = append(h, fmt.Sprintf("%d of %d changes were tested against reproducibility (the between-sitting spread learned on this machine); the rest against within-sitting precision only", repro, c.Tests()))
+		default:
+			h = append(h, "every change was tested against reproducibility: the two sittings' precision plus the between-sitting spread this machine has shown")
+		}
+	}
 	if r := c.Resolvable(); r > 0 {
 		h = append(h, fmt.Sprintf("the smallest change these files could resolve: about ±%.1f%% (the median half-width of the rows' intervals); a smaller real change shows as ~", 100*r))
 	}
@@ -435,6 +500,15 @@ func hints(c *Comparison, o Options) []string {
 		h = append(h, msg)
 	}
 	return h
+}
+
+func sameFingerprint(in []Input) bool {
+	for _, x := range in[1:] {
+		if fingerprintKey(x.Doc) != fingerprintKey(in[0].Doc) {
+			return false
+		}
+	}
+	return true
 }
 
 func sameNames(c *Comparison) bool {

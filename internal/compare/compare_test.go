@@ -2,6 +2,7 @@ package compare_test
 
 import (
 	"bytes"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
 
@@ -191,5 +193,75 @@ func TestBadOptions(t *testing.T) {
 	}
 	if _, err := compare.Compare(nil, compare.Options{}); err == nil {
 		t.Error("no inputs accepted")
+	}
+}
+
+// learnedDoc is a draw of the fake ladder whose figures carry a
+// reproducibility interval learned from sittings whose medians moved by
+// sittingCV: what a machine that ran `ctxbench aa` writes.
+func learnedDoc(t *testing.T, redraw int64, scale, sittingCV float64) *result.Document {
+	t.Helper()
+	d := doc(t, testdoc.Options{Seed: 1, Redraw: redraw, Scale: scale})
+	rng := rand.New(rand.NewSource(7))
+	var sittings [][]float64
+	for range 8 {
+		shift := 1 + sittingCV*rng.NormFloat64()
+		var meds []float64
+		for range 10 {
+			meds = append(meds, shift*(1+0.005*rng.NormFloat64()))
+		}
+		sittings = append(sittings, meds)
+	}
+	b := stats.BetweenSittings(sittings)
+	for i := range d.Results {
+		s := &d.Results[i].OneWayNS
+		rp, ok := stats.Reproducibility(s.Median, s.CILow, s.CIHigh, s.Confidence, s.Blocks, b, 0.95)
+		if !ok {
+			t.Fatalf("%s: no reproducibility", d.Results[i].Name)
+		}
+		s.Reproducibility = &result.Reproducibility{Low: rp.Low, High: rp.High, Confidence: rp.Confidence, Sittings: rp.Sittings, BetweenCV: rp.BetweenCV, Component: b}
+	}
+	return d
+}
+
+// Two sittings of one machine that moves 5% between sittings: a 3% change
+// is within reproducibility (the within-sitting test alone calls it), a
+// 2x one is not; and the comparison says which interval it tested against.
+func TestLearnedReproducibility(t *testing.T) {
+	base := learnedDoc(t, 1, 1, 0.05)
+	same := learnedDoc(t, 2, 1.03, 0.05)
+	c := run(t, compare.Options{}, in("base", base), in("same", same))
+	blocksOnly := 0
+	for _, r := range c.Tables[0].Rows {
+		d := r.Deltas[1]
+		if d.Unit != "sittings" {
+			t.Errorf("%s %s: tested by %s, want against reproducibility", r.Name, r.Placement, d.Unit)
+		}
+		if d.Significant {
+			t.Errorf("%s %s: +3%% called different on a machine whose sittings move 5%%", r.Name, r.Placement)
+		}
+		base, cur := r.Cells[0], r.Cells[1]
+		if stats.CompareBlocks(base.Samples, base.Sizes, cur.Samples, cur.Sizes, 0.05).Resolved {
+			blocksOnly++
+		}
+	}
+	if blocksOnly == 0 {
+		t.Error("the within-sitting test saw no change either: the test shows nothing")
+	}
+	if c.Tables[0].Reproducible != len(c.Tables[0].Rows) || !strings.Contains(strings.Join(c.Hints, "\n"), "against reproducibility") {
+		t.Errorf("%d of %d rows tested against reproducibility; hints %q", c.Tables[0].Reproducible, len(c.Tables[0].Rows), c.Hints)
+	}
+	slow := learnedDoc(t, 2, 2, 0.05)
+	for _, r := range run(t, compare.Options{}, in("base", base), in("slow", slow)).Tables[0].Rows {
+		if d := r.Deltas[1]; !d.Significant || d.Unit != "sittings" {
+			t.Errorf("%s %s: a 2x change not found against reproducibility (%+v)", r.Name, r.Placement, d)
+		}
+	}
+	// Another kernel is another fingerprint: precision only, and said.
+	other := learnedDoc(t, 2, 1.03, 0.05)
+	other.Environment.Kernel = "6.2.0-other"
+	c = run(t, compare.Options{}, in("base", base), in("other", other))
+	if c.Tables[0].Reproducible != 0 || !strings.Contains(strings.Join(c.Hints, "\n"), "fingerprints differ") {
+		t.Errorf("different fingerprints: %d rows against reproducibility; hints %q", c.Tables[0].Reproducible, c.Hints)
 	}
 }

@@ -30,7 +30,7 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *res
 			byKey[k][s] = &rs[i]
 		}
 	}
-	var hits, fps int
+	var hits, fps, reproHits int
 	var resolvable []float64
 	for _, k := range order {
 		cell := result.AACell{Name: k.name, Placement: k.placement}
@@ -85,13 +85,21 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *res
 			}
 			res = append(res, ch.Resolvable)
 		}
+		reproChecks(&cell, present, alpha)
 		cell.Resolvable = stats.Median(res)
 		resolvable = append(resolvable, res...)
 		hits += hit
+		reproHits += round(cell.ReproCoverage * float64(cell.ReproPairs))
+		aa.ReproPairs += cell.ReproPairs
+		aa.ReproComparisons += cell.ReproComparisons
+		aa.ReproFalsePositives += cell.ReproFalsePositives
 		aa.Pairs += cell.Pairs
 		fps += cell.FalsePositives
 		aa.Comparisons += cell.Comparisons
 		aa.Cells = append(aa.Cells, cell)
+	}
+	if aa.ReproPairs > 0 {
+		aa.ReproCoverage = float64(reproHits) / float64(aa.ReproPairs)
 	}
 	aa.FalsePositives = fps
 	if aa.Pairs > 0 {
@@ -144,3 +152,53 @@ func contended(r *result.Result) bool {
 	}
 	return false
 }
+
+// reproChecks asks of the reproducibility intervals what SelfTest asks of
+// the precision intervals, over the sittings of one cell that had one:
+// whether they held the other sittings' medians, and whether adjacent
+// sittings tested against reproducibility were called different.
+func reproChecks(cell *result.AACell, present []*result.Result, alpha float64) {
+	hit := 0
+	var widths []float64
+	for i, a := range present {
+		rp := a.OneWayNS.Reproducibility
+		if rp == nil {
+			continue
+		}
+		widths = append(widths, rp.Half(a.OneWayNS.Median))
+		cell.BetweenCV = rp.BetweenCV
+		for j, b := range present {
+			if i == j {
+				continue
+			}
+			cell.ReproPairs++
+			if rp.Low <= b.OneWayNS.Median && b.OneWayNS.Median <= rp.High {
+				hit++
+			}
+		}
+	}
+	if cell.ReproPairs > 0 {
+		cell.ReproCoverage = float64(hit) / float64(cell.ReproPairs)
+	}
+	cell.ReproHalfWidth = stats.Summarize(widths).Mean
+	if len(widths) == 0 {
+		cell.ReproHalfWidth = 0
+	}
+	for i := 1; i < len(present); i++ {
+		a, b := present[i-1], present[i]
+		rp := b.OneWayNS.Reproducibility // learned with both sittings in the history
+		if rp == nil {
+			continue
+		}
+		ch := stats.SittingChange(stats.FigureOf(a.OneWayNS.Summary), stats.FigureOf(b.OneWayNS.Summary), rp.Between(), alpha)
+		if !ch.OK {
+			continue
+		}
+		cell.ReproComparisons++
+		if ch.Resolved {
+			cell.ReproFalsePositives++
+		}
+	}
+}
+
+func round(x float64) int { return int(math.Floor(x + 0.5)) }

@@ -21,7 +21,7 @@ func sitting(name string, level float64, seed int) result.Result {
 		blocks = append(blocks, result.BlockInfo{Round: b, Samples: 4})
 	}
 	return result.Result{Name: name, Placement: "same-cpu", Samples: v, BlockInfo: blocks,
-		OneWayNS: stats.SummarizeBlocks(v, result.BlockSizes(blocks))}
+		OneWayNS: result.Figure{Summary: stats.SummarizeBlocks(v, result.BlockSizes(blocks))}}
 }
 
 // The self-test counts what it says: every ordered pair of sittings for

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/schedule"
+	"github.com/ctxbench/ctxbench/internal/stats"
 )
 
 // Env is what an experiment runs with.
@@ -25,6 +26,10 @@ type Env struct {
 	Seed        int64
 	DryRun      bool // synthetic figures: nothing is prepared or cleaned up
 	Cleanup     func()
+	// Learned, when the machine's history knows it, is the between-sitting
+	// component a cell's reproducibility interval will carry (what
+	// --target-ci aims at where it is known); nil without a history.
+	Learned func(name, placement string) (stats.Between, bool)
 }
 
 // Part is what one experiment adds to the result document.

@@ -25,7 +25,8 @@ func CSV(w io.Writer, d *result.Document) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"name", "rung", "placement", "kind", "one_way_ns_median", "one_way_ns_p10", "one_way_ns_p90",
 		"one_way_ns_ci_low", "one_way_ns_ci_high", "one_way_ns_cv", "samples", "one_way_tsc_ticks_median",
-		"switches_per_hop", "verified", "flags", "label"})
+		"switches_per_hop", "verified", "flags", "label",
+		"one_way_ns_ci_confidence", "repro_low", "repro_high", "repro_confidence", "repro_sittings", "repro_between_cv"})
 	for _, r := range d.Results {
 		cyc := ""
 		if r.OneWayCycles != nil {
@@ -36,9 +37,16 @@ func CSV(w io.Writer, d *result.Document) error {
 			flags = append(flags, f.Code)
 		}
 		s := r.OneWayNS
-		_ = cw.Write([]string{r.Name, r.Rung, r.Placement, r.Kind, f64(s.Median), f64(s.P10), f64(s.P90),
+		row := []string{r.Name, r.Rung, r.Placement, r.Kind, f64(s.Median), f64(s.P10), f64(s.P90),
 			f64(s.CILow), f64(s.CIHigh), f64(s.CV), strconv.Itoa(s.N), cyc,
-			optF64(r.SwitchesPerHop), strconv.FormatBool(r.Verification.Verified), strings.Join(flags, ";"), r.Label.String()})
+			optF64(r.SwitchesPerHop), strconv.FormatBool(r.Verification.Verified), strings.Join(flags, ";"), r.Label.String(),
+			f64(s.Confidence)}
+		if rp := s.Reproducibility; rp != nil {
+			row = append(row, f64(rp.Low), f64(rp.High), f64(rp.Confidence), strconv.Itoa(rp.Sittings), f64(rp.BetweenCV))
+		} else {
+			row = append(row, "", "", "", "", "") // not learned: empty, never a made-up interval
+		}
+		_ = cw.Write(row)
 	}
 	cw.Flush()
 	return cw.Error()
@@ -47,18 +55,32 @@ func CSV(w io.Writer, d *result.Document) error {
 // Markdown writes the ladder as a Markdown table.
 func Markdown(w io.Writer, d *result.Document) error {
 	fmt.Fprintf(w, "Host: %s\n\n", d.Environment.HostLine())
-	fmt.Fprintln(w, "| Rung | Benchmark | Placement | One-way (median) | p10–p90 | 95% CI | TSC ticks | × goroutine | Switches/hop |")
-	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| Rung | Benchmark | Placement | One-way (median) | p10–p90 | CI (this sitting) | Reproducibility | TSC ticks | × goroutine | Switches/hop |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range d.Results {
 		s := r.OneWayNS
 		cyc := "—"
 		if r.OneWayCycles != nil {
 			cyc = units.Sig(r.OneWayCycles.Median)
 		}
-		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", r.Rung, r.Name, r.Placement,
-			units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), rangeIn(s.CILow, s.CIHigh, s.Median), cyc, multiple(r), switchesCell(r))
+		ci := rangeIn(s.CILow, s.CIHigh, s.Median)
+		if s.Confidence < 0.95-1e-9 {
+			ci += fmt.Sprintf(" (%.0f%%)", 100*s.Confidence)
+		}
+		rp := "—"
+		if x := s.Reproducibility; x != nil {
+			rp = rangeIn(x.Low, x.High, s.Median)
+			if len(x.PooledFrom) > 0 {
+				rp += "′"
+			}
+		}
+		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Rung, r.Name, r.Placement,
+			units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci, rp, cyc, multiple(r), switchesCell(r))
 	}
-	fmt.Fprintln(w, "\nOne-way = time per hop; p10–p90 and the 95% CI of the median are in the unit of the median beside them.")
+	fmt.Fprintln(w, "\nOne-way = time per hop; p10–p90 and the intervals are in the unit of the median beside them. CI (this sitting) = where this sitting's median lies, 95% from its block medians (another level is given beside it).")
+	for _, l := range reproLegend(d, d.Results) {
+		fmt.Fprintln(w, strings.ReplaceAll(l, "±REPRO", "Reproducibility"))
+	}
 	if b := baseline(d); b != nil {
 		fmt.Fprintf(w, "× goroutine: multiple of `%s` %s, %s.\n", b.Name, b.Placement, b.Why)
 	}

@@ -17,13 +17,18 @@ import (
 // verified switches per hop; then flags and warnings as numbered footnotes.
 func Ladder(w io.Writer, d *result.Document, st Style) {
 	fmt.Fprintf(w, "ctxbench — %s\n", d.Environment.HostLine())
-	fmt.Fprintf(w, "one-way = per hop (one context hands the CPU to another); median [p10–p90, same unit] of the samples; ±CI = 95%% interval of the median from the block medians (each block a worker process)\n")
+	fmt.Fprintf(w, "one-way = per hop (one context hands the CPU to another); median [p10–p90, same unit] of the samples; ±CI = where this sitting's median lies: 95%% interval from its block medians (each block a worker process)\n")
 	if d.Settings.DryRun {
 		fmt.Fprintln(w, st.Paint("33", "DRY RUN: the figures below are synthetic, nothing was measured"))
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUNG\tBENCHMARK\tPLACEMENT\tONE-WAY [p10–p90]\t±CI\tTSC TICKS\t× GOROUTINE\tSWITCHES/HOP\t")
+	repro := hasRepro(d.Results)
+	reproHead := ""
+	if repro {
+		reproHead = "±REPRO\t"
+	}
+	fmt.Fprintf(tw, "RUNG\tBENCHMARK\tPLACEMENT\tONE-WAY [p10–p90]\t±CI\t%sTSC TICKS\t× GOROUTINE\tSWITCHES/HOP\t\n", reproHead)
 	var notes []string
 	noisy := 0
 	exits := false
@@ -64,8 +69,12 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 			name += " ‡"
 			exits = true
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s [%s]\t%s\t%s\t%s\t%s%s\t\n",
-			r.Rung, name, r.Placement, units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci, cyc,
+		rp := ""
+		if repro {
+			rp = reproCell(r) + "\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s [%s]\t%s\t%s%s\t%s\t%s%s\t\n",
+			r.Rung, name, r.Placement, units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci, rp, cyc,
 			multiple(r), sw, marks)
 	}
 	tw.Flush()
@@ -74,6 +83,9 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 	}
 	if b := baseline(d); b != nil {
 		fmt.Fprintf(w, "\n× GOROUTINE: multiple of %s %s (%s), %s; taken round by round, its interval is in the JSON (multiple_interval); ~ where it holds 1×.\n", b.Name, b.Placement, units.Time(b.MedianNS), b.Why)
+	}
+	for _, l := range reproLegend(d, d.Results) {
+		fmt.Fprintln(w, l)
 	}
 	fmt.Fprintln(w, "SWITCHES/HOP: counted context switches of both sides per hop (✓ within 5% of one); — where no kernel switch is expected.")
 	if noisy > 0 {

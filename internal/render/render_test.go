@@ -168,3 +168,58 @@ func TestLadderWhereTheTimeGoes(t *testing.T) {
 		t.Errorf("the block:\n%s", out[max(i, 0):])
 	}
 }
+
+// Every surface says which interval it shows: the precision interval
+// always, the reproducibility interval where the machine learned it (a
+// pooled one marked), and without it one plain line that says the
+// intervals cover this sitting only and which command learns the rest.
+func TestIntervalsSayWhatTheyCover(t *testing.T) {
+	d := fake(t)
+	surfaces := func(d *result.Document) map[string]string {
+		out := map[string]string{}
+		var b bytes.Buffer
+		render.Ladder(&b, d, render.Style{})
+		out["ladder"] = b.String()
+		b.Reset()
+		if err := render.Markdown(&b, d); err != nil {
+			t.Fatal(err)
+		}
+		out["markdown"] = b.String()
+		return out
+	}
+	for name, s := range surfaces(d) {
+		if !strings.Contains(s, "covers this sitting only") || !strings.Contains(s, "ctxbench aa") || strings.Contains(s, "REPRO = ") || strings.Contains(s, "Reproducibility = ") {
+			t.Errorf("%s without a learned machine does not say its intervals cover one sitting:\n%s", name, s)
+		}
+	}
+	for i, pooled := range [][]string{nil, {"thread/pipe same-cpu"}} {
+		r := &d.Results[i]
+		m := r.OneWayNS.Median
+		r.OneWayNS.Reproducibility = &result.Reproducibility{Low: 0.9 * m, High: 1.1 * m, Confidence: 0.95, Sittings: 6, BetweenCV: 0.03, PooledFrom: pooled}
+	}
+	d.Settings.DryRun = false
+	d.History = &result.History{Fingerprint: "f", Before: 5, Recorded: true}
+	for name, s := range surfaces(d) {
+		if strings.Contains(s, "covers this sitting only") {
+			t.Errorf("%s says no interval is learned though two rows have one", name)
+		}
+		if !strings.Contains(s, "′") || !strings.Contains(s, "pooled") {
+			t.Errorf("%s does not mark the pooled reproducibility interval", name)
+		}
+	}
+	if s := surfaces(d)["ladder"]; !strings.Contains(s, "±REPRO") || !strings.Contains(s, "±10%") {
+		t.Errorf("the ladder does not show ±REPRO:\n%s", s)
+	}
+	var b bytes.Buffer
+	if err := render.CSV(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := csv.NewReader(&b).ReadAll()
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	if recs[1][col["repro_sittings"]] != "6" || recs[3][col["repro_low"]] != "" {
+		t.Errorf("CSV: a learned row's repro_sittings %q, an unlearned row's repro_low %q", recs[1][col["repro_sittings"]], recs[3][col["repro_low"]])
+	}
+}

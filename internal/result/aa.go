@@ -26,6 +26,16 @@ type AA struct {
 	// Resolvable is the median, over cells and adjacent pairs, of the
 	// smallest change one sitting could resolve against the next.
 	Resolvable float64 `json:"resolvable_change"`
+	// ReproCoverage, ReproPairs, ReproFalsePositives and ReproComparisons
+	// are the same checks for the reproducibility intervals, over the
+	// sittings that had one (each learned from the machine's history up to
+	// and including its own sitting): another sitting's median inside a
+	// sitting's reproducibility interval, and adjacent sittings called
+	// different when tested against reproducibility. Zero pairs: none had.
+	ReproCoverage       float64 `json:"repro_coverage"`
+	ReproPairs          int     `json:"repro_pairs"`
+	ReproFalsePositives int     `json:"repro_false_positives"`
+	ReproComparisons    int     `json:"repro_comparisons"`
 	// Distinct says, for every two different cells, in how many sittings
 	// their difference was resolved, their blocks paired by round (a power
 	// check on real differences).
@@ -56,6 +66,15 @@ type AACell struct {
 	// BetweenBlocks is the median share of a sitting's variance that lies
 	// between its blocks (0..1).
 	BetweenBlocks float64 `json:"between_block_share"`
+	// The reproducibility checks of this cell (see AA), and the
+	// between-sitting CV the history had learned by the last sitting
+	// (0: not learned).
+	ReproCoverage       float64 `json:"repro_coverage"`
+	ReproPairs          int     `json:"repro_pairs"`
+	ReproFalsePositives int     `json:"repro_false_positives"`
+	ReproComparisons    int     `json:"repro_comparisons"`
+	BetweenCV           float64 `json:"between_cv"`
+	ReproHalfWidth      float64 `json:"mean_repro_half_width"`
 }
 
 // AADistinct is two different cells compared within each sitting.

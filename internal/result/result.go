@@ -35,6 +35,9 @@ type Document struct {
 	Pools        *Pools        `json:"pools,omitempty"`
 	Replications []Replication `json:"replications,omitempty"`
 	AA           *AA           `json:"aa,omitempty"`
+	// History says what the machine's history of sittings knew of this
+	// run and whether the run was recorded in it (null: history off).
+	History *History `json:"history,omitempty"`
 	// Derived are the figures computed from several rows.
 	Derived *Derived `json:"derived,omitempty"`
 	// Warnings about the run as a whole (noise, environment), each with a fix.
@@ -54,8 +57,12 @@ type Failure struct {
 
 // Tool identifies the program that wrote the document.
 type Tool struct {
-	Name      string `json:"name"`
-	Version   string `json:"version"`
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// Commit is the VCS revision the binary was built from ("-dirty" when
+	// the tree had changes), from Go's build information; empty when the
+	// build recorded none.
+	Commit    string `json:"commit,omitempty"`
 	GoVersion string `json:"go_version"`
 	CC        string `json:"cc,omitempty"` // C compiler the kernels were built with
 	Cgo       bool   `json:"cgo"`
@@ -102,7 +109,7 @@ type Result struct {
 	// ("label") and by part ("label_parts"): see labels.go.
 	Label model.Label `json:"-"`
 
-	OneWayNS     stats.Summary  `json:"one_way_ns"`
+	OneWayNS     Figure         `json:"one_way_ns"`
 	OneWayCycles *stats.Summary `json:"one_way_cycles"` // TSC reference cycles per hop; null without a usable TSC
 	// Samples are the raw per-sample figures, one-way ns, in the order taken.
 	Samples []float64 `json:"samples"`

@@ -79,11 +79,16 @@ type Options struct {
 // added blocks are interleaved too), until all are within it, a cell has
 // MaxBlocks, or the extra rounds have taken Budget.
 type Precision struct {
-	Target    float64                 // relative half-width, e.g. 0.03
-	Width     func(r CellRun) float64 // the experiment's: the cell's relative half-width so far
-	Budget    time.Duration           // wall time the extra rounds may take
-	MaxBlocks int                     // per cell (0: 10 × the planned blocks)
-	Clock     func() time.Time        // nil: time.Now (tests stand in their own)
+	Target float64                 // relative half-width, e.g. 0.03
+	Width  func(r CellRun) float64 // the experiment's: the cell's relative half-width so far
+	// Floor, when set, is the narrowest the cell's interval can get
+	// however many blocks are added (a reproducibility interval cannot be
+	// narrower than the machine's between-sitting spread): a cell whose
+	// floor is above Target gets no extra blocks, and says why.
+	Floor     func(r CellRun) float64
+	Budget    time.Duration    // wall time the extra rounds may take
+	MaxBlocks int              // per cell (0: 10 × the planned blocks)
+	Clock     func() time.Time // nil: time.Now (tests stand in their own)
 }
 
 // Defaults of the contention policy: a block in which other work took more
@@ -398,6 +403,9 @@ func refine(ctx context.Context, runs []*CellRun, planned int, p Precision, seed
 			w := p.Width(*r)
 			switch {
 			case w <= p.Target:
+				continue
+			case p.Floor != nil && p.Floor(*r) > p.Target:
+				r.Missed = fmt.Sprintf("±%.1f%%: this machine's sittings alone move the cell by ±%.1f%%, which more blocks cannot narrow", 100*w, 100*p.Floor(*r))
 				continue
 			case len(r.Blocks) >= limit(r):
 				r.Missed = fmt.Sprintf("±%.1f%% after %d blocks, the most this cell may take", 100*w, len(r.Blocks))

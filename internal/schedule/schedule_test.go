@@ -274,6 +274,33 @@ func TestPrecisionAddsBlocksUntilTheTarget(t *testing.T) {
 		}
 	}
 
+	// A cell whose floor (the machine's between-sitting spread, for a
+	// reproducibility target) lies above the target gets no block at all.
+	o.Precision = &Precision{Target: 0.1, Budget: time.Hour, Width: func(CellRun) float64 { return 1 },
+		Floor: func(r CellRun) float64 {
+			if r.Cell.Placement == model.CrossCPU {
+				return 0.2
+			}
+			return 0
+		}}
+	o.Precision.MaxBlocks = 5
+	runs, err = Run(context.Background(), cells, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		switch r.Cell.Placement {
+		case model.CrossCPU:
+			if r.Added != 0 || !strings.Contains(r.Missed, "more blocks cannot narrow") {
+				t.Errorf("cross-cpu above its floor: %d added, missed %q", r.Added, r.Missed)
+			}
+		case model.SameCPU:
+			if r.Added != 2 {
+				t.Errorf("same-cpu: %d added, want 2 (to the limit of 5)", r.Added)
+			}
+		}
+	}
+
 	// A dry run adds nothing.
 	o.DryRun = true
 	runs, _ = Run(context.Background(), cells, o)

@@ -41,6 +41,10 @@ type Spec struct {
 	Derive []func(*result.Document)
 	// Environment, when set, is used instead of reading the machine (tests).
 	Environment *result.Environment
+	// History is the path of the machine's history of sittings ("": none):
+	// the run is recorded there and its figures get their reproducibility
+	// intervals from it (history.go). A dry run is never recorded.
+	History string
 	// Lock, when set, makes the run hold the machine-wide measurement lock
 	// (a dry run never takes it): two measurements never overlap.
 	Lock *Lock
@@ -95,6 +99,10 @@ func Run(ctx context.Context, spec Spec) (*result.Document, error) {
 		SchemaVersion: result.SchemaVersion, Tool: spec.Tool, Command: spec.Command,
 		StartedAt: time.Now().UTC(), Settings: spec.Settings, Results: []result.Result{},
 	}
+	if spec.History != "" && !spec.DryRun {
+		doc.Environment = env // the fingerprint is made of it, the tool and the settings
+		xenv.Learned = learnedBefore(ctx, spec.History, doc)
+	}
 	before := machine.ReadCPUTimes("")
 	var all experiment.Part
 	for _, step := range spec.Steps {
@@ -112,6 +120,9 @@ func Run(ctx context.Context, spec Spec) (*result.Document, error) {
 	measuredTSC(&env, doc.Results)
 	doc.Environment = env
 	doc.Warnings = append(append(append([]result.Warning{}, env.Warnings...), machine.RunWarnings(env.Steal)...), all.Warnings...)
+	if spec.History != "" && !spec.DryRun {
+		doc.History = learn(ctx, spec.History, doc, log)
+	}
 	for _, d := range spec.Derive {
 		d(doc)
 	}

@@ -144,11 +144,11 @@ func Doc(o Options) (*result.Document, error) {
 			for i := range r.Samples {
 				r.Samples[i] = m * (0.975 + 0.05*rng.Float64())
 			}
-			r.OneWayNS = stats.SummarizeBlocks(r.Samples, result.BlockSizes(r.BlockInfo))
+			r.OneWayNS.Summary = stats.SummarizeBlocks(r.Samples, result.BlockSizes(r.BlockInfo))
 		}
 		if o.Scale != 1 {
 			r.Samples = stats.Scale(r.Samples, o.Scale)
-			r.OneWayNS = stats.SummarizeBlocks(r.Samples, result.BlockSizes(r.BlockInfo))
+			r.OneWayNS.Summary = stats.SummarizeBlocks(r.Samples, result.BlockSizes(r.BlockInfo))
 			if r.OneWayCycles != nil {
 				c := *r.OneWayCycles
 				c.Median *= o.Scale

@@ -115,7 +115,7 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 	r := result.Result{
 		Name: b.Name, Rung: string(b.Rung), Placement: string(u.Cell.Placement), Kind: string(b.Kind),
 		Description: b.Description, Op: b.Op, HopsPerOp: b.HopsPerOp, IterationsPerSample: u.Iters,
-		Samples: samples, OneWayNS: stats.SummarizeBlocks(samples, sizes), Blocks: len(u.Blocks), Flags: []result.Flag{},
+		Samples: samples, OneWayNS: result.Figure{Summary: stats.SummarizeBlocks(samples, sizes)}, Blocks: len(u.Blocks), Flags: []result.Flag{},
 		Label: model.Label{What: b.Switched, Mechanism: b.Mechanism, Placement: fmt.Sprintf("same CPU (pinned to CPU %d)", u.Cell.CPUA), Host: host},
 	}
 	r.BlockInfo, _ = experiment.Blocks(u.Blocks)

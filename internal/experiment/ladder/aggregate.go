@@ -95,7 +95,7 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 			"the first %d measured sample(s) of every block were still warming up (above the rest of their block in most blocks: a sign test across blocks) and were dropped", drop),
 			Fix: "raise --warmup"})
 	}
-	r.OneWayNS = stats.SummarizeBlocks(r.Samples, sizes)
+	r.OneWayNS.Summary = stats.SummarizeBlocks(r.Samples, sizes)
 	if nominalHops > 0 && math.Abs(hops/nominalHops-1) > HopTolerance {
 		r.Flags = append(r.Flags, result.Flag{Code: "hop-count", Message: fmt.Sprintf(
 			"%.0f hops counted where the ops make %.0f (%.3f of nominal): the figure is per counted hop", hops, nominalHops, hops/nominalHops)})
@@ -164,7 +164,7 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 	if v.PerfMigrations != nil && *v.PerfMigrations > 0 && c.Placement != model.Unpinned {
 		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("%d CPU migrations counted in the perf block although both sides were pinned", *v.PerfMigrations)})
 	}
-	r.Warnings = append(r.Warnings, noiseWarnings(r.OneWayNS, c.Placement)...)
+	r.Warnings = append(r.Warnings, noiseWarnings(r.OneWayNS.Summary, c.Placement)...)
 	if run.Missed != "" {
 		r.Warnings = append(r.Warnings, result.Warning{Code: "target-ci", Message: "did not reach the target interval: " + run.Missed,
 			Fix: "quiet the machine, pin with --cpus, or give more time with --target-budget"})

@@ -13,7 +13,7 @@ import (
 // without it, the cheapest pure user-space goroutine row stands in.
 func TestBaselineIsThePublishedRowWhenMeasured(t *testing.T) {
 	row := func(name, pl string, median float64) result.Result {
-		return result.Result{Name: name, Rung: "goroutine", Placement: pl, OneWayNS: stats.Summary{N: 10, Median: median}}
+		return result.Result{Name: name, Rung: "goroutine", Placement: pl, OneWayNS: result.Figure{Summary: stats.Summary{N: 10, Median: median}}}
 	}
 	rs := []result.Result{row("goroutine/gosched", "same-cpu", 50), row(baselineName, baselinePlacement, 150)}
 	d := Derive(rs)
@@ -33,7 +33,7 @@ func TestBaselineIsThePublishedRowWhenMeasured(t *testing.T) {
 // only when both exits were one real exit per op of the same guest mode.
 func TestVMDecomposition(t *testing.T) {
 	row := func(name string, median float64, exits, guest string) result.Result {
-		r := result.Result{Name: name, Placement: "same-cpu", OneWayNS: stats.Summary{N: 10, Median: median}}
+		r := result.Result{Name: name, Placement: "same-cpu", OneWayNS: result.Figure{Summary: stats.Summary{N: 10, Median: median}}}
 		if exits != "" {
 			r.Evidence = map[string]string{"kvm_stats_per_op": "exits=" + exits + " fpu_reload=1.00", "guest": guest}
 		}

@@ -61,6 +61,13 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 	if so.Precision != nil {
 		p := *so.Precision
 		p.Width = Width
+		if env.Learned != nil {
+			// Where the machine has learned how far its sittings move, the
+			// target is the reproducibility interval's width, not the
+			// sitting's own.
+			p.Width = func(r schedule.CellRun) float64 { return reproWidth(r, env.Learned, false) }
+			p.Floor = func(r schedule.CellRun) float64 { return reproWidth(r, env.Learned, true) }
+		}
 		so.Precision = &p
 	}
 	runs, err := schedule.Run(ctx, cells, so)
@@ -102,6 +109,42 @@ func placementText(c schedule.Cell) string {
 // (the larger side, as the tables print it): what --target-ci narrows.
 // The per-sample figure's scale (ops and hops per sample) cancels out.
 func Width(run schedule.CellRun) float64 {
+	s := summarize(run)
+	if s.Median <= 0 || s.Confidence == 0 {
+		return math.Inf(1)
+	}
+	return math.Max(s.CIHigh-s.Median, s.Median-s.CILow) / s.Median
+}
+
+// reproWidth is the relative half-width of the cell's reproducibility
+// interval from its blocks so far and the learned between-sitting
+// component (Width where none is learned); with floor, the width it would
+// have with a perfectly precise sitting.
+func reproWidth(run schedule.CellRun, learned func(name, placement string) (stats.Between, bool), floor bool) float64 {
+	b, ok := learned(run.Cell.Bench.Name, string(run.Cell.Placement))
+	if !ok {
+		if floor {
+			return 0
+		}
+		return Width(run)
+	}
+	s := summarize(run)
+	lo, hi := s.CILow, s.CIHigh
+	if floor {
+		lo, hi = s.Median, s.Median
+	}
+	rp, ok := stats.Reproducibility(s.Median, lo, hi, s.Confidence, s.Blocks, b, 0.95)
+	if !ok {
+		if floor {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	return math.Max(rp.High-s.Median, s.Median-rp.Low) / s.Median
+}
+
+// summarize is the cell's figure from its blocks so far.
+func summarize(run schedule.CellRun) stats.Summary {
 	var v []float64
 	var sizes []int
 	for _, b := range run.Blocks {
@@ -114,9 +157,5 @@ func Width(run schedule.CellRun) float64 {
 		}
 		sizes = append(sizes, len(b.Resp.NS))
 	}
-	s := stats.SummarizeBlocks(v, sizes)
-	if s.Median <= 0 || s.Confidence == 0 {
-		return math.Inf(1)
-	}
-	return math.Max(s.CIHigh-s.Median, s.Median-s.CILow) / s.Median
+	return stats.SummarizeBlocks(v, sizes)
 }

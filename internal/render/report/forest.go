@@ -30,6 +30,7 @@ type forestRow struct {
 	Fig       Fig
 	Median    string
 	CI        string
+	Repro     string // the reproducibility half-width (ladder rows); "—" where not learned
 	Spread    string
 	N         int
 	Switches  string
@@ -306,7 +307,7 @@ func ladderForest(runs []*runView) *forest {
 				seen[k] = true
 				keys = append(keys, k)
 			}
-			all = append(all, r.OneWayNS)
+			all = append(all, r.OneWayNS.Summary)
 		}
 	}
 	if len(keys) == 0 {
@@ -368,7 +369,7 @@ func ladderRow(rv *runView, r result.Result, x scale, ticks []tick, notes *noteS
 	cls, shape := placementClass(r.Placement)
 	s := r.OneWayNS
 	row := forestRow{Name: r.Name, Parts: r.Label.Parts(), Placement: r.Placement, PClass: cls, Run: rv,
-		Median: fmtNS(s.Median), CI: ciText(s), Spread: spreadText(s), N: s.N, Flagged: len(r.Flags) > 0,
+		Median: fmtNS(s.Median), CI: ciText(s.Summary), Repro: reproText(s), Spread: spreadText(s.Summary), N: s.N, Flagged: len(r.Flags) > 0,
 		Switches: "—", SwClass: "none", Cycles: "—"}
 	if r.OneWayCycles != nil {
 		row.Cycles = sig(r.OneWayCycles.Median)
@@ -391,12 +392,26 @@ func ladderRow(rv *runView, r result.Result, x scale, ticks []tick, notes *noteS
 		noise = append(noise, w.Message)
 	}
 	row.Noise = strings.Join(noise, "\n")
-	title := summaryTitle(r.Label.String(), s, "per hop")
+	title := summaryTitle(r.Label.String(), s.Summary, "per hop")
 	if r.Op != "" {
 		title += "\none op: " + r.Op
 	}
-	row.Fig = rowFig(x, ticks, s, cls, shape, row.Flagged, title)
+	row.Fig = rowFig(x, ticks, s.Summary, cls, shape, row.Flagged, title)
 	return row
+}
+
+// reproText is the reproducibility half-width of a ladder figure, with its
+// sittings; "—" where the machine has not learned it.
+func reproText(f result.Figure) string {
+	rp := f.Reproducibility
+	if rp == nil {
+		return "—"
+	}
+	s := fmt.Sprintf("±%.1f%% (%d sittings)", 100*rp.Half(f.Median), rp.Sittings)
+	if len(rp.PooledFrom) > 0 {
+		s = fmt.Sprintf("±%.1f%% (pooled from %d cells)", 100*rp.Half(f.Median), len(rp.PooledFrom))
+	}
+	return s
 }
 
 // spawnForest is the creation ladder: nanoseconds to create one context,

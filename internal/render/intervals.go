@@ -1,0 +1,86 @@
+package render
+
+// intervals.go: how every table says which interval it shows. A figure has
+// a precision interval (where this sitting's median lies, from its blocks)
+// and, once the machine has learned how far its sittings move, a
+// reproducibility interval (where the machine's figure lies across
+// sittings). Tables show both where both exist, and say once, plainly,
+// when only the first does and how to learn the second.
+
+import (
+	"fmt"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+)
+
+// aaHint names the command that teaches the machine its between-sitting
+// variation.
+const aaHint = "`ctxbench aa` (six sittings of three cells, about two minutes) learns how far sittings move on this machine"
+
+// hasRepro says some row of rs carries a reproducibility interval.
+func hasRepro(rs []result.Result) bool {
+	for _, r := range rs {
+		if r.OneWayNS.Reproducibility != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// reproCell is a row's reproducibility half-width as a percentage of its
+// median, marked ′ when the between-sitting part was pooled from other
+// cells; "—" where the machine has not learned it.
+func reproCell(r result.Result) string {
+	rp := r.OneWayNS.Reproducibility
+	if rp == nil {
+		return "—"
+	}
+	s := fmt.Sprintf("±%.0f%%", 100*rp.Half(r.OneWayNS.Median))
+	if rp.Confidence < 0.95-1e-9 {
+		s += fmt.Sprintf(" @%.0f%%", 100*rp.Confidence)
+	}
+	if len(rp.PooledFrom) > 0 {
+		s += "′"
+	}
+	return s
+}
+
+// reproLegend explains the ±REPRO column (tables that have it) or says
+// that the intervals cover this sitting only and how to learn the rest.
+func reproLegend(d *result.Document, rs []result.Result) []string {
+	if hasRepro(rs) {
+		lo, hi := 0, 0
+		for _, r := range rs {
+			if rp := r.OneWayNS.Reproducibility; rp != nil {
+				if lo == 0 || rp.Sittings < lo {
+					lo = rp.Sittings
+				}
+				hi = max(hi, rp.Sittings)
+			}
+		}
+		n := fmt.Sprint(lo)
+		if hi != lo {
+			n = fmt.Sprintf("%d–%d", lo, hi)
+		}
+		lines := []string{fmt.Sprintf("±REPRO = where this machine's figure lies across sittings: 95%% interval from this sitting's precision plus the between-sitting variation its history shows (%s sittings; few sittings give a wide interval); compare tests against it; — where a cell has not been learned", n)}
+		for _, r := range rs {
+			if rp := r.OneWayNS.Reproducibility; rp != nil && len(rp.PooledFrom) > 0 {
+				lines = append(lines, "′ the cell has too few sittings of its own: its between-sitting variation is pooled from the cells of its placement that have")
+				break
+			}
+		}
+		return lines
+	}
+	why := "the machine has not learned how far its sittings move"
+	switch h := d.History; {
+	case d.Settings.DryRun:
+		why = "a dry run is not recorded"
+	case h == nil:
+		why = "the history is off (--no-history or CTXBENCH_NO_HISTORY)"
+	case h.Note != "":
+		why = h.Note
+	case h.Before > 0:
+		why = fmt.Sprintf("%d earlier sitting(s) with this fingerprint are too few", h.Before)
+	}
+	return []string{fmt.Sprintf("±CI covers this sitting only: another run on this machine may land outside it (%s). %s; after it, tables show ±REPRO.", why, aaHint)}
+}

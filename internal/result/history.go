@@ -1,0 +1,145 @@
+package result
+
+// history.go: the two intervals of a figure and the fingerprint that says
+// which sittings are of one machine.
+//
+// A figure's precision interval (ci_low, ci_high) says where this sitting's
+// median lies; it comes from the sitting's own blocks. Its reproducibility
+// interval says where this machine's figure lies when sittings are taken
+// into account too: the precision plus the between-sitting component, which
+// only repeated sittings with one fingerprint can measure (the history,
+// internal/store). A figure whose machine has not learned it carries null.
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+
+	"github.com/ctxbench/ctxbench/internal/stats"
+)
+
+// Figure is a switch row's headline figure: the summary of its samples
+// with the precision interval, and the reproducibility interval where the
+// machine has learned how far its sittings move.
+type Figure struct {
+	stats.Summary
+	// Reproducibility is null where the machine has not learned it (a
+	// first sitting, history off, a dry run).
+	Reproducibility *Reproducibility `json:"reproducibility"`
+}
+
+// Reproducibility is a figure's interval across sittings: at Confidence,
+// where this machine's figure for the cell lies, from this sitting's
+// precision and the between-sitting component estimated from Sittings
+// sittings with the same fingerprint (internal/stats.Reproducibility).
+type Reproducibility struct {
+	Low        float64 `json:"low"`
+	High       float64 `json:"high"`
+	Confidence float64 `json:"confidence"`
+	// Sittings is how many sittings the between-sitting component was
+	// estimated from (this one included).
+	Sittings int `json:"sittings"`
+	// BetweenCV is the between-sitting standard deviation, relative to the
+	// figure.
+	BetweenCV float64 `json:"between_cv"`
+	// PooledFrom names the cells (name placement) whose sittings gave the
+	// between-sitting component, when this cell had too few of its own.
+	PooledFrom []string `json:"pooled_from,omitempty"`
+	// Component is the between-sitting estimate itself (log scale), so
+	// that compare can test two files against it without the history.
+	Component stats.Between `json:"component"`
+}
+
+// Between is the component as stats uses it (its OK is not in the file:
+// it holds when the estimate had its sittings).
+func (r *Reproducibility) Between() stats.Between {
+	b := r.Component
+	b.OK = b.Sittings >= 2 && b.DF >= 1
+	return b
+}
+
+// Half is the interval's half-width relative to median (the larger side).
+func (r *Reproducibility) Half(median float64) float64 {
+	if r == nil || median <= 0 {
+		return 0
+	}
+	return max(r.High-median, median-r.Low) / median
+}
+
+// History says what the machine's history knew of this run and whether the
+// run was recorded in it.
+type History struct {
+	// Fingerprint is the key of the environment this run's figures belong
+	// with (FingerprintOf); runs of one fingerprint form one history.
+	Fingerprint string `json:"fingerprint"`
+	// Before is how many sittings of this fingerprint were recorded before
+	// this one.
+	Before   int  `json:"sittings_before"`
+	Recorded bool `json:"recorded"`
+	// Note says why the run was not recorded or not read, in one line.
+	Note string `json:"note,omitempty"`
+}
+
+// FingerprintFields are what must be equal for two sittings to belong to
+// one history: the machine and its kernel, how it is virtualized, what
+// sets its clock and idle behaviour, the build of ctxbench, and the
+// settings that change a figure (not those that only change its precision,
+// such as --runs).
+type FingerprintFields struct {
+	Host          string `json:"host"`
+	CPU           string `json:"cpu"`
+	Microcode     string `json:"microcode,omitempty"`
+	Kernel        string `json:"kernel"`
+	KernelBuild   string `json:"kernel_build"`
+	Virt          string `json:"virtualization"`
+	KVMBackend    string `json:"kvm_backend"`
+	Governor      string `json:"governor"`
+	IdleDriver    string `json:"idle_driver"`
+	IdleGovernor  string `json:"idle_governor"`
+	Version       string `json:"version"`
+	Commit        string `json:"commit,omitempty"`
+	MinTimeNS     int64  `json:"min_time_ns"`
+	Iterations    uint64 `json:"iterations,omitempty"`
+	SamplesPerBlk int    `json:"samples_per_block"`
+	Warmup        int    `json:"warmup"`
+	SpanNS        int64  `json:"span_ns"`
+}
+
+// FingerprintOf gives the fields of a document's fingerprint, their key
+// (16 hex digits of their SHA-256) and their JSON.
+func FingerprintOf(d *Document) (FingerprintFields, string, []byte) {
+	e := d.Environment
+	f := FingerprintFields{
+		Host: e.Hostname, CPU: e.CPU.Model, Microcode: e.CPU.Microcode, Kernel: e.Kernel, KernelBuild: e.KernelBuild,
+		Virt: e.Virtualization.Label, KVMBackend: e.Virtualization.KVM.Backend, Governor: e.CPU.Governor,
+		IdleDriver: e.Idle.Driver, IdleGovernor: e.Idle.Governor, Version: d.Tool.Version, Commit: d.Tool.Commit,
+		MinTimeNS: d.Settings.MinTimeNS, Iterations: d.Settings.Iterations, SamplesPerBlk: d.Settings.SamplesPerBlock,
+		Warmup: d.Settings.Warmup, SpanNS: d.Settings.SpanNS,
+	}
+	b, _ := json.Marshal(f) // a struct of strings and integers always encodes
+	sum := sha256.Sum256(b)
+	return f, hex.EncodeToString(sum[:8]), b
+}
+
+// CellCPUs names the CPUs a row's sides were allowed, as the history keys
+// a cell by them ("1", "0+1"; "any" when unpinned).
+func CellCPUs(r *Result) string {
+	cpus := append(append([]int{}, r.Placed.CPUA...), r.Placed.CPUB...)
+	if len(cpus) == 0 {
+		return "any"
+	}
+	seen := map[int]bool{}
+	out := ""
+	for _, c := range cpus {
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		if out != "" {
+			out += "+"
+		}
+		out += strconv.Itoa(c)
+	}
+	return out
+}

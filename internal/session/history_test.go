@@ -1,0 +1,167 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/store"
+	"github.com/ctxbench/ctxbench/internal/testdoc"
+)
+
+// sitting is one synthetic sitting of the same-CPU cells: draw k of one
+// distribution, shifted by the sitting's effect.
+func sitting(t *testing.T, k int64, shift float64) *result.Document {
+	t.Helper()
+	d, err := testdoc.Doc(testdoc.Options{Seed: 1, Redraw: k, Scale: shift, Only: []model.Placement{model.SameCPU}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Settings.DryRun = false // learn never sees dry runs; these stand for measured sittings
+	d.StartedAt = d.StartedAt.Add(time.Duration(k) * time.Minute)
+	return d
+}
+
+func TestHistoryLearnsFromSittings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h", "history.db")
+	ctx := context.Background()
+	var log bytes.Buffer
+	shifts := []float64{1, 1.02, 0.99, 1.01}
+	var docs []*result.Document
+	for k, s := range shifts {
+		d := sitting(t, int64(k+1), s)
+		h := learn(ctx, path, d, &log)
+		if !h.Recorded || h.Before != k || h.Note != "" {
+			t.Fatalf("sitting %d: history %+v", k+1, h)
+		}
+		docs = append(docs, d)
+	}
+	if log.Len() != 0 {
+		t.Errorf("a healthy store said: %s", log.String())
+	}
+	for _, r := range docs[0].Results {
+		if r.OneWayNS.Reproducibility != nil {
+			t.Errorf("first sitting: %s has a reproducibility interval from no history", r.Name)
+		}
+	}
+	for k, d := range docs[1:] {
+		for _, r := range d.Results {
+			rp := r.OneWayNS.Reproducibility
+			if rp == nil {
+				if len(r.BlockInfo) >= 2 {
+					t.Errorf("sitting %d: %s has no reproducibility interval", k+2, r.Name)
+				}
+				continue
+			}
+			s := r.OneWayNS
+			if rp.Sittings != k+2 || len(rp.PooledFrom) != 0 {
+				t.Errorf("sitting %d: %s learned from %d sittings (pooled %v)", k+2, r.Name, rp.Sittings, rp.PooledFrom)
+			}
+			if rp.Low > s.CILow || rp.High < s.CIHigh || rp.Confidence != ReproLevel {
+				t.Errorf("%s: reproducibility [%g, %g] at %g does not hold the precision interval [%g, %g]", r.Name, rp.Low, rp.High, rp.Confidence, s.CILow, s.CIHigh)
+			}
+			if rp.BetweenCV < 0 || rp.Component.DF != k+1 {
+				t.Errorf("%s: between CV %g, df %d", r.Name, rp.BetweenCV, rp.Component.DF)
+			}
+		}
+	}
+	// Two sittings give a t interval with one degree of freedom: wider
+	// than four (S = 4, df 3) by far.
+	name := docs[1].Results[0].Name
+	w2 := docs[1].Results[0].OneWayNS.Reproducibility.Half(docs[1].Results[0].OneWayNS.Median)
+	w4 := docs[3].Results[0].OneWayNS.Reproducibility.Half(docs[3].Results[0].OneWayNS.Median)
+	if !(w2 > 2*w4) {
+		t.Errorf("%s: two sittings gave ±%.2f%%, four ±%.2f%%: few sittings must be wide", name, 100*w2, 100*w4)
+	}
+}
+
+func TestHistoryPoolsForNewCells(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.db")
+	ctx := context.Background()
+	for k := range 3 {
+		learn(ctx, path, sitting(t, int64(k+1), 1), &bytes.Buffer{})
+	}
+	d := sitting(t, 9, 1)
+	d.Results[0].Name = "thread/new" // a cell the history has never seen
+	learn(ctx, path, d, &bytes.Buffer{})
+	rp := d.Results[0].OneWayNS.Reproducibility
+	if rp == nil || len(rp.PooledFrom) == 0 || !rp.Component.Pooled {
+		t.Fatalf("a new cell of a learned placement: %+v, want a pooled interval", rp)
+	}
+	for _, c := range rp.PooledFrom {
+		if !strings.HasSuffix(c, " same-cpu") || strings.HasPrefix(c, "thread/new") {
+			t.Errorf("pooled from %q: only other cells of its placement", c)
+		}
+	}
+}
+
+func TestHistoryFingerprintStartsAnew(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.db")
+	ctx := context.Background()
+	for k := range 3 {
+		learn(ctx, path, sitting(t, int64(k+1), 1), &bytes.Buffer{})
+	}
+	d := sitting(t, 4, 1)
+	d.Environment.Kernel = "6.2.0-upgraded"
+	h := learn(ctx, path, d, &bytes.Buffer{})
+	if h.Before != 0 || !h.Recorded {
+		t.Errorf("a new kernel: %+v, want a new history", h)
+	}
+	for _, r := range d.Results {
+		if r.OneWayNS.Reproducibility != nil {
+			t.Errorf("%s: learned across a kernel change", r.Name)
+		}
+	}
+	d = sitting(t, 5, 1)
+	d.Settings.Runs *= 2 // precision, not the figure: the same history
+	if h := learn(ctx, path, d, &bytes.Buffer{}); h.Before != 3 {
+		t.Errorf("--runs changed the fingerprint: %d sittings before, want 3", h.Before)
+	}
+}
+
+func TestHistoryUnwritableRunGoesOn(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "not-a-dir")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	d := sitting(t, 1, 1)
+	h := learn(context.Background(), filepath.Join(file, "history.db"), d, &log)
+	if h.Recorded || h.Note == "" {
+		t.Errorf("history under a file: %+v", h)
+	}
+	if n := strings.Count(strings.TrimSpace(log.String()), "\n"); n != 0 || !strings.Contains(log.String(), "history not") {
+		t.Errorf("want one line saying the history was not kept, got %q", log.String())
+	}
+}
+
+func TestHistoryRecordsEveryAASitting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.db")
+	var runs [][]result.Result
+	for k := range 4 {
+		runs = append(runs, sitting(t, int64(k+1), 1).Results)
+	}
+	d := sitting(t, 1, 1)
+	d.Results = []result.Result{}
+	d.AA = &result.AA{Sittings: 4, Runs: runs, SittingSeconds: []float64{10, 10, 10, 10}}
+	h := learn(context.Background(), path, d, &bytes.Buffer{})
+	st, _, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	n, err := st.Sittings(context.Background(), h.Fingerprint)
+	if err != nil || n != 4 {
+		t.Fatalf("aa of 4 sittings recorded %d (%v)", n, err)
+	}
+	if d.AA.Runs[0][0].OneWayNS.Reproducibility != nil || d.AA.Runs[3][0].OneWayNS.Reproducibility == nil {
+		t.Errorf("aa: the first sitting learns nothing, the fourth from four")
+	}
+}
