@@ -36,9 +36,12 @@ and reports what a user of the results needs to know about this machine:
   run-to-run   how much a cell's median moves between sittings (CV)
   ±CI          the mean half-width of one sitting's 95% interval
   coverage     how often another sitting's median fell inside a sitting's
-               interval (honest 95% intervals of equal width: about 83%)
-  false +      how often compare called two adjacent, identical sittings
-               different (at --alpha 0.05: about 5% if the method holds)
+               precision interval (honest 95% intervals of equal width:
+               about 83%), and a later sitting's inside its reproducibility
+               interval (about 95%)
+  false +      how often two adjacent, identical sittings were called
+               different: against precision alone, and against
+               reproducibility (at --alpha 0.05: about 5% if the method holds)
   resolvable   the smallest change one sitting can resolve against another
   told apart   for two different cells, in how many sittings compare saw
                the difference
@@ -46,7 +49,7 @@ and reports what a user of the results needs to know about this machine:
 It also teaches the machine how far its sittings move: every sitting is
 recorded in the machine's history (--no-history: not), so that afterwards
 every run's figures on this machine carry a reproducibility interval (where
-another sitting's figure lies, not just this one's) and compare tests
+another sitting's median will lie, not just this one's) and compare tests
 changes against it. Cells that aa did not measure borrow the spread of the
 cells of their placement that it did. Run it again after a kernel, ctxbench
 or setting change: a new fingerprint starts a new history.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"os"
@@ -283,7 +284,7 @@ const (
 // --no-history or the environment turns the history off, or no home
 // directory is known (then one line says so).
 func (m *measureFlags) historyPath(stderr io.Writer) string {
-	if v := os.Getenv(envNoHistory); m.noHistory || (v != "" && v != "0") || m.dryRun {
+	if m.noHistory || m.dryRun || envOn(os.Getenv(envNoHistory)) {
 		return ""
 	}
 	if p := os.Getenv(envHistory); p != "" {
@@ -295,6 +296,16 @@ func (m *measureFlags) historyPath(stderr io.Writer) string {
 		return ""
 	}
 	return p
+}
+
+// envOn reads a boolean environment variable: set and not "0", "false",
+// "no" or "off".
+func envOn(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "0", "false", "no", "off":
+		return false
+	}
+	return true
 }
 
 func versionString() string {
@@ -327,8 +338,30 @@ func commit() string {
 	return rev
 }
 
+// buildHash names this executable by its content: where no clean commit
+// does, it keeps two builds of different code out of one history.
+func buildHash() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("sha256:%x", h.Sum(nil)[:8])
+}
+
 func tool() result.Tool {
 	t := result.Tool{Name: "ctxbench", Version: Version, Commit: commit(), GoVersion: runtime.Version(), Cgo: kernels.Built}
+	if t.Commit == "" || strings.HasSuffix(t.Commit, "-dirty") {
+		t.Build = buildHash()
+	}
 	if kernels.Built {
 		t.CC = ccVersion
 	}

@@ -119,6 +119,7 @@ type Cell struct {
 	Sizes     []int // samples per block; nil when the file did not record blocks
 	Notes     []int // 1-based footnote numbers
 	Repro     *result.Reproducibility
+	CPUs      string
 }
 
 // Delta is the change of a cell against the base's.
@@ -135,9 +136,9 @@ type Delta struct {
 	// Resolvable is the smallest change these two files could resolve:
 	// the interval's half-width, relative.
 	Resolvable float64
-	P          float64 // two-sided Mann–Whitney p-value on the units
+	P          float64 // two-sided p-value: Mann–Whitney on the units, or the t test against reproducibility
 	N1, N2     int     // units compared: blocks, or samples (Unit)
-	Unit       string  // "blocks" or "samples"
+	Unit       string  // "sittings" (tested against reproducibility), "blocks" or "samples"
 	Notes      []int
 	// Geomean deltas have no test.
 	Tested bool
@@ -167,6 +168,7 @@ type entry struct {
 	// repro is the figure's reproducibility (ladder rows whose machine had
 	// learned it); nil elsewhere.
 	repro *result.Reproducibility
+	cpus  string // the CPUs the figure's sides were allowed (result.CellCPUs)
 }
 
 type source struct {
@@ -183,7 +185,7 @@ var sources = []source{
 func ladderEntries(d *result.Document) []entry {
 	var out []entry
 	for _, r := range d.Results {
-		e := entry{name: r.Name, placement: r.Placement, samples: r.Samples, sizes: result.BlockSizes(r.BlockInfo), summary: r.OneWayNS.Summary, repro: r.OneWayNS.Reproducibility}
+		e := entry{name: r.Name, placement: r.Placement, samples: r.Samples, sizes: result.BlockSizes(r.BlockInfo), summary: r.OneWayNS.Summary, repro: r.OneWayNS.Reproducibility, cpus: result.CellCPUs(&r)}
 		for _, f := range r.Flags {
 			e.notes = append(e.notes, fmt.Sprintf("%s %s flagged (%s): %s", r.Name, r.Placement, f.Code, f.Message))
 		}
@@ -296,7 +298,7 @@ func buildTable(src source, inputs []Input, o Options, note func(string) int) (*
 			if row.Cells[i].Present {
 				return nil, fmt.Errorf("%s has %s %s twice", in.Path, e.name, e.placement)
 			}
-			cell := Cell{Present: true, Placement: e.placement, Summary: e.summary, Samples: e.samples, Sizes: e.sizes, Repro: e.repro}
+			cell := Cell{Present: true, Placement: e.placement, Summary: e.summary, Samples: e.samples, Sizes: e.sizes, Repro: e.repro, CPUs: e.cpus}
 			for _, w := range e.summary.Warnings {
 				cell.Notes = append(cell.Notes, note(w))
 			}
@@ -320,7 +322,9 @@ func buildTable(src source, inputs []Input, o Options, note func(string) int) (*
 				continue
 			}
 			ch := stats.CompareBlocks(base.Samples, base.Sizes, cur.Samples, cur.Sizes, o.Alpha)
-			if b, ok := learned(inputs[0].Doc, inputs[i].Doc, base.Repro, cur.Repro); ok {
+			// The history keys a cell by its CPUs too: figures taken on
+			// other CPUs are not two sittings of one cell.
+			if b, ok := learned(inputs[0].Doc, inputs[i].Doc, base.Repro, cur.Repro); ok && base.CPUs == cur.CPUs {
 				// One machine whose sittings' spread is known: the change is
 				// tested against reproducibility, not this pair's blocks alone
 				// (which call identical runs different far more often than α).
@@ -440,27 +444,25 @@ func (c *Comparison) Tests() int {
 // learned is the between-sitting component that a change between two
 // files' figures is tested against: only when both files come from one
 // fingerprint (one machine, kernel, build and figure-changing settings) and
-// at least one of the two figures carries it — the one learned from more
-// sittings. Files from different fingerprints differ by more than one
+// at least one of the two figures carries a prior component — the one
+// learned from more sittings. A prior component excludes its own figure's
+// sitting, so the newer file's change never inflates the spread it is
+// judged by. Files from different fingerprints differ by more than one
 // machine's sittings do, which no history here measures.
 func learned(a, b *result.Document, ra, rb *result.Reproducibility) (stats.Between, bool) {
 	if a == nil || b == nil {
 		return stats.Between{}, false
 	}
-	if _, ka, _ := result.FingerprintOf(a); ka != fingerprintKey(b) {
+	if fingerprintKey(a) != fingerprintKey(b) {
 		return stats.Between{}, false
 	}
-	var best *result.Reproducibility
+	best := stats.Between{}
 	for _, r := range []*result.Reproducibility{ra, rb} {
-		if r != nil && (best == nil || r.Component.DF > best.Component.DF) {
-			best = r
+		if p := r.PriorBetween(); p.OK && p.DF > best.DF {
+			best = p
 		}
 	}
-	if best == nil {
-		return stats.Between{}, false
-	}
-	comp := best.Between()
-	return comp, comp.OK
+	return best, best.OK
 }
 
 func fingerprintKey(d *result.Document) string {
@@ -478,10 +480,12 @@ func hints(c *Comparison, o Options) []string {
 		switch {
 		case repro == 0 && !sameFingerprint(c.Inputs):
 			h = append(h, "the files come from different machines, kernels, builds or figure-changing settings (their fingerprints differ): each change is tested against the two files' within-sitting precision only, and a row called different may differ by set-up as much as by change")
+		case repro == 0 && len(c.Synthetic) > 0:
+			// dry runs are never recorded: nothing to learn, nothing to say about it
 		case repro == 0:
 			h = append(h, "only within-sitting precision was available (the machine had not learned how far its sittings move): identical runs can be called different more often than α; `ctxbench aa` on this machine learns the rest, after which compare tests against reproducibility")
 		case repro < c.Tests():
-			h = append(h, fmt.Sprintf("%d of %d changes were tested against reproducibility (the between-sitting spread learned on this machine); the rest against within-sitting precision only", repro, c.Tests()))
+			h = append(h, fmt.Sprintf("%d of %d changes were tested against reproducibility (the between-sitting spread learned on this machine); the rest against within-sitting precision only (their cells were not learned: `ctxbench aa NAME...` learns them)", repro, c.Tests()))
 		default:
 			h = append(h, "every change was tested against reproducibility: the two sittings' precision plus the between-sitting spread this machine has shown")
 		}

@@ -219,7 +219,7 @@ func learnedDoc(t *testing.T, redraw int64, scale, sittingCV float64) *result.Do
 		if !ok {
 			t.Fatalf("%s: no reproducibility", d.Results[i].Name)
 		}
-		s.Reproducibility = &result.Reproducibility{Low: rp.Low, High: rp.High, Confidence: rp.Confidence, Sittings: rp.Sittings, BetweenCV: rp.BetweenCV, Component: b}
+		s.Reproducibility = &result.Reproducibility{Low: rp.Low, High: rp.High, Confidence: rp.Confidence, Sittings: rp.Sittings, BetweenCV: rp.BetweenCV, Component: b, Prior: &b}
 	}
 	return d
 }

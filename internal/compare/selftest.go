@@ -40,7 +40,7 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *res
 		for _, r := range byKey[k] {
 			switch {
 			case r == nil || r.OneWayNS.Median <= 0:
-			case contended(r):
+			case r.Contended():
 				cell.Contended++
 			default:
 				present = append(present, r)
@@ -85,11 +85,10 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *res
 			}
 			res = append(res, ch.Resolvable)
 		}
-		reproChecks(&cell, present, alpha)
+		reproHits += reproChecks(&cell, present, alpha)
 		cell.Resolvable = stats.Median(res)
 		resolvable = append(resolvable, res...)
 		hits += hit
-		reproHits += round(cell.ReproCoverage * float64(cell.ReproPairs))
 		aa.ReproPairs += cell.ReproPairs
 		aa.ReproComparisons += cell.ReproComparisons
 		aa.ReproFalsePositives += cell.ReproFalsePositives
@@ -120,7 +119,7 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *res
 			var changes []float64
 			for s := range sittings {
 				a, b := byKey[ka][s], byKey[kb][s]
-				if a == nil || b == nil || contended(a) || contended(b) {
+				if a == nil || b == nil || a.Contended() || b.Contended() {
 					continue
 				}
 				// Blocks of one round ran side by side: pair them.
@@ -144,20 +143,16 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *res
 	return aa
 }
 
-func contended(r *result.Result) bool {
-	for _, f := range r.Flags {
-		if f.Code == "contended" {
-			return true
-		}
-	}
-	return false
-}
+
 
 // reproChecks asks of the reproducibility intervals what SelfTest asks of
-// the precision intervals, over the sittings of one cell that had one:
-// whether they held the other sittings' medians, and whether adjacent
-// sittings tested against reproducibility were called different.
-func reproChecks(cell *result.AACell, present []*result.Result, alpha float64) {
+// the precision intervals, over the sittings of one cell that had one, and
+// only of what each had not seen: whether sitting i's interval held the
+// median of every later sitting j (the next sitting's figure is what it
+// promises), and whether compare, testing adjacent sittings against the
+// component learned before the later one, called them different. It
+// returns the hits of the coverage check.
+func reproChecks(cell *result.AACell, present []*result.Result, alpha float64) int {
 	hit := 0
 	var widths []float64
 	for i, a := range present {
@@ -167,10 +162,7 @@ func reproChecks(cell *result.AACell, present []*result.Result, alpha float64) {
 		}
 		widths = append(widths, rp.Half(a.OneWayNS.Median))
 		cell.BetweenCV = rp.BetweenCV
-		for j, b := range present {
-			if i == j {
-				continue
-			}
+		for _, b := range present[i+1:] {
 			cell.ReproPairs++
 			if rp.Low <= b.OneWayNS.Median && b.OneWayNS.Median <= rp.High {
 				hit++
@@ -180,17 +172,12 @@ func reproChecks(cell *result.AACell, present []*result.Result, alpha float64) {
 	if cell.ReproPairs > 0 {
 		cell.ReproCoverage = float64(hit) / float64(cell.ReproPairs)
 	}
-	cell.ReproHalfWidth = stats.Summarize(widths).Mean
-	if len(widths) == 0 {
-		cell.ReproHalfWidth = 0
+	if len(widths) > 0 {
+		cell.ReproHalfWidth = stats.Summarize(widths).Mean
 	}
 	for i := 1; i < len(present); i++ {
 		a, b := present[i-1], present[i]
-		rp := b.OneWayNS.Reproducibility // learned with both sittings in the history
-		if rp == nil {
-			continue
-		}
-		ch := stats.SittingChange(stats.FigureOf(a.OneWayNS.Summary), stats.FigureOf(b.OneWayNS.Summary), rp.Between(), alpha)
+		ch := stats.SittingChange(stats.FigureOf(a.OneWayNS.Summary), stats.FigureOf(b.OneWayNS.Summary), b.OneWayNS.Reproducibility.PriorBetween(), alpha)
 		if !ch.OK {
 			continue
 		}
@@ -199,6 +186,5 @@ func reproChecks(cell *result.AACell, present []*result.Result, alpha float64) {
 			cell.ReproFalsePositives++
 		}
 	}
+	return hit
 }
-
-func round(x float64) int { return int(math.Floor(x + 0.5)) }

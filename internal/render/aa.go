@@ -51,12 +51,12 @@ func AA(w io.Writer, doc *result.Document) {
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "coverage: another sitting's median fell inside a sitting's 95%% interval in %.0f%% of %d pairs (honest intervals of equal width: about 83%%)\n", 100*a.Coverage, a.Pairs)
-	fmt.Fprintf(w, "false positives: compare called %d of %d adjacent identical sittings different (%.0f%%; at α=%g about %.0f%% is expected)\n",
+	fmt.Fprintf(w, "precision coverage: another sitting's median fell inside a sitting's 95%% precision interval (±CI) in %.0f%% of %d pairs (honest intervals of equal width: about 83%%; that interval covers its own sitting only)\n", 100*a.Coverage, a.Pairs)
+	fmt.Fprintf(w, "precision false positives: tested against the two sittings' precision alone, %d of %d adjacent identical sittings were called different (%.0f%%; at α=%g about %.0f%% is expected)\n",
 		a.FalsePositives, a.Comparisons, 100*a.FalseRate, a.Alpha, 100*a.Alpha)
 	if a.ReproPairs > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "reproducibility (each sitting's interval learned from the machine's history up to and including it; the history keeps these sittings):")
+		fmt.Fprintln(w, "reproducibility (each sitting's interval learned from the machine's history up to and including it, checked against the sittings after it):")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  BENCHMARK\tPLACEMENT\tBETWEEN-SITTING CV\t±REPRO\tCOVERAGE\tFALSE +\t")
 		for _, c := range a.Cells {
@@ -67,10 +67,10 @@ func AA(w io.Writer, doc *result.Document) {
 				round(c.ReproCoverage*float64(c.ReproPairs)), c.ReproPairs, c.ReproFalsePositives, c.ReproComparisons)
 		}
 		tw.Flush()
-		fmt.Fprintf(w, "repro coverage: another sitting's median fell inside a sitting's reproducibility interval in %.0f%% of %d pairs (about 83%% or more is honest; the first sittings of a new machine are wide on purpose)\n", 100*a.ReproCoverage, a.ReproPairs)
-		fmt.Fprintf(w, "repro false positives: compare, testing against reproducibility, called %d of %d adjacent identical sittings different (α=%g)\n", a.ReproFalsePositives, a.ReproComparisons, a.Alpha)
+		fmt.Fprintf(w, "repro coverage: a later sitting's median fell inside a sitting's 95%% reproducibility interval (±REPRO) in %.0f%% of %d pairs (about 95%% is honest; the first sittings of a new machine are wide on purpose)\n", 100*a.ReproCoverage, a.ReproPairs)
+		fmt.Fprintf(w, "repro false positives: compare, testing against reproducibility learned before the later sitting, called %d of %d adjacent identical sittings different (α=%g)\n", a.ReproFalsePositives, a.ReproComparisons, a.Alpha)
 	} else if !doc.Settings.DryRun {
-		fmt.Fprintln(w, "reproducibility: not learned (the history is off, or it could not be written); the intervals above cover one sitting each")
+		fmt.Fprintln(w, "reproducibility: not learned (the history is off, or could not be opened: see the line above); the intervals above cover one sitting each")
 	}
 	fmt.Fprintf(w, "resolvable: one sitting against another resolves a change of about ±%.1f%% here; a smaller one needs more blocks (--runs, --target-ci) or a quieter machine\n", 100*a.Resolvable)
 	if len(a.Distinct) > 0 {

@@ -15,7 +15,7 @@ import (
 
 // aaHint names the command that teaches the machine its between-sitting
 // variation.
-const aaHint = "`ctxbench aa` (six sittings of three cells, about two minutes) learns how far sittings move on this machine"
+const aaHint = "`ctxbench aa` (six sittings of three cells, about a minute) learns how far sittings move on this machine"
 
 // hasRepro says some row of rs carries a reproducibility interval.
 func hasRepro(rs []result.Result) bool {
@@ -62,7 +62,7 @@ func reproLegend(d *result.Document, rs []result.Result) []string {
 		if hi != lo {
 			n = fmt.Sprintf("%d–%d", lo, hi)
 		}
-		lines := []string{fmt.Sprintf("±REPRO = where this machine's figure lies across sittings: 95%% interval from this sitting's precision plus the between-sitting variation its history shows (%s sittings; few sittings give a wide interval); compare tests against it; — where a cell has not been learned", n)}
+		lines := []string{fmt.Sprintf("±REPRO = where another sitting's median on this machine will lie: 95%% prediction interval from this sitting's precision plus the between-sitting variation its history shows (%s sittings; few sittings give a wide interval); compare tests against it; — where a cell has not been learned", n)}
 		for _, r := range rs {
 			if rp := r.OneWayNS.Reproducibility; rp != nil && len(rp.PooledFrom) > 0 {
 				lines = append(lines, "′ the cell has too few sittings of its own: its between-sitting variation is pooled from the cells of its placement that have")
@@ -76,11 +76,11 @@ func reproLegend(d *result.Document, rs []result.Result) []string {
 	case d.Settings.DryRun:
 		why = "a dry run is not recorded"
 	case h == nil:
-		why = "the history is off (--no-history or CTXBENCH_NO_HISTORY)"
+		why = "no history: --no-history, CTXBENCH_NO_HISTORY, or no home directory to keep it in"
 	case h.Note != "":
 		why = h.Note
 	case h.Before > 0:
-		why = fmt.Sprintf("%d earlier sitting(s) with this fingerprint are too few", h.Before)
+		why = fmt.Sprintf("the %d earlier sitting(s) with this fingerprint measured none of these cells cleanly in two or more blocks", h.Before)
 	}
 	return []string{fmt.Sprintf("±CI covers this sitting only: another run on this machine may land outside it (%s). %s; after it, tables show ±REPRO.", why, aaHint)}
 }

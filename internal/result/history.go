@@ -5,8 +5,8 @@ package result
 //
 // A figure's precision interval (ci_low, ci_high) says where this sitting's
 // median lies; it comes from the sitting's own blocks. Its reproducibility
-// interval says where this machine's figure lies when sittings are taken
-// into account too: the precision plus the between-sitting component, which
+// interval says where another sitting's median on this machine will lie: the
+// precision plus the between-sitting component, which
 // only repeated sittings with one fingerprint can measure (the history,
 // internal/store). A figure whose machine has not learned it carries null.
 
@@ -14,7 +14,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/stats"
 )
@@ -30,7 +33,7 @@ type Figure struct {
 }
 
 // Reproducibility is a figure's interval across sittings: at Confidence,
-// where this machine's figure for the cell lies, from this sitting's
+// where another sitting's median of the cell will lie, from this sitting's
 // precision and the between-sitting component estimated from Sittings
 // sittings with the same fingerprint (internal/stats.Reproducibility).
 type Reproducibility struct {
@@ -46,15 +49,24 @@ type Reproducibility struct {
 	// PooledFrom names the cells (name placement) whose sittings gave the
 	// between-sitting component, when this cell had too few of its own.
 	PooledFrom []string `json:"pooled_from,omitempty"`
-	// Component is the between-sitting estimate itself (log scale), so
-	// that compare can test two files against it without the history.
+	// Component is the between-sitting estimate the interval was built
+	// from (log scale), this sitting included.
 	Component stats.Between `json:"component"`
+	// Prior is the same estimate from the sittings before this one alone
+	// (null: none); compare tests a change against it, so that the change
+	// is never judged by a spread its own sitting inflated, and needs no
+	// history to do so.
+	Prior *stats.Between `json:"prior_component"`
 }
 
-// Between is the component as stats uses it (its OK is not in the file:
-// it holds when the estimate had its sittings).
-func (r *Reproducibility) Between() stats.Between {
-	b := r.Component
+// PriorBetween is the prior component as stats uses it (its OK is not in
+// the file: it holds when the estimate had its sittings); not OK without
+// one.
+func (r *Reproducibility) PriorBetween() stats.Between {
+	if r == nil || r.Prior == nil {
+		return stats.Between{}
+	}
+	b := *r.Prior
 	b.OK = b.Sittings >= 2 && b.DF >= 1
 	return b
 }
@@ -82,10 +94,14 @@ type History struct {
 }
 
 // FingerprintFields are what must be equal for two sittings to belong to
-// one history: the machine and its kernel, how it is virtualized, what
-// sets its clock and idle behaviour, the build of ctxbench, and the
-// settings that change a figure (not those that only change its precision,
-// such as --runs).
+// one history: the machine (by host name: a container or CI runner whose
+// name changes every run starts a history every run) and its kernel, boot
+// options and mitigations, how it is virtualized, what sets its clock, idle
+// and scheduling behaviour, the build of ctxbench (commit, or a hash of the
+// executable when no clean commit is recorded), and the settings that
+// change a figure (not those that only change its precision, such as
+// --runs). It holds what compare's environment check warns about, so a
+// change tested against reproducibility never crosses one of those.
 type FingerprintFields struct {
 	Host          string `json:"host"`
 	CPU           string `json:"cpu"`
@@ -97,8 +113,20 @@ type FingerprintFields struct {
 	Governor      string `json:"governor"`
 	IdleDriver    string `json:"idle_driver"`
 	IdleGovernor  string `json:"idle_governor"`
+	Cmdline       string `json:"cmdline"`
+	Mitigations   string `json:"mitigations"`
+	SMT           bool   `json:"smt_active"`
+	LogicalCPUs   int    `json:"logical_cpus"`
+	Clocksource   string `json:"clocksource"`
+	HaltPollNS    int64  `json:"kvm_halt_poll_ns"`
+	Autogroup     bool   `json:"sched_autogroup"`
+	CgroupDepth   int    `json:"cgroup_depth"`
 	Version       string `json:"version"`
 	Commit        string `json:"commit,omitempty"`
+	Build         string `json:"build,omitempty"`
+	GoVersion     string `json:"go_version"`
+	CC            string `json:"cc,omitempty"`
+	Cgo           bool   `json:"cgo"`
 	MinTimeNS     int64  `json:"min_time_ns"`
 	Iterations    uint64 `json:"iterations,omitempty"`
 	SamplesPerBlk int    `json:"samples_per_block"`
@@ -113,13 +141,30 @@ func FingerprintOf(d *Document) (FingerprintFields, string, []byte) {
 	f := FingerprintFields{
 		Host: e.Hostname, CPU: e.CPU.Model, Microcode: e.CPU.Microcode, Kernel: e.Kernel, KernelBuild: e.KernelBuild,
 		Virt: e.Virtualization.Label, KVMBackend: e.Virtualization.KVM.Backend, Governor: e.CPU.Governor,
-		IdleDriver: e.Idle.Driver, IdleGovernor: e.Idle.Governor, Version: d.Tool.Version, Commit: d.Tool.Commit,
+		IdleDriver: e.Idle.Driver, IdleGovernor: e.Idle.Governor, Cmdline: e.Cmdline, Mitigations: mitigationsLine(e.Mitigations),
+		SMT: e.CPU.SMTActive, LogicalCPUs: e.CPU.Logical, Clocksource: e.Clocksource, HaltPollNS: e.Virtualization.KVM.HaltPollNS,
+		Autogroup: e.Scheduler.Autogroup, CgroupDepth: e.Cgroup.Depth,
+		Version: d.Tool.Version, Commit: d.Tool.Commit, Build: d.Tool.Build, GoVersion: d.Tool.GoVersion, CC: d.Tool.CC, Cgo: d.Tool.Cgo,
 		MinTimeNS: d.Settings.MinTimeNS, Iterations: d.Settings.Iterations, SamplesPerBlk: d.Settings.SamplesPerBlock,
 		Warmup: d.Settings.Warmup, SpanNS: d.Settings.SpanNS,
 	}
 	b, _ := json.Marshal(f) // a struct of strings and integers always encodes
 	sum := sha256.Sum256(b)
 	return f, hex.EncodeToString(sum[:8]), b
+}
+
+// mitigationsLine is the mitigations in a stable order, one string.
+func mitigationsLine(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%s;", k, m[k])
+	}
+	return b.String()
 }
 
 // CellCPUs names the CPUs a row's sides were allowed, as the history keys

@@ -63,6 +63,10 @@ type Tool struct {
 	// the tree had changes), from Go's build information; empty when the
 	// build recorded none.
 	Commit    string `json:"commit,omitempty"`
+	// Build identifies the executable when no clean commit does (a build
+	// without VCS information, or of a tree with changes): "sha256:" and
+	// 16 hex digits of the file.
+	Build     string `json:"build,omitempty"`
 	GoVersion string `json:"go_version"`
 	CC        string `json:"cc,omitempty"` // C compiler the kernels were built with
 	Cgo       bool   `json:"cgo"`
@@ -148,6 +152,17 @@ type Result struct {
 	Warnings      []Warning `json:"warnings,omitempty"`
 	// Explain is where the hop's time goes (ctxbench explain only).
 	Explain *Explain `json:"explain,omitempty"`
+}
+
+// Contended says the figure is flagged contended: other work took its CPUs
+// in some blocks even after re-running them, so it is no clean measurement.
+func (r *Result) Contended() bool {
+	for _, f := range r.Flags {
+		if f.Code == "contended" {
+			return true
+		}
+	}
+	return false
 }
 
 // BlockInfo is one block of a result: its round of the interleaving, its

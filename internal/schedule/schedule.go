@@ -405,7 +405,7 @@ func refine(ctx context.Context, runs []*CellRun, planned int, p Precision, seed
 			case w <= p.Target:
 				continue
 			case p.Floor != nil && p.Floor(*r) > p.Target:
-				r.Missed = fmt.Sprintf("±%.1f%%: this machine's sittings alone move the cell by ±%.1f%%, which more blocks cannot narrow", 100*w, 100*p.Floor(*r))
+				r.Missed = fmt.Sprintf("±%.1f%%: even a perfectly precise sitting would give ±%.1f%% from the sittings this machine's history holds, which more blocks cannot narrow", 100*w, 100*p.Floor(*r))
 				continue
 			case len(r.Blocks) >= limit(r):
 				r.Missed = fmt.Sprintf("±%.1f%% after %d blocks, the most this cell may take", 100*w, len(r.Blocks))

@@ -3,8 +3,10 @@ package session
 // history.go: a run and the machine's history of sittings. Every measuring
 // run is recorded (its cells' block medians under the environment's
 // fingerprint) and every figure gets its reproducibility interval from the
-// sittings recorded before it and itself. The store is a convenience, never
-// a condition: when it cannot be read or written, the run goes on, its
+// sittings recorded before it and itself. The store is opened once per run,
+// before anything is measured (so --target-ci can aim at the interval the
+// figures will carry), and written once after. It is a convenience, never a
+// condition: when it cannot be read or written, the run goes on, its
 // figures keep their precision intervals, and one line says why.
 
 import (
@@ -21,48 +23,96 @@ import (
 	"github.com/ctxbench/ctxbench/internal/store"
 )
 
-// MinOwnSittings is the fewest sittings (this one included) from which a
-// cell's own between-sitting component is preferred; a cell with fewer
-// borrows the component pooled over the cells of its placement that have
-// enough (said in the figure's pooled_from), or with none to borrow from
-// uses its own two (a wide interval: one degree of freedom).
+// MinOwnSittings is the fewest sittings from which a cell's own
+// between-sitting component is preferred; a cell with fewer borrows the
+// component pooled over the other cells of its placement that have enough
+// (said in the figure's pooled_from), or, with none to borrow from, uses
+// its own two (honest but wide: one degree of freedom).
 const MinOwnSittings = 3
 
-// ReproLevel is the confidence of every reproducibility interval.
-const ReproLevel = 0.95
+// ReproLevel is the confidence of every reproducibility interval: the
+// level of every interval ctxbench states.
+const ReproLevel = stats.Confidence
 
-// learn records the document's sittings in the store at path and gives
-// every recorded figure its reproducibility interval. An aa document is
-// several sittings (its runs, recorded in order, each learning from those
-// before it); any other document is one.
-func learn(ctx context.Context, path string, d *result.Document, log io.Writer) *result.History {
+// history is one run's view of the machine's history: the store, opened
+// once, and what it held for this run's fingerprint when the run began.
+type history struct {
+	st    *store.Store // nil: the store could not be opened or read
+	fp    string
+	desc  []byte
+	past  map[store.CellKey][]store.Past
+	h     *result.History
+	log   io.Writer
+	cache map[string]stats.Between // learned's answers, by name and placement
+}
+
+// openHistory opens the store at path for the run whose tool, settings and
+// environment d already holds (what its fingerprint is made of), and reads
+// that fingerprint's sittings. Failures are said in one line and noted.
+func openHistory(ctx context.Context, path string, d *result.Document, log io.Writer) *history {
 	_, fp, desc := result.FingerprintOf(d)
-	h := &result.History{Fingerprint: fp}
-	fail := func(what string, err error) *result.History {
-		h.Note = fmt.Sprintf("history not %s (%v); the intervals cover this sitting only", what, err)
-		fmt.Fprintf(log, "ctxbench: %s\n", h.Note)
-		return h
-	}
+	hs := &history{fp: fp, desc: desc, h: &result.History{Fingerprint: fp}, log: log, cache: map[string]stats.Between{},
+		past: map[store.CellKey][]store.Past{}}
 	st, notes, err := store.Open(ctx, path)
 	for _, n := range notes {
 		fmt.Fprintf(log, "ctxbench: history: %s\n", n)
 	}
 	if err != nil {
-		return fail("read or recorded", err)
+		hs.fail("opened", err)
+		return hs
 	}
-	defer st.Close()
+	hs.st = st
 	past, err := st.History(ctx, fp)
+	if err == nil {
+		hs.past = past
+		hs.h.Before, err = st.Sittings(ctx, fp)
+	}
 	if err != nil {
-		return fail("read", err)
+		hs.fail("read", err) // the run is still recorded: what it measured is sound
 	}
-	if h.Before, err = st.Sittings(ctx, fp); err != nil {
-		return fail("read", err)
+	return hs
+}
+
+func (hs *history) fail(what string, err error) {
+	hs.h.Note = fmt.Sprintf("history not %s (%v); the intervals cover this sitting only", what, err)
+	fmt.Fprintf(hs.log, "ctxbench: %s\n", hs.h.Note)
+}
+
+func (hs *history) close() {
+	if hs.st != nil {
+		hs.st.Close()
 	}
+}
+
+// learned is the between-sitting component a cell will be judged against,
+// from the sittings before this run (what --target-ci aims at); false when
+// nothing is learned. The cell's CPUs are not known before it is planned:
+// its best-learned CPU set stands for it.
+func (hs *history) learned(name, placement string) (stats.Between, bool) {
+	k := name + "\x00" + placement
+	if b, ok := hs.cache[k]; ok {
+		return b, b.OK
+	}
+	key := store.CellKey{Name: name, Placement: placement}
+	for c, ps := range hs.past {
+		if c.Name == name && c.Placement == placement && len(ps) > len(hs.past[key]) {
+			key = c
+		}
+	}
+	b, _ := choose(hs.past, key, nil)
+	hs.cache[k] = b
+	return b, b.OK
+}
+
+// learn gives every figure of the document its reproducibility interval
+// and records the document's sittings. An aa document is several sittings
+// (its runs, recorded in order, each learning from those before it); any
+// other document is one.
+func (hs *history) learn(ctx context.Context, d *result.Document) *result.History {
 	sittings := [][]result.Result{d.Results}
 	starts := []time.Time{d.StartedAt}
 	if d.AA != nil {
-		sittings = d.AA.Runs
-		starts = starts[:0]
+		sittings, starts = d.AA.Runs, nil
 		at := d.StartedAt
 		for k := range sittings {
 			starts = append(starts, at)
@@ -71,64 +121,36 @@ func learn(ctx context.Context, path string, d *result.Document, log io.Writer) 
 			}
 		}
 	}
-	recording := true
+	recorded := 0
 	for k, rs := range sittings {
 		cells := Cells(rs)
+		for i := range rs {
+			if key, ok := cellKey(&rs[i]); ok {
+				rs[i].OneWayNS.Reproducibility = Reproduce(hs.past, key, &rs[i])
+			}
+		}
 		if len(cells) == 0 {
 			continue
 		}
-		for i := range rs {
-			if key, ok := cellKey(&rs[i]); ok {
-				rs[i].OneWayNS.Reproducibility = Reproduce(past, key, &rs[i])
-			}
-		}
-		if recording {
-			s := store.Sitting{Fingerprint: fp, Description: string(desc), Started: starts[k], Command: strings.Join(d.Command, " "), Cells: cells}
-			if _, err := st.Record(ctx, s); err != nil {
-				recording = false
-				fail("recorded", err)
+		if hs.st != nil {
+			s := store.Sitting{Fingerprint: hs.fp, Description: string(hs.desc), Started: starts[k], Command: strings.Join(d.Command, " "), Cells: cells}
+			if _, err := hs.st.Record(ctx, s); err != nil {
+				hs.fail("recorded", err)
+				hs.st.Close()
+				hs.st = nil
 			} else {
-				h.Recorded = true
+				recorded++
 			}
 		}
 		for _, c := range cells { // later sittings of an aa document learn from this one
-			past[c.CellKey] = append(past[c.CellKey], store.Past{Started: starts[k], Cell: c})
+			hs.past[c.CellKey] = append(hs.past[c.CellKey], store.Past{Started: starts[k], Cell: c})
 		}
 	}
-	return h
-}
-
-// learnedBefore reads the history at path once, before a run measures, and
-// gives the between-sitting component each cell will be judged against
-// (what --target-ci aims at): the cell's own when it has MinOwnSittings
-// earlier sittings, else its placement's pooled one. Nil when nothing is
-// learned or the store cannot be read (learn says so at the end).
-func learnedBefore(ctx context.Context, path string, d *result.Document) func(name, placement string) (stats.Between, bool) {
-	_, fp, _ := result.FingerprintOf(d)
-	st, _, err := store.Open(ctx, path)
-	if err != nil {
-		return nil
+	hs.h.Recorded = recorded > 0
+	if recorded == 0 && hs.h.Note == "" {
+		hs.h.Note = "nothing recorded: no figure was taken in two or more blocks (a one-block figure has no block medians to learn from)"
 	}
-	defer st.Close()
-	past, err := st.History(ctx, fp)
-	if err != nil || len(past) == 0 {
-		return nil
-	}
-	return func(name, placement string) (stats.Between, bool) {
-		best := stats.Between{}
-		for k, ps := range past { // the cell's CPUs are not known here: its best-learned set
-			if k.Name == name && k.Placement == placement {
-				if b := stats.BetweenSittings(clean(ps)); b.OK && b.Sittings >= MinOwnSittings && b.DF > best.DF {
-					best = b
-				}
-			}
-		}
-		if best.OK {
-			return best, true
-		}
-		b := familyBetween(past, store.CellKey{Name: name, Placement: placement}, nil)
-		return b, b.OK
-	}
+	return hs.h
 }
 
 // Cells are the figures of one sitting the history keeps: every row with a
@@ -148,7 +170,7 @@ func Cells(rs []result.Result) []store.Cell {
 		}
 		s := r.OneWayNS
 		out = append(out, store.Cell{CellKey: key, Median: s.Median, CILow: s.CILow, CIHigh: s.CIHigh, Confidence: s.Confidence,
-			BlockMedians: meds, Iterations: r.IterationsPerSample, Contended: hasFlag(r, "contended")})
+			BlockMedians: meds, Iterations: r.IterationsPerSample, Contended: r.Contended()})
 	}
 	return out
 }
@@ -161,27 +183,16 @@ func cellKey(r *result.Result) (store.CellKey, bool) {
 }
 
 // Reproduce is the reproducibility interval of r, whose cell is key, given
-// the cell histories recorded before r's sitting: from the cell's own
-// sittings when it has MinOwnSittings (r's included), else from the pooled
-// component of the cells of its placement that have, else nil (not learned).
+// the cell histories recorded before r's sitting (nil: nothing learned).
+// The interval's component includes r's own sitting (choose); Prior, the
+// component from the sittings before it alone, is what compare tests r
+// against, so that a change is never judged by a spread it inflated itself.
 func Reproduce(past map[store.CellKey][]store.Past, key store.CellKey, r *result.Result) *result.Reproducibility {
-	own := clean(past[key])
-	cur := stats.BlockMedians(r.Samples, result.BlockSizes(r.BlockInfo))
-	if len(cur) >= 2 && !hasFlag(r, "contended") {
-		own = append(own, cur)
+	var cur []float64
+	if !r.Contended() {
+		cur = stats.BlockMedians(r.Samples, result.BlockSizes(r.BlockInfo))
 	}
-	b := stats.BetweenSittings(own)
-	var pooled []string
-	if b.Sittings < MinOwnSittings || !b.OK {
-		// The family's spread, when it rests on more sittings than the
-		// cell's own two (whose t quantile with one degree of freedom is
-		// honest but very wide).
-		if p := familyBetween(past, key, &pooled); p.OK && (!b.OK || p.DF > b.DF) {
-			b = p
-		} else {
-			pooled = nil
-		}
-	}
+	b, pooled := choose(past, key, cur)
 	if !b.OK {
 		return nil
 	}
@@ -190,32 +201,55 @@ func Reproduce(past map[store.CellKey][]store.Past, key store.CellKey, r *result
 	if !ok {
 		return nil
 	}
-	return &result.Reproducibility{Low: rep.Low, High: rep.High, Confidence: rep.Confidence, Sittings: rep.Sittings,
+	out := &result.Reproducibility{Low: rep.Low, High: rep.High, Confidence: rep.Confidence, Sittings: rep.Sittings,
 		BetweenCV: rep.BetweenCV, PooledFrom: pooled, Component: b}
+	if prior, _ := choose(past, key, nil); prior.OK {
+		out.Prior = &prior
+	}
+	return out
 }
 
-// familyBetween pools the between-sitting components of the other cells of
-// key's placement that have MinOwnSittings sittings; names, when not nil,
-// receives the cells pooled.
-func familyBetween(past map[store.CellKey][]store.Past, key store.CellKey, names *[]string) stats.Between {
+// choose is the between-sitting component of the cell key: from the cell's
+// own uncontended sittings (cur, this sitting's block medians, among them
+// when given) when there are MinOwnSittings of them, else the component
+// pooled over the other cells of its placement (the same benchmark on
+// other CPUs included) when that rests on more sittings than the cell's
+// own, else the cell's own (two sittings: wide). pooled names the cells a
+// pooled component came from.
+func choose(past map[store.CellKey][]store.Past, key store.CellKey, cur []float64) (stats.Between, []string) {
+	own := clean(past[key])
+	if len(cur) >= 2 {
+		own = append(own, cur)
+	}
+	b := stats.BetweenSittings(own)
+	if b.OK && b.Sittings >= MinOwnSittings {
+		return b, nil
+	}
 	keys := make([]store.CellKey, 0, len(past))
 	for k := range past {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].Name+keys[i].CPUs < keys[j].Name+keys[j].CPUs })
-	var family []stats.Between
-	for _, k := range keys {
-		if k.Name == key.Name || k.Placement != key.Placement {
-			continue
+		if k != key && k.Placement == key.Placement {
+			keys = append(keys, k)
 		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, c := keys[i], keys[j]
+		return a.Name < c.Name || a.Name == c.Name && a.CPUs < c.CPUs
+	})
+	var family []stats.Between
+	var names []string
+	for _, k := range keys {
 		if fb := stats.BetweenSittings(clean(past[k])); fb.OK && fb.Sittings >= MinOwnSittings {
 			family = append(family, fb)
-			if names != nil {
-				*names = append(*names, k.Name+" "+k.Placement)
+			n := k.Name + " " + k.Placement
+			if !slices.Contains(names, n) {
+				names = append(names, n)
 			}
 		}
 	}
-	return stats.PoolBetween(family)
+	if p := stats.PoolBetween(family); p.OK && (!b.OK || p.DF > b.DF) {
+		return p, names
+	}
+	return b, nil
 }
 
 // clean is a cell's uncontended sittings' block medians: a contended block
@@ -229,8 +263,4 @@ func clean(ps []store.Past) [][]float64 {
 		}
 	}
 	return out
-}
-
-func hasFlag(r *result.Result, code string) bool {
-	return slices.ContainsFunc(r.Flags, func(f result.Flag) bool { return f.Code == code })
 }

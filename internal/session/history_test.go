@@ -28,6 +28,14 @@ func sitting(t *testing.T, k int64, shift float64) *result.Document {
 	return d
 }
 
+// record is one run's use of the history: opened before it measures,
+// written after.
+func record(ctx context.Context, path string, d *result.Document, log *bytes.Buffer) *result.History {
+	hs := openHistory(ctx, path, d, log)
+	defer hs.close()
+	return hs.learn(ctx, d)
+}
+
 func TestHistoryLearnsFromSittings(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "h", "history.db")
 	ctx := context.Background()
@@ -36,7 +44,7 @@ func TestHistoryLearnsFromSittings(t *testing.T) {
 	var docs []*result.Document
 	for k, s := range shifts {
 		d := sitting(t, int64(k+1), s)
-		h := learn(ctx, path, d, &log)
+		h := record(ctx, path, d, &log)
 		if !h.Recorded || h.Before != k || h.Note != "" {
 			t.Fatalf("sitting %d: history %+v", k+1, h)
 		}
@@ -66,6 +74,10 @@ func TestHistoryLearnsFromSittings(t *testing.T) {
 			if rp.Low > s.CILow || rp.High < s.CIHigh || rp.Confidence != ReproLevel {
 				t.Errorf("%s: reproducibility [%g, %g] at %g does not hold the precision interval [%g, %g]", r.Name, rp.Low, rp.High, rp.Confidence, s.CILow, s.CIHigh)
 			}
+			// compare's component leaves this sitting out.
+			if wantPrior := k + 1; (wantPrior >= 2) != (rp.Prior != nil) || rp.Prior != nil && rp.Prior.Sittings != wantPrior {
+				t.Errorf("sitting %d: %s prior component %+v, want one from the %d sittings before", k+2, r.Name, rp.Prior, wantPrior)
+			}
 			if rp.BetweenCV < 0 || rp.Component.DF != k+1 {
 				t.Errorf("%s: between CV %g, df %d", r.Name, rp.BetweenCV, rp.Component.DF)
 			}
@@ -85,11 +97,11 @@ func TestHistoryPoolsForNewCells(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "history.db")
 	ctx := context.Background()
 	for k := range 3 {
-		learn(ctx, path, sitting(t, int64(k+1), 1), &bytes.Buffer{})
+		record(ctx, path, sitting(t, int64(k+1), 1), &bytes.Buffer{})
 	}
 	d := sitting(t, 9, 1)
 	d.Results[0].Name = "thread/new" // a cell the history has never seen
-	learn(ctx, path, d, &bytes.Buffer{})
+	record(ctx, path, d, &bytes.Buffer{})
 	rp := d.Results[0].OneWayNS.Reproducibility
 	if rp == nil || len(rp.PooledFrom) == 0 || !rp.Component.Pooled {
 		t.Fatalf("a new cell of a learned placement: %+v, want a pooled interval", rp)
@@ -105,11 +117,11 @@ func TestHistoryFingerprintStartsAnew(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "history.db")
 	ctx := context.Background()
 	for k := range 3 {
-		learn(ctx, path, sitting(t, int64(k+1), 1), &bytes.Buffer{})
+		record(ctx, path, sitting(t, int64(k+1), 1), &bytes.Buffer{})
 	}
 	d := sitting(t, 4, 1)
 	d.Environment.Kernel = "6.2.0-upgraded"
-	h := learn(ctx, path, d, &bytes.Buffer{})
+	h := record(ctx, path, d, &bytes.Buffer{})
 	if h.Before != 0 || !h.Recorded {
 		t.Errorf("a new kernel: %+v, want a new history", h)
 	}
@@ -120,7 +132,7 @@ func TestHistoryFingerprintStartsAnew(t *testing.T) {
 	}
 	d = sitting(t, 5, 1)
 	d.Settings.Runs *= 2 // precision, not the figure: the same history
-	if h := learn(ctx, path, d, &bytes.Buffer{}); h.Before != 3 {
+	if h := record(ctx, path, d, &bytes.Buffer{}); h.Before != 3 {
 		t.Errorf("--runs changed the fingerprint: %d sittings before, want 3", h.Before)
 	}
 }
@@ -133,7 +145,7 @@ func TestHistoryUnwritableRunGoesOn(t *testing.T) {
 	}
 	var log bytes.Buffer
 	d := sitting(t, 1, 1)
-	h := learn(context.Background(), filepath.Join(file, "history.db"), d, &log)
+	h := record(context.Background(), filepath.Join(file, "history.db"), d, &log)
 	if h.Recorded || h.Note == "" {
 		t.Errorf("history under a file: %+v", h)
 	}
@@ -151,7 +163,7 @@ func TestHistoryRecordsEveryAASitting(t *testing.T) {
 	d := sitting(t, 1, 1)
 	d.Results = []result.Result{}
 	d.AA = &result.AA{Sittings: 4, Runs: runs, SittingSeconds: []float64{10, 10, 10, 10}}
-	h := learn(context.Background(), path, d, &bytes.Buffer{})
+	h := record(context.Background(), path, d, &bytes.Buffer{})
 	st, _, err := store.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)

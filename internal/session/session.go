@@ -99,9 +99,12 @@ func Run(ctx context.Context, spec Spec) (*result.Document, error) {
 		SchemaVersion: result.SchemaVersion, Tool: spec.Tool, Command: spec.Command,
 		StartedAt: time.Now().UTC(), Settings: spec.Settings, Results: []result.Result{},
 	}
+	var hist *history
 	if spec.History != "" && !spec.DryRun {
 		doc.Environment = env // the fingerprint is made of it, the tool and the settings
-		xenv.Learned = learnedBefore(ctx, spec.History, doc)
+		hist = openHistory(ctx, spec.History, doc, log)
+		defer hist.close()
+		xenv.Learned = hist.learned
 	}
 	before := machine.ReadCPUTimes("")
 	var all experiment.Part
@@ -120,8 +123,8 @@ func Run(ctx context.Context, spec Spec) (*result.Document, error) {
 	measuredTSC(&env, doc.Results)
 	doc.Environment = env
 	doc.Warnings = append(append(append([]result.Warning{}, env.Warnings...), machine.RunWarnings(env.Steal)...), all.Warnings...)
-	if spec.History != "" && !spec.DryRun {
-		doc.History = learn(ctx, spec.History, doc, log)
+	if hist != nil {
+		doc.History = hist.learn(ctx, doc)
 	}
 	for _, d := range spec.Derive {
 		d(doc)

@@ -11,39 +11,53 @@ package stats
 // (block medians per sitting) gives a one-way random-effects ANOVA on the log
 // scale,
 //
-//	y[s][b] = log(block median b of sitting s) = mu + a_s + e_sb,
+//	y[s][b] = log(block median b of sitting s) = mu + a_s + e_sb.
 //
-// and a reproducibility interval for exp(mu), the long-run centre that the
-// sittings' medians scatter around, is centred on this sitting's median.
+// The reproducibility interval answers where another sitting's median on
+// this machine will lie: it is a prediction interval for the median of the
+// next independent sitting (same fingerprint, typical precision), centred
+// on this sitting's median. At 95% another sitting's median falls inside
+// about 95% of the time — more while the history is short (with few
+// sittings t is steep and the interval wide). Its variance is that of the
+// difference of two sittings' figures, this one's and the next's, each
+// scattering about the long-run centre exp(mu): the very variance, degrees
+// of freedom and quantile SittingChange uses for two sittings (one
+// function, pairVar, computes them for both), so the interval holds another
+// typical sitting's median exactly when SittingChange would not call the
+// two different, except where the precision interval, always kept whole,
+// is the wider.
 //
-// The method as built departs from the textbook recipe — V = max(0,
-// (MSB−MSW)/n0) + se², t quantile with Welch–Satterthwaite degrees of
+// The method as built departs from the textbook recipe — V = 2·(max(0,
+// (MSB−MSW)/n0) + se²), t quantile with Welch–Satterthwaite degrees of
 // freedom — because that recipe is optimistic with few sittings: its df
 // are estimated from the same data, and with two sittings and a dominant
 // sitting effect they come out above the one df the between part has,
-// where t is steepest (in sittings_test.go's model it covered the truth in
-// 92% and 90% of trials at sitting:block variance ratios 4 and 16; when the
-// between estimate happens to come out small or clamped at zero, its df
-// jump towards the blocks' as well). Instead:
+// where t is steepest (in sittings_test.go's model it held another
+// sitting's median in 87% of trials at sitting:block variance ratios 4 and
+// 16; when the between estimate happens to come out small or clamped at
+// zero, its df jump towards the blocks' as well). Instead:
 //
 //   - The variance of a sitting's figure about mu is estimated directly by
 //     MSB/n0 = sigma_a² + sigma_e²/n0, the observed scatter of the
 //     sittings' means, which needs no subtraction and no clamp, with its
-//     exact S−1 degrees of freedom: the interval is a plain t interval,
-//     calibrated whatever the split between sittings and blocks (with S = 2
-//     and normal effects, t with 1 df covers 96.5% although the current
-//     sitting is one of the two; 98–100% in the tests, with the precision
-//     interval and the surplus below added). With 2 sittings it
-//     is wide — about 4× the precision interval even with no sitting effect
-//     — because nothing in two sittings tells a small sitting effect from
+//     exact S−1 degrees of freedom; two sittings' difference has twice it.
+//     The interval is a plain t prediction interval, calibrated whatever
+//     the split between sittings and blocks (with S = 2 and normal effects,
+//     t with 1 df holds the next sitting in 95.7% although the current
+//     sitting is one of the two; 95–100% in the tests, with the precision
+//     interval and the surplus below added). With 2 sittings it is wide —
+//     about 6× the precision interval even with no sitting effect —
+//     because nothing in two sittings tells a small sitting effect from
 //     none; a family's PoolBetween is the way to a narrower one.
-//   - This sitting's own precision enters as the surplus of its precision
+//   - A sitting's own precision enters as the surplus of its precision
 //     variance over the history's typical one: a sitting noisier than usual
-//     (fewer blocks, a rough stretch) widens its interval; a quieter one does
-//     not narrow it. Without it, compare called a sitting with 6 blocks of
-//     3× the usual scatter different from an ordinary one in 11–39% of
-//     simulated pairs at α = 5% (2–7% with it); it costs some power with few
-//     sittings (a 10% change found in 74% rather than 82% of pairs at S = 5).
+//     (fewer blocks, a rough stretch) widens its interval and its
+//     comparisons; a quieter one does not narrow them. The next sitting
+//     Reproducibility predicts is taken as typical (no surplus). Without
+//     the surplus, compare called a sitting with 6 blocks of 3× the usual
+//     scatter different from an ordinary one in 11–41% of simulated pairs
+//     at α = 5% (2–8% with it); it costs some power with few sittings (a
+//     10% change found in 74–75% rather than 81–82% of pairs at S = 5).
 //   - The degrees of freedom are the between part's, never more: the
 //     smallest of the parts' df is a lower bound on Welch–Satterthwaite's
 //     and is not itself estimated from the data.
@@ -177,8 +191,10 @@ func PoolBetween(cells []Between) Between {
 	return out
 }
 
-// Repro is a reproducibility interval: where the machine's long-run value
-// of a figure lies, at Confidence, centred on one sitting's median. Sittings
+// Repro is a reproducibility interval: where another independent sitting's
+// median of a figure on this machine will lie, at Confidence (at 95%,
+// inside about 95% of the time; more while the history is short), centred
+// on one sitting's median. Sittings
 // is how many sittings the between-sittings estimate rests on; BetweenCV
 // the estimated coefficient of variation of the sitting effect,
 // sqrt(exp(Var)−1), the CV of a lognormal effect with that log variance.
@@ -192,10 +208,30 @@ type Repro struct {
 
 // Reproducibility widens this sitting's precision interval (ciLow, ciHigh
 // at confidence, from blocks blocks, around median) into a reproducibility
-// interval at level, using the cell's own Between (its df, Sittings−1, sets
-// the quantile) or, for a cell with too few sittings, its family's
-// PoolBetween (then V = Var + se², with the smaller of the two parts'
-// degrees of freedom). The result always contains the precision interval.
+// interval at level: a prediction interval for the median of another,
+// independent sitting of this cell on this machine (same fingerprint, of
+// typical precision), centred on this sitting's median. On the log scale
+// it is ±t·sqrt(V), V the variance of the difference of the two sittings'
+// figures, computed as SittingChange computes it (pairVar):
+//
+//   - with the cell's own Between, V = 2·MSB/n0 + surplus(se): this sitting
+//     about the long-run centre (MSB/n0 and its precision surplus) plus the
+//     next, typical one (MSB/n0, no surplus); df = Sittings − 1;
+//   - with a family's PoolBetween, for a cell with too few sittings of its
+//     own, V = 2·(Var + se²), the next sitting's precision taken as this
+//     one's; df = min(the pool's DF, blocks − 1);
+//
+// and t is Student's t quantile at (1+level)/2 with those df. At 95% the
+// next sitting's median falls inside about 95% of the time — more while
+// the history is short, since with two or three sittings t is steep and the
+// interval wide. The interval holds another sitting's median exactly when
+// SittingChange(this, other, b, 1−level) would not call the two different
+// (same variance, df and quantile), provided the other is of typical
+// precision (own: no surplus; pooled: the same se and blocks as this one)
+// and the precision interval is not the wider: the result always contains
+// the precision interval. A noisier other sitting only widens
+// SittingChange, so a median inside is never called a change.
+//
 // It reports false when an input is unusable: b not OK, a figure not taken
 // in at least two blocks (its interval is sample-level, too narrow to
 // build on), non-positive or non-finite values, level outside (0, 1).
@@ -205,16 +241,11 @@ func Reproducibility(median, ciLow, ciHigh, confidence float64, blocks int, b Be
 	if !ok || !b.OK || !(level > 0 && level < 1) {
 		return Repro{}, false
 	}
-	v, df := b.figureVar(se)
-	if !b.Pooled {
-		v += b.surplus(se)
-	} else {
-		df = min(df, float64(blocks-1))
-	}
-	if !(df >= 1) || !(v >= 0) {
+	v, df, ok := b.pairVar(se, b.typicalSE(se), blocks, blocks)
+	if !ok {
 		return Repro{}, false // a hand-made Between without degrees of freedom or with a negative mean square
 	}
-	half := tQuantile(df, (1+level)/2) * math.Sqrt(v)
+	half := halfWidth(v, df, level)
 	r := Repro{
 		Low:        math.Min(median*math.Exp(-half), ciLow),
 		High:       math.Max(median*math.Exp(half), ciHigh),
@@ -243,10 +274,13 @@ func FigureOf(s Summary) SittingFigure {
 // SittingChange asks whether two sittings' medians (a the base, b the new)
 // differ beyond what reproducibility allows. Ratio is b/a; on the log scale
 // its variance is twice a sitting's variance about the long-run centre plus
-// each side's precision surplus (own Between), or 2·Var + se_a² + se_b²
-// (pooled), and [Lo, Hi] is the t interval at 1−alpha with the degrees of
-// freedom as in Reproducibility; P is the two-sided t p-value. N1, N2 are
-// the blocks; Method "sittings". OK is false for unusable inputs.
+// each side's precision surplus (own Between: 2·MSB/n0 + surplus(se_a) +
+// surplus(se_b), S−1 df), or 2·Var + se_a² + se_b² (pooled, df the
+// smallest of the pool's and each side's blocks−1) — pairVar, shared with
+// Reproducibility — and [Lo, Hi] is the t interval at 1−alpha; P is the
+// two-sided t p-value. N1, N2 are the blocks; Method "sittings". OK is
+// false for unusable inputs. between should be learned from sittings before
+// b (it may include a).
 func SittingChange(a, b SittingFigure, between Between, alpha float64) Change {
 	c := Change{Method: "sittings", Ratio: math.NaN(), P: math.NaN(), N1: a.Blocks, N2: b.Blocks}
 	sa, okA := a.se()
@@ -254,20 +288,13 @@ func SittingChange(a, b SittingFigure, between Between, alpha float64) Change {
 	if !okA || !okB || !between.OK || !(alpha > 0 && alpha < 1) {
 		return c
 	}
-	va, df := between.figureVar(sa)
-	vb, _ := between.figureVar(sb)
-	v := va + vb
-	if !between.Pooled {
-		v += between.surplus(sa) + between.surplus(sb)
-	} else {
-		df = min(df, float64(a.Blocks-1), float64(b.Blocks-1))
-	}
-	if !(df >= 1) || !(v >= 0) {
+	v, df, ok := between.pairVar(sa, sb, a.Blocks, b.Blocks)
+	if !ok {
 		return c
 	}
 	d := math.Log(b.Median / a.Median)
 	sd := math.Sqrt(v)
-	half := tQuantile(df, 1-alpha/2) * sd
+	half := halfWidth(v, df, 1-alpha)
 	c.Ratio, c.Lo, c.Hi, c.Confidence = math.Exp(d), math.Exp(d-half), math.Exp(d+half), 1-alpha
 	switch {
 	case sd > 0:
@@ -297,16 +324,42 @@ func (f SittingFigure) se() (float64, bool) {
 	return se, finite(se)
 }
 
-// figureVar is the variance of one sitting's log figure about the long-run
-// centre, and its degrees of freedom, before any precision surplus. For a
-// cell's own estimate it is MSB/n0 — the observed scatter of the sittings'
-// means, precision included — with S−1 df. A pooled estimate carries no
-// precision of this cell's, so the figure's own se² is added.
-func (b Between) figureVar(se float64) (v, df float64) {
+// pairVar is the variance of the log ratio of two sittings' figures
+// (precisions seA and seB as log-scale standard errors, from blocksA and
+// blocksB blocks) and its degrees of freedom: the one computation behind
+// both SittingChange and Reproducibility, so that the two agree. With a
+// cell's own estimate each side's variance about the long-run centre is
+// MSB/n0 — the observed scatter of the sittings' means, precision included
+// — plus its precision surplus, with S−1 df. A pooled estimate carries no
+// precision of this cell's, so each side is Var + se², and the df are the
+// smallest of the pool's and each side's blocks−1. ok is false when the
+// df are below one or V is negative or NaN (a hand-made Between).
+func (b Between) pairVar(seA, seB float64, blocksA, blocksB int) (v, df float64, ok bool) {
+	df = float64(b.DF)
 	if b.Pooled {
-		return b.Var + se*se, float64(b.DF)
+		v = 2*b.Var + seA*seA + seB*seB
+		df = min(df, float64(blocksA-1), float64(blocksB-1))
+	} else {
+		v = 2*b.MSB/b.N0 + b.surplus(seA) + b.surplus(seB)
 	}
-	return b.MSB / b.N0, float64(b.DF)
+	return v, df, df >= 1 && v >= 0
+}
+
+// typicalSE is the precision Reproducibility assumes for the next sitting
+// given this one's se: for a cell's own estimate the history's typical
+// one, which has no surplus; a pooled estimate knows nothing of this
+// cell's precision, so this sitting's own.
+func (b Between) typicalSE(se float64) float64 {
+	if b.Pooled {
+		return se
+	}
+	return math.Sqrt(math.Max(0, b.Precision))
+}
+
+// halfWidth is the log-scale half-width of a t interval at level for a
+// variance v with df degrees of freedom.
+func halfWidth(v, df, level float64) float64 {
+	return tQuantile(df, (1+level)/2) * math.Sqrt(v)
 }
 
 // surplus is the precision variance of a sitting beyond what the history's

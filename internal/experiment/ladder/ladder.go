@@ -133,7 +133,7 @@ func reproWidth(run schedule.CellRun, learned func(name, placement string) (stat
 	if floor {
 		lo, hi = s.Median, s.Median
 	}
-	rp, ok := stats.Reproducibility(s.Median, lo, hi, s.Confidence, s.Blocks, b, 0.95)
+	rp, ok := stats.Reproducibility(s.Median, lo, hi, s.Confidence, s.Blocks, b, stats.Confidence)
 	if !ok {
 		if floor {
 			return 0
