@@ -27,7 +27,7 @@ func floorRows() []*model.Benchmark {
 			Name: "floor/asm-swap", Rung: model.Floor, Kind: model.Switch,
 			Description: "hand-written x86-64 swap of callee-saved registers, stack pointer and resume address between two stacks",
 			Op:          "round trip A -> B -> A through the swap (2 hops)", HopsPerOp: 2,
-			Switched: "another user-space stack in the same thread", Mechanism: "register/stack-pointer swap (6 callee-saved GPRs + rsp + resume address, jmp-based; no FPU/SSE state, no signal mask)",
+			Switched: "another user-space stack in the same thread", Mechanism: "inline stack switch (pushes rbp and a resume address, swaps rsp, jmp-based; the compiler saves only the callee-saved registers live across it; no FPU/SSE state, no signal mask)",
 			Placements: single, Ladder: single, PlacementNote: oneThread,
 			StartIters: 1 << 16, Needs: needsAMD64, Run: inProcess(kernels.FloorAsm),
 			Hops: func(r model.Response) float64 { return float64(r.A.Ops + r.B.Ops) },

@@ -81,7 +81,7 @@ func Collect(o Options) result.Environment {
 	env.Idle = idleInfo(r)
 	env.Perf = perfInfo(r, o)
 	env.Load = loadInfo(r)
-	env.Warnings = Warnings(env)
+	env.Warnings = warnings(env, r) // the same root the facts were read from (a recorded tree in tests)
 	return env
 }
 

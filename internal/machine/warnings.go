@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/result"
@@ -10,7 +11,15 @@ import (
 // Warnings lists the settings of env that move or blur switch costs, each
 // with a one-line fix. Informational entries (a virtual machine, say) are
 // warnings too: a reader comparing figures across machines needs them.
+// What env does not record (the haltpoll governor's poll limit) is read
+// from this machine's sysfs.
 func Warnings(env result.Environment) []result.Warning {
+	return warnings(env, reader{root: "/"})
+}
+
+// warnings is Warnings reading sysfs under r's root (a recorded tree in
+// tests).
+func warnings(env result.Environment, r reader) []result.Warning {
 	var w []result.Warning
 	add := func(code, msg, fix string) { w = append(w, result.Warning{Code: code, Message: msg, Fix: fix}) }
 
@@ -55,10 +64,46 @@ func Warnings(env result.Environment) []result.Warning {
 			"stop other work on the machine, or pin to CPUs nothing else uses")
 	}
 	if strings.Contains(env.Idle.Driver, "haltpoll") {
-		add("haltpoll", "the guest idles with cpuidle-haltpoll: an idle vCPU polls before halting, which hides part of the cross-CPU wake-up cost",
-			"record it; compare cross-cpu figures only between guests with the same idle driver")
+		msg := "the guest idles with cpuidle-haltpoll, but its poll limit (guest_halt_poll_ns) could not be read: an idle vCPU may poll before halting, which would hide part of the cross-CPU wake-up cost"
+		switch ns, from, ok := haltPollNS(env, r); {
+		case ok && ns > 0:
+			msg = fmt.Sprintf("the guest idles with cpuidle-haltpoll and polling is on (guest_halt_poll_ns=%d, %s): an idle vCPU polls for up to %s before halting, which hides part of the cross-CPU wake-up cost", ns, from, pollTime(ns))
+		case ok:
+			msg = fmt.Sprintf("the guest idles with cpuidle-haltpoll and polling is off (guest_halt_poll_ns=0, %s): an idle vCPU halts at once, so a cross-CPU wake-up of an idle vCPU is a halt and a trip through the host (the host delivers the wake-up and re-enters the guest), and a cross-cpu figure whose waiter went idle includes that trip", from)
+		}
+		add("haltpoll", msg, "record it; compare cross-cpu figures only between guests with the same idle driver and guest_halt_poll_ns")
 	}
 	return w
+}
+
+// haltPollNS is how long the haltpoll governor lets an idle vCPU poll
+// (0: it never polls) and where that was read: the module parameter in
+// sysfs, which is the value in force (it can be written at run time), else
+// the boot command line's haltpoll.guest_halt_poll_ns. ok is false when
+// neither says.
+func haltPollNS(env result.Environment, r reader) (ns uint64, from string, ok bool) {
+	if v, err := strconv.ParseUint(r.str("sys/module/haltpoll/parameters/guest_halt_poll_ns"), 10, 64); err == nil {
+		return v, "sysfs", true
+	}
+	for _, f := range strings.Fields(env.Cmdline) {
+		if f == "--" {
+			break // what follows is init's, not the kernel's
+		}
+		if v, found := strings.CutPrefix(f, "haltpoll.guest_halt_poll_ns="); found {
+			if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+				return n, "kernel command line", true
+			}
+		}
+	}
+	return 0, "", false
+}
+
+// pollTime renders a poll limit in ns in the unit a reader thinks in.
+func pollTime(ns uint64) string {
+	if ns >= 1000 && ns%1000 == 0 {
+		return fmt.Sprintf("%d µs", ns/1000)
+	}
+	return fmt.Sprintf("%d ns", ns)
 }
 
 // RunWarnings lists noise warnings about a finished run: steal time and a

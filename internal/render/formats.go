@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/units"
 )
 
@@ -63,9 +64,12 @@ func Markdown(w io.Writer, d *result.Document) error {
 		if r.OneWayCycles != nil {
 			cyc = units.Sig(r.OneWayCycles.Median)
 		}
-		ci := rangeIn(s.CILow, s.CIHigh, s.Median)
-		if s.Confidence < 0.95-1e-9 {
-			ci += fmt.Sprintf(" (%.0f%%)", 100*s.Confidence)
+		ci := "—" // too few samples for any interval: its bounds would be the extremes
+		if s.Confidence > 0 {
+			ci = rangeIn(s.CILow, s.CIHigh, s.Median)
+		}
+		if s.Confidence > 0 && s.Confidence < 0.95-1e-9 {
+			ci += fmt.Sprintf(" @%.0f%%", 100*s.Confidence) // the level where the figure is, as the ladder prints it
 		}
 		rp := "—"
 		if x := s.Reproducibility; x != nil {
@@ -75,29 +79,42 @@ func Markdown(w io.Writer, d *result.Document) error {
 			}
 		}
 		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Rung, r.Name, r.Placement,
-			units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci, rp, cyc, multiple(r), switchesCell(r))
+			units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci, rp, cyc, multiple(r, baseline(d)), switchesCell(r))
 	}
 	fmt.Fprintln(w, "\nOne-way = time per hop; p10–p90 and the intervals are in the unit of the median beside them. CI (this sitting) = where this sitting's median lies, 95% from its block medians (another level is given beside it).")
 	for _, l := range reproLegend(d, d.Results) {
 		fmt.Fprintln(w, strings.ReplaceAll(l, "±REPRO", "Reproducibility"))
 	}
 	if b := baseline(d); b != nil {
-		fmt.Fprintf(w, "× goroutine: multiple of `%s` %s, %s.\n", b.Name, b.Placement, b.Why)
+		fmt.Fprintln(w, multipleLegend(d.Results, b, "× goroutine", fmt.Sprintf("`%s` %s", b.Name, b.Placement)))
 	}
 	return nil
 }
 
-// GoBench writes the results in the Go benchmark format, one line per raw
-// sample, so that `benchstat old.txt new.txt` compares two runs. The unit is
-// ns/hop (one op of this file is one hop).
+// GoBench writes the results in the Go benchmark format, so that
+// `benchstat old.txt new.txt` compares two runs. The unit is ns/hop (one op
+// of this file is one hop). benchstat takes every line as an independent
+// observation, and the samples of one block (one worker process) are not
+// independent of each other: so a row with blocks writes one line per
+// block, the median of its samples, and benchstat's n counts blocks, as
+// every interval of ctxbench does. A row without recorded blocks (an older
+// file) can only write its raw samples, and says so in a comment line.
 func GoBench(w io.Writer, d *result.Document) error {
 	e := d.Environment
 	fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: ctxbench\ncpu: %s\n", e.OS, e.Arch, e.CPU.Model)
 	fmt.Fprintf(w, "kernel: %s\nvirtualization: %s\n", e.Kernel, strings.ReplaceAll(e.Virtualization.Label, ",", ";"))
 	fmt.Fprintln(w, "Unit ns/hop better=lower assume=nothing")
+	// Comment lines start with "#": benchfmt ignores a line that is neither
+	// a benchmark, a unit nor a "key: value" line.
+	fmt.Fprintln(w, "# one value per block: the median of the block's samples (a block is one worker process; its samples are not independent, the blocks are), so n counts blocks")
 	for _, r := range d.Results {
 		name := "Benchmark" + benchName(r.Name) + "/placement=" + r.Placement
-		for _, v := range r.Samples {
+		vals := stats.BlockMedians(r.Samples, result.BlockSizes(r.BlockInfo))
+		if vals == nil {
+			fmt.Fprintf(w, "# %s %s: no blocks recorded: one value per raw sample, which benchstat takes as independent though they may not be\n", r.Name, r.Placement)
+			vals = r.Samples
+		}
+		for _, v := range vals {
 			fmt.Fprintf(w, "%s\t%d\t%s ns/hop\n", name, r.IterationsPerSample, strconv.FormatFloat(v, 'f', 2, 64))
 		}
 	}

@@ -26,8 +26,10 @@ func Hierarchy(w io.Writer, d *result.Document) {
 			continue
 		}
 		x := "—"
-		if h.Multiple != nil {
-			x = fmt.Sprintf("%.1fx", *h.Multiple)
+		if r := findResult(d, h.Name, h.Placement); r != nil {
+			x = multiple(*r, baseline(d)) // the figure the ladder shows, so "× as in the table above" holds
+		} else if h.Multiple != nil {
+			x = units.Multiple(*h.Multiple)
 		}
 		sw := "—"
 		if h.SwitchesPerHop != nil {
@@ -54,4 +56,14 @@ func Hierarchy(w io.Writer, d *result.Document) {
 		}
 		tw.Flush()
 	}
+}
+
+// findResult is the document's row of a benchmark at a placement, or nil.
+func findResult(d *result.Document, name, placement string) *result.Result {
+	for i := range d.Results {
+		if d.Results[i].Name == name && d.Results[i].Placement == placement {
+			return &d.Results[i]
+		}
+	}
+	return nil
 }

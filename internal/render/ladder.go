@@ -56,7 +56,7 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 			marks += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, f.Message))
 		}
 		for _, wn := range r.Warnings {
-			if !strings.HasPrefix(wn.Code, "noise") { // noise is the "~"; the rest is said
+			if !strings.HasPrefix(wn.Code, "noise-") { // noise is the "~"; the rest is said
 				marks += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, wn.Message))
 			}
 		}
@@ -75,14 +75,14 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s [%s]\t%s\t%s%s\t%s\t%s%s\t\n",
 			r.Rung, name, r.Placement, units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci, rp, cyc,
-			multiple(r), sw, marks)
+			multiple(r, baseline(d)), sw, marks)
 	}
 	tw.Flush()
 	if exits {
 		fmt.Fprintln(w, "\n‡ per exit and re-entry of a VM (a world switch out of the guest and back), not per hop between two contexts.")
 	}
 	if b := baseline(d); b != nil {
-		fmt.Fprintf(w, "\n× GOROUTINE: multiple of %s %s (%s), %s; taken round by round, its interval is in the JSON (multiple_interval); ~ where it holds 1×.\n", b.Name, b.Placement, units.Time(b.MedianNS), b.Why)
+		fmt.Fprintln(w, "\n"+multipleLegend(d.Results, b, "× GOROUTINE", fmt.Sprintf("%s %s (%s)", b.Name, b.Placement, units.Time(b.MedianNS))))
 	}
 	for _, l := range reproLegend(d, d.Results) {
 		fmt.Fprintln(w, l)
@@ -208,7 +208,7 @@ func isExit(r result.Result) bool { return r.Rung == "vm" && r.Kind == "referenc
 // noiseWarned says a row carries a noise warning (the table's "~").
 func noiseWarned(r result.Result) bool {
 	for _, w := range r.Warnings {
-		if strings.HasPrefix(w.Code, "noise") {
+		if strings.HasPrefix(w.Code, "noise-") {
 			return true
 		}
 	}

@@ -17,7 +17,7 @@ func Spawn(w io.Writer, d *result.Document) {
 	if len(d.Spawn) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\ncreation: what it costs to create a context, run it to its end and reap it (median [p10–p90] per creation)")
+	fmt.Fprintln(w, "\ncreation: what it costs to create a context, run it to its end and reap it (median [p10–p90] per creation; ±CI = where this sitting's median lies, 95% unless a level is given: it covers this sitting only)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CONTEXT\tMEASUREMENT\tPER CREATION [p10–p90]\t±CI\tCLAIM BESIDE IT\t")
 	var sources []string
@@ -55,14 +55,25 @@ func Memory(w io.Writer, d *result.Document) {
 	fmt.Fprintln(w, "\nmemory: what a parked context costs to keep, per context (virtual is address space reserved, not memory used)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CONTEXT\tMEASUREMENT\tHELD\tPSS\tRSS\tKERNEL\tCHARGED\tVIRTUAL\tRUNTIME'S OWN COUNT\t")
+	negative := false
+	// bytes renders a per-context figure that cannot be negative: a
+	// negative one is a difference of two readings that moved by less than
+	// their noise, not a figure, and is shown as n/a* (footnoted below).
+	bytes := func(v float64) string {
+		if v < 0 {
+			negative = true
+			return "n/a*"
+		}
+		return units.Bytes(v)
+	}
 	for _, m := range d.Memory {
 		held := fmt.Sprintf("%d", m.Contexts)
 		if m.Contexts < m.Requested {
 			held = fmt.Sprintf("%d of %d", m.Contexts, m.Requested)
 		}
 		charged := "—"
-		if m.ChargedBytes > 0 {
-			charged = units.Bytes(m.ChargedBytes)
+		if m.ChargedBytes != 0 {
+			charged = bytes(m.ChargedBytes)
 		}
 		own := "—"
 		if m.RuntimeBytes > 0 {
@@ -72,12 +83,18 @@ func Memory(w io.Writer, d *result.Document) {
 			if v == 0 && m.RuntimeBytes > 0 {
 				return "—" // a runtime probe measures what its runtime counts, not these
 			}
-			return units.Bytes(v)
+			return bytes(v)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", m.Kind, m.Name, held, dash(m.PSSBytes), dash(m.RSSBytes),
 			dash(m.KernelBytes), charged, dash(m.VirtBytes), own)
 	}
 	tw.Flush()
+	// What KERNEL and CHARGED are (internal/memory, docs/spawn-memory.md):
+	// the two kernel-side columns differ in source and in what they hold.
+	fmt.Fprintln(w, "KERNEL = kernel stacks + page tables per context (for VMs also KVM's own page tables), from machine-wide /proc/meminfo deltas, so other activity moves it; slab is left out of every row, the VM row's too (slab_bytes_per_context in the JSON). CHARGED = user pages + kernel memory (stacks, page tables, slab) charged to the memory cgroup the contexts were born in: exact and undisturbed, but kernel objects allocated without __GFP_ACCOUNT are not charged (for containers a lower bound); — where not measured (no usable memory cgroup; VMs).")
+	if negative {
+		fmt.Fprintln(w, "n/a*: the difference came out negative: the counter moved by less than its noise (other activity on the machine outweighed these contexts), so there is no figure; a context cannot cost less than nothing.")
+	}
 	for _, m := range d.Memory {
 		for _, c := range m.Claims {
 			line := fmt.Sprintf("  %s — claim: %s (%s)", m.Name, c.Text, c.Source)

@@ -46,15 +46,48 @@ func switchesCell(r result.Result) string {
 	return fmt.Sprintf("%.2f %s", *r.SwitchesPerHop, mark)
 }
 
-func multiple(r result.Result) string {
+// multiple renders a row's multiple of the baseline row b. Where the
+// multiple was taken round by round it shows that figure, the median of the
+// per-round ratios, because its interval (multiple_interval) belongs to it:
+// the ratio of the two medians can fall outside that interval. The level is
+// given where it is not 95%; ≈ marks an interval that holds 1× (the row is
+// not resolved from the baseline here). A row whose blocks could not be
+// paired has no interval and shows the ratio of the medians.
+func multiple(r result.Result, b *result.BaselineRef) string {
 	if r.Multiple == nil {
 		return "—"
 	}
-	s := units.Multiple(*r.Multiple)
-	if *r.Multiple != 1 && r.MultipleInterval.Holds(1) {
-		s += " ~" // its interval holds 1×: not resolved from the baseline here
+	iv := r.MultipleInterval
+	if iv == nil {
+		return units.Multiple(*r.Multiple)
+	}
+	s := units.Multiple(iv.Median)
+	if iv.Holds(1) && !isBaseline(r, b) {
+		s = "≈" + s // its own mark: "~" means noisy in the ±CI column
+	}
+	if iv.Confidence > 0 && iv.Confidence < 0.95-1e-9 {
+		s += fmt.Sprintf(" @%.0f%%", 100*iv.Confidence) // too few rounds for 95%: its level where it is
 	}
 	return s
+}
+
+// isBaseline says r is the baseline row itself (its multiple is 1 by
+// definition, not a finding).
+func isBaseline(r result.Result, b *result.BaselineRef) bool {
+	return b != nil && r.Name == b.Name && r.Placement == b.Placement
+}
+
+// multipleLegend explains the × column: what the baseline is, which figure
+// the column shows, and its marks.
+func multipleLegend(rs []result.Result, b *result.BaselineRef, head, name string) string {
+	s := fmt.Sprintf("%s: multiple of %s, %s; taken round by round (the blocks of both rows ran in the same rounds): the median of the per-round ratios, whose interval is in the JSON (multiple_interval), @N%% its level where not 95%%; ≈ where that interval holds 1× (not resolved from the baseline here)", head, name, b.Why)
+	for _, r := range rs {
+		if r.Multiple != nil && r.MultipleInterval == nil {
+			s += "; rows whose blocks could not be paired by round show the ratio of the two medians, without an interval"
+			break
+		}
+	}
+	return s + "."
 }
 
 // rangeIn renders "p10–p90" in the unit of the median beside it.

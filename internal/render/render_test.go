@@ -85,7 +85,8 @@ func TestMarkdown(t *testing.T) {
 }
 
 // The Go benchmark format must be what benchstat reads: parse it back with
-// x/perf/benchfmt and count one result per raw sample.
+// x/perf/benchfmt and count one result per block (blocks, not samples, are
+// independent).
 func TestGoBench(t *testing.T) {
 	d := fake(t)
 	var buf bytes.Buffer
@@ -95,7 +96,7 @@ func TestGoBench(t *testing.T) {
 	testdoc.Golden(t, "fake.gobench.txt", buf.Bytes())
 	want := 0
 	for _, r := range d.Results {
-		want += len(r.Samples)
+		want += len(r.BlockInfo)
 	}
 	r := benchfmt.NewReader(bytes.NewReader(buf.Bytes()), "fake.gobench.txt")
 	got := 0
@@ -115,7 +116,7 @@ func TestGoBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got != want {
-		t.Errorf("benchfmt read %d results, want one per sample (%d)", got, want)
+		t.Errorf("benchfmt read %d results, want one per block (%d)", got, want)
 	}
 }
 

@@ -19,7 +19,7 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 	if d.Settings.DryRun {
 		fmt.Fprintln(w, "DRY RUN: synthetic figures; nothing was measured")
 	}
-	fmt.Fprintln(w, "one hop = one context hands the token to the next (a round of N contexts is N hops); figures are medians per hop")
+	fmt.Fprintln(w, "one hop = one context hands the token to the next (a round of N contexts is N hops); figures are medians per hop; every interval is where this sitting's median lies (it covers this sitting only), at the level it states")
 	type group struct{ kind, placement string }
 	var order []group
 	byGroup := map[group][]result.Ring{}
@@ -64,7 +64,7 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 			case r.NetNS <= 0:
 				net += " (<=0)"
 			case r.NetInterval.Holds(0):
-				net += " ~" // its interval holds 0: not resolved here
+				net = "≈" + net // its interval holds 0: not resolved here (the ladder's ≈; "~" means noisy there)
 			}
 			ratio := "-"
 			if r.RawNS.Median > 0 {
@@ -91,7 +91,7 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 	for _, s := range d.Skipped {
 		fmt.Fprintf(w, "skipped: %s: %s\n", s.Name, s.Error)
 	}
-	fmt.Fprintf(w, "\noverhead = the token passed through the same N pipes/channels and the same N working sets by one context, no switch; net = raw - overhead (never clamped). Load average %.2f at start, steal %.1f%% during the run.\n",
+	fmt.Fprintf(w, "\noverhead = the token passed through the same N pipes/channels and the same N working sets by one context, no switch; net = raw - overhead (never clamped); ≈ before a net: its interval, taken block by block, holds 0 (not resolved here). Load average %.2f at start, steal %.1f%% during the run.\n",
 		d.Environment.Load.Load1, d.Environment.Steal.Percent)
 	Warnings(w, d, st)
 }

@@ -166,8 +166,11 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 	}
 	r.Warnings = append(r.Warnings, noiseWarnings(r.OneWayNS.Summary, c.Placement)...)
 	if run.Missed != "" {
-		r.Warnings = append(r.Warnings, result.Warning{Code: "target-ci", Message: "did not reach the target interval: " + run.Missed,
-			Fix: "quiet the machine, pin with --cpus, or give more time with --target-budget"})
+		fix := "quiet the machine, pin with --cpus, or give more time with --target-budget"
+		if strings.Contains(run.Missed, "more blocks cannot") {
+			fix = "more sittings narrow it (each run adds one to the history), not more blocks; or ask for a wider target"
+		}
+		r.Warnings = append(r.Warnings, result.Warning{Code: "target-ci", Message: "did not reach the target interval: " + run.Missed, Fix: fix})
 	}
 	// A flag a block raised is kept once, whichever blocks raised it.
 	seenFlag := map[model.Flag]bool{}
@@ -209,8 +212,14 @@ func switchFlag(c schedule.Cell, perHop float64, perf *model.Response) result.Fl
 	switch {
 	case perHop < 1-SwitchTolerance && c.Placement == model.SameCPU:
 		f.Message = fmt.Sprintf("%.2f switches per hop, fewer than one: a side found its turn already passed and did not block (a fast path); this is not a pure switch cost", perHop)
+	case perHop < 1-SwitchTolerance && spinsByDesign(c.Bench):
+		f.Message = fmt.Sprintf("%.2f switches per hop, fewer than one: this benchmark spins before it sleeps, so the waiter on the other CPU saw some hand-offs while spinning and never slept; this figure is, at least in part, a handoff latency, not a context-switch cost", perHop)
 	case perHop < 1-SwitchTolerance:
-		f.Message = fmt.Sprintf("%.2f switches per hop, fewer than one: the waiter on the other CPU saw the handoff while spinning or idle-polling and never slept; this figure is a handoff latency, not a context-switch cost", perHop)
+		// The run counted the switches, not why some hand-offs had none
+		// (the waiter may have been still running, or its idle CPU may
+		// have polled): say what was counted, name no cause. The idle
+		// driver is in the Environment, which Aggregate does not get.
+		f.Message = fmt.Sprintf("%.2f switches per hop, fewer than one was counted: some hand-offs completed without the waiter sleeping; this figure is not a pure context-switch cost", perHop)
 	default:
 		f.Message = fmt.Sprintf("%.2f switches per hop, more than one: other tasks preempted the pair, the runtime woke helper threads, or a side migrated", perHop)
 		if perf != nil && perf.A.PerfMigrations+perf.B.PerfMigrations > 0 {
@@ -219,6 +228,10 @@ func switchFlag(c schedule.Cell, perHop float64, perf *model.Response) result.Fl
 	}
 	return f
 }
+
+// spinsByDesign says the benchmark's waiter spins before it sleeps: the
+// catalog names such rows *-spin.
+func spinsByDesign(b *model.Benchmark) bool { return strings.HasSuffix(b.Name, "-spin") }
 
 func perfVerify(v *result.Verification, b *model.Benchmark, p model.Response) {
 	hops := b.HopsIn(p)

@@ -75,3 +75,29 @@ func TestAggregateFlags(t *testing.T) {
 		t.Fatalf("self-described label: %+v", r.Label)
 	}
 }
+
+// Fewer than one switch per hop across CPUs names a cause only where the
+// run knows it: a *-spin benchmark spins by design; any other row states
+// what was counted, and never claims spinning or idle-polling.
+func TestFewerSwitchesNamesOnlyAKnownCause(t *testing.T) {
+	futex := &model.Benchmark{Name: "process/futex", Rung: model.Process, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true,
+		Placements: []model.Placement{model.CrossCPU}}
+	c, _ := schedule.Place(futex, model.CrossCPU, []int{0, 1})
+	// 100 round trips = 200 hops, 184 switches: 0.92 per hop.
+	r := Aggregate(cellRun(c, 10, resp(100, 92, 92, 1, 2)), "host")
+	if len(r.Flags) != 1 || r.Flags[0].Code != "switch-count" {
+		t.Fatalf("0.92 switches per hop not flagged: %+v", r.Flags)
+	}
+	m := r.Flags[0].Message
+	if !strings.Contains(m, "0.92") || !strings.Contains(m, "some hand-offs completed without the waiter sleeping") {
+		t.Errorf("the observation is not stated: %q", m)
+	}
+	if strings.Contains(m, "spinning") || strings.Contains(m, "polling") {
+		t.Errorf("a row that never spins is given a cause the run did not measure: %q", m)
+	}
+	spin, _ := schedule.Place(spinBench, model.CrossCPU, []int{0, 1})
+	r = Aggregate(cellRun(spin, 10, resp(100, 92, 92, 1, 2)), "host")
+	if len(r.Flags) != 1 || !strings.Contains(r.Flags[0].Message, "spins before it sleeps") {
+		t.Errorf("a spinning row does not say it spins: %+v", r.Flags)
+	}
+}

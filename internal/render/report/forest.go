@@ -387,9 +387,16 @@ func ladderRow(rv *runView, r result.Result, x scale, ticks []tick, notes *noteS
 	for _, fl := range r.Flags {
 		row.Notes = append(row.Notes, notes.add(fmt.Sprintf("%s %s (%s): flagged %s — %s", r.Name, r.Placement, rv.Tag, fl.Code, fl.Message)))
 	}
+	// Only the noise warnings are the "~ varied a lot"; every other warning
+	// (warm-up dropped, target interval missed, ...) changes what the figure
+	// means and is a note with its own words.
 	var noise []string
 	for _, w := range r.Warnings {
-		noise = append(noise, w.Message)
+		if isNoise(w) {
+			noise = append(noise, w.Message)
+			continue
+		}
+		row.Notes = append(row.Notes, notes.add(fmt.Sprintf("%s %s (%s): %s", r.Name, r.Placement, rv.Tag, w.Message)))
 	}
 	row.Noise = strings.Join(noise, "\n")
 	title := summaryTitle(r.Label.String(), s.Summary, "per hop")

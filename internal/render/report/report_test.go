@@ -180,3 +180,44 @@ func TestGlanceIsLikeForLike(t *testing.T) {
 		}
 	}
 }
+
+// Only noise warnings are the "~ varied a lot" of a ladder row; any other
+// warning (warm-up dropped, target interval missed) is a note in its own
+// words.
+func TestOnlyNoiseIsVariedALot(t *testing.T) {
+	d := doc(t, testdoc.Options{Seed: 1})
+	r := &d.Results[0]
+	r.Warnings = []result.Warning{
+		{Code: "warmup", Message: "the first 2 measured sample(s) of every block were still warming up"},
+		{Code: "target-ci", Message: "did not reach the target interval: budget spent"},
+		{Code: "noise-cv", Message: "high variation (CV 14%)"},
+	}
+	html := string(render(t, []compare.Input{{Label: "x", Path: "x.json", Doc: d}}))
+	titles := regexp.MustCompile(`<span class="noise" title="([^"]*)">~</span>`).FindAllStringSubmatch(html, -1)
+	if len(titles) != 1 || titles[0][1] != escape("high variation (CV 14%)") {
+		t.Fatalf("the ~ marks: %q", titles)
+	}
+	notes := html[strings.Index(html, `id="ladder"`):]
+	notes = notes[:strings.Index(notes, "</section>")]
+	for _, want := range []string{"still warming up", "did not reach the target interval"} {
+		if !strings.Contains(notes, `<li id="ladder-note-`) || !strings.Contains(notes, want) {
+			t.Errorf("the warning %q is not a note of the ladder", want)
+		}
+	}
+	if !strings.Contains(html, "~ 1 figure varied a lot") {
+		t.Error("the noisy row is not counted once")
+	}
+}
+
+// A ring's net with an interval is shown as the interval's median (the net
+// taken block by block), not raw median − overhead median beside it.
+func TestRingNetIsTheFigureOfItsInterval(t *testing.T) {
+	d := doc(t, testdoc.Options{Seed: 1, Experiments: true})
+	d.Rings = d.Rings[:1]
+	d.Rings[0].NetNS = 200
+	d.Rings[0].NetInterval = &result.Interval{Median: 150, Low: 140, High: 160, Confidence: 0.75, Rounds: 4}
+	html := string(render(t, []compare.Input{{Label: "x", Path: "x.json", Doc: d}}))
+	if !strings.Contains(html, "150 ns [140 ns, 160 ns] @75%") || strings.Contains(html, "200 ns [140 ns, 160 ns]") {
+		t.Error("the ring's net is not the median of its interval, with its level")
+	}
+}

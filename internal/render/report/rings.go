@@ -216,7 +216,13 @@ func buildRing(rv *runView) ringView {
 			row.NetClass = "bad"
 		}
 		if iv := r.NetInterval; iv != nil {
-			row.Net += fmt.Sprintf(" [%s, %s]", fmtNS(iv.Low), fmtNS(iv.High))
+			// The interval belongs to the net taken block by block: show
+			// its median, not raw median − overhead median, which can lie
+			// outside it.
+			row.Net = fmt.Sprintf("%s [%s, %s]", fmtNS(iv.Median), fmtNS(iv.Low), fmtNS(iv.High))
+			if iv.Confidence > 0 && iv.Confidence < 0.95-1e-9 {
+				row.Net += fmt.Sprintf(" @%.0f%%", 100*iv.Confidence)
+			}
 			if iv.Holds(0) {
 				row.Net += " not resolved here"
 			}
@@ -387,7 +393,6 @@ func swatch(cls, shape string) Fig {
 	return Fig{W: 16, H: 16, Class: "swatch", Elems: []Elem{e}}
 }
 
-// isNoise tells the noise warnings (spread of the samples) from the rest.
-func isNoise(w result.Warning) bool {
-	return w.Code == "noise-cv" || w.Code == "noise-spread"
-}
+// isNoise tells the noise warnings (codes noise-*: the samples' spread)
+// from the rest.
+func isNoise(w result.Warning) bool { return strings.HasPrefix(w.Code, "noise-") }
