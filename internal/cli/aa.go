@@ -83,6 +83,11 @@ same CPU. The sampling flags are run's; the default is the ladder's sampling.`,
 		},
 	}
 	mf.register(cmd)
+	// aa writes JSON only (its sittings are not one table): the table
+	// exports stay parsed, to be refused with a reason, but unlisted.
+	for _, name := range []string{"export-csv", "export-markdown", "export-gobench"} {
+		_ = cmd.Flags().MarkHidden(name)
+	}
 	cmd.Flags().IntVar(&sittings, "sittings", 6, "independent sittings to measure (2–100)")
 	return cmd
 }

@@ -2,11 +2,20 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
+	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
 
 func run(t *testing.T, args ...string) (int, string, string) {
@@ -245,6 +254,171 @@ func TestRingWarmupDefaults(t *testing.T) {
 		}
 		if doc.Settings.Warmup != c.want {
 			t.Errorf("%v: warm-up %d samples, want %d", c.args, doc.Settings.Warmup, c.want)
+		}
+	}
+}
+
+// helpFlags are the long names of the flags a command's --help lists.
+func helpFlags(t *testing.T, path []string) []string {
+	t.Helper()
+	code, out, stderr := run(t, append(append([]string{}, path...), "--help")...)
+	if code != ExitOK {
+		t.Fatalf("%v --help: exit %d, %s", path, code, stderr)
+	}
+	var names []string
+	in := false
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case l == "Flags:" || l == "Global Flags:":
+			in = true
+			continue
+		case strings.TrimSpace(l) == "":
+			in = false
+			continue
+		}
+		if m := helpFlagLine.FindStringSubmatch(l); in && m != nil {
+			names = append(names, m[1])
+		}
+	}
+	if len(names) == 0 {
+		t.Fatalf("%v --help lists no flags:\n%s", path, out)
+	}
+	return names
+}
+
+var helpFlagLine = regexp.MustCompile(`^\s+(?:-[A-Za-z], )?--([a-z0-9-]+)`)
+
+// Every flag a command's --help lists is one the command accepts: given a
+// valid value, it is not refused. Measuring commands are stopped by
+// --lock-timeout 0s, the last check before the measurement lock (so their
+// every other check has passed and nothing is measured); the others run.
+func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
+	dir := t.TempDir()
+	same := []model.Placement{model.SameCPU}
+	a := writeDoc(t, dir, "a.json", testdoc.Options{Seed: 1, Only: same})
+	b := writeDoc(t, dir, "b.json", testdoc.Options{Seed: 1, Redraw: 2, Only: same})
+	allowed, err := resolveCPUs("")
+	if err != nil || len(allowed) == 0 {
+		t.Fatalf("no allowed CPU: %v", err)
+	}
+	cpu := strconv.Itoa(allowed[0])
+	stop := []string{"--lock-timeout", "0s"}
+	const stopped = "--lock-timeout must be positive"
+	commands := map[string]struct {
+		base, end []string
+	}{
+		"":          {nil, stop}, // the default ladder
+		"run":       {[]string{"thread/pipe"}, stop},
+		"ring":      {nil, stop},
+		"aa":        {nil, stop},
+		"explain":   {[]string{"thread/pipe", "--dry-run"}, stop}, // a dry run needs no BPF
+		"spawn":     {[]string{"goroutine"}, stop},
+		"memory":    {[]string{"goroutine"}, stop},
+		"pool":      {nil, stop},
+		"replicate": {[]string{"go-test-bench"}, stop},
+		"report":    {[]string{a, "-o", filepath.Join(dir, "r.html")}, nil},
+		"compare":   {[]string{a, b}, nil},
+		"list":      {nil, nil},
+		"env":       {nil, nil},
+		"prepare":   {nil, nil}, // lists only --help: never run
+	}
+	// A valid value per flag ("command flag" first, then "flag"); a bool
+	// flag takes none. A new flag without one fails here until it has one.
+	values := map[string][]string{
+		"runs": {"5"}, "warmup": {"1"}, "samples-per-block": {"2"}, "min-time": {"2ms"}, "iterations": {"1000"},
+		"placement": {"same-cpu"}, "cpus": {cpu}, "seed": {"1"}, "span": {"0"}, "timeout": {"5s"},
+		"export-json": {filepath.Join(dir, "x.json")}, "export-csv": {filepath.Join(dir, "x.csv")},
+		"export-markdown": {filepath.Join(dir, "x.md")}, "export-gobench": {filepath.Join(dir, "x.txt")},
+		"target-ci": {"5"}, "target-budget": {"10s", "--target-ci", "5"}, "lock-timeout": {"1m"}, "sittings": {"2"},
+		"kind": {"thread"}, "tasks": {"2"}, "working-set": {"0"}, "stack": {"64KiB"}, "ipc": {"pipe"}, "container": {"full"},
+		"samples": {"10"}, "n": {"goroutine=1000"},
+		"server": {"redis"}, "clients": {"pgxpool"}, "pool-sizes": {"4"}, "workers": {"10"}, "pool placement": {"cross-cpu"},
+		"pool cpus": {cpu, "-p", "same-cpu"}, "duration": {"1s"}, "pool warmup": {"500ms"}, "repetitions": {"3"},
+		"wait-quiet": {"1s"}, "pool seed": {"2"}, "postgres-dsn": {"host=/nonexistent dbname=x"}, "redis-url": {"redis://127.0.0.1:1"},
+		"output": {filepath.Join(dir, "r2.html")}, "title": {"t"}, "alpha": {"0.1"}, "fail-on-regression": {"5"}, "format": {"json"},
+	}
+	// Flags a command still lists and refuses (none now: an entry skips
+	// its check, naming why).
+	gaps := map[string]string{}
+	root := newRoot(context.Background(), io.Discard, io.Discard)
+	cmds := append([]*cobra.Command{root}, root.Commands()...)
+	for _, c := range cmds {
+		name := ""
+		var path []string
+		if c != root {
+			name, path = c.Name(), []string{c.Name()}
+		}
+		spec, ok := commands[name]
+		if !ok {
+			t.Errorf("command %q is not in this test's table", name)
+			continue
+		}
+		for _, flag := range helpFlags(t, path) {
+			if flag == "help" {
+				continue
+			}
+			t.Run(strings.TrimSpace(name+" --"+flag), func(t *testing.T) {
+				if file, ok := gaps[name+" "+flag]; ok {
+					t.Skipf("%s --help lists --%s, which it refuses; fix in %s", name, flag, file)
+				}
+				args := append(append([]string{}, path...), spec.base...)
+				args = append(args, "--"+flag)
+				f := c.Flags().Lookup(flag)
+				switch {
+				case flag == "version": // cobra's, added when the root runs
+				case f == nil:
+					t.Fatalf("--%s is in the help but not among the command's flags", flag)
+				case f.Value.Type() != "bool":
+					v, ok := values[name+" "+flag]
+					if !ok {
+						v, ok = values[flag]
+					}
+					if !ok {
+						t.Fatalf("no valid value of --%s in this test's table", flag)
+					}
+					args = append(args, v...)
+				}
+				args = append(args, spec.end...)
+				code, _, stderr := run(t, args...)
+				if code == ExitOK || (spec.end != nil && code == ExitUsage && strings.Contains(stderr, stopped)) {
+					return
+				}
+				t.Errorf("%q: %s --help lists --%s, but it was refused: exit %d, %q", args, name, flag, code, stderr)
+			})
+		}
+	}
+}
+
+// explain's --help gives the defaults explain uses, not the ladder's.
+func TestExplainHelpShowsItsDefaults(t *testing.T) {
+	_, out, _ := run(t, "explain", "--help")
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "--min-time duration") && (!strings.Contains(l, "default "+explainMinTime.String()) || strings.Contains(l, "2ms")) {
+			t.Errorf("--min-time line does not give explain's %v: %q", explainMinTime, l)
+		}
+	}
+	for _, hidden := range []string{"--placement", "--export-csv", "--export-markdown", "--export-gobench", "--no-perf-check"} {
+		if strings.Contains(out, hidden) {
+			t.Errorf("explain --help lists %s, which explain refuses or ignores", hidden)
+		}
+	}
+}
+
+// What ctxbench writes passes the checks compare and report make on what
+// they read: the dry runs of the commands whose files have switch rows or
+// ring points (run all is TestRunAllDryRun).
+func TestDryRunsReadBack(t *testing.T) {
+	for _, args := range [][]string{
+		{"ring", "--dry-run", "--quick", "-q", "--kind", "goroutine,thread,process", "--tasks", "2,16", "--working-set", "0,64KiB", "--export-json", "-"},
+		{"explain", "thread/pipe", "process/pipe", "--dry-run", "--quick", "-q", "--export-json", "-"},
+		{"aa", "--dry-run", "--quick", "--sittings", "2", "-q", "--export-json", "-"},
+	} {
+		code, out, stderr := run(t, args...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		if _, err := result.Decode([]byte(out)); err != nil {
+			t.Errorf("%v: %v", args, err)
 		}
 	}
 }

@@ -60,7 +60,8 @@ interval lies above the threshold; 2 for unreadable or malformed files.`,
 		Example: `  ctxbench compare old.json new.json
   ctxbench compare before=main.json after=branch.json --fail-on-regression 5
   ctxbench compare --ignore-placement same=same.json cross=cross.json
-  ctxbench compare a.json b.json c.json --format markdown > cmp.md`,
+  ctxbench compare a.json b.json c.json --format markdown > cmp.md
+  ctxbench compare old.json new.json --format json | jq '.tables[].rows[].changes[] | select(.significant)'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			failSet = cmd.Flags().Changed("fail-on-regression")
@@ -78,8 +79,10 @@ interval lies above the threshold; 2 for unreadable or malformed files.`,
 				write = render.CompareCSV
 			case "markdown", "md":
 				write = render.CompareMarkdown
+			case "json":
+				write = render.CompareJSON
 			default:
-				return usagef("--format must be text, csv or markdown, got %q", format)
+				return usagef("--format must be text, csv, markdown or json, got %q", format)
 			}
 			inputs, err := loadInputs(args, cmd.InOrStdin())
 			if err != nil {
@@ -117,7 +120,7 @@ interval lies above the threshold; 2 for unreadable or malformed files.`,
 	f := cmd.Flags()
 	f.Float64Var(&alpha, "alpha", compare.DefaultAlpha, "1 − the confidence of the change's interval (the Mann-Whitney test on blocks it inverts)")
 	f.Var((*percentValue)(&failPct), "fail-on-regression", "exit with status 3 when a slowdown's whole interval lies above `PCT` percent (e.g. 5 or 5%)")
-	f.StringVar(&format, "format", "text", "output format: text, csv (footnotes and warnings to stderr) or markdown")
+	f.StringVar(&format, "format", "text", "output format: text, csv (footnotes and warnings to stderr), markdown, or json (one document: inputs, tables, notes, hints and environment differences)")
 	f.BoolVar(&ignorePlacement, "ignore-placement", false, "match rows by benchmark name only (compare a same-cpu file with a cross-cpu one)")
 	return cmd
 }

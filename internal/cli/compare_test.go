@@ -2,12 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
@@ -75,6 +78,73 @@ func TestCompareRejectsBadFiles(t *testing.T) {
 			}
 			assertOneLine(t, stderr)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.html")); err == nil {
+		t.Error("a report was written from a bad file")
+	}
+}
+
+// A well-formed file holding a value no measurement produces is refused by
+// compare and report alike: exit status 2 and one line that names the file,
+// the row and the field.
+func TestCompareAndReportRefuseImpossibleValues(t *testing.T) {
+	dir := t.TempDir()
+	good := writeDoc(t, dir, "good.json", testdoc.Options{Seed: 1})
+	one := 1.0
+	for _, c := range []struct {
+		name  string
+		spoil func(d *result.Document)
+		field string // what the line must say after the file's name
+	}{
+		{"negative-median", func(d *result.Document) { d.Results[3].OneWayNS.Median = -3 },
+			"results[3] (thread/pipe same-cpu): one_way_ns.median is -3, not a time"},
+		{"zero-median", func(d *result.Document) { d.Results[0].OneWayNS.Median = 0 },
+			"results[0] (floor/asm-swap same-cpu): one_way_ns.median is 0, not a time"},
+		{"ci-low-above", func(d *result.Document) { d.Results[4].OneWayNS.CILow = d.Results[4].OneWayNS.Median * 1.5 },
+			"results[4] (thread/pipe cross-cpu): one_way_ns.ci_low is"},
+		{"ci-high-below", func(d *result.Document) { d.Results[4].OneWayNS.CIHigh = d.Results[4].OneWayNS.Median / 2 },
+			"results[4] (thread/pipe cross-cpu): one_way_ns.ci_high is"},
+		{"repro-beside", func(d *result.Document) {
+			m := d.Results[3].OneWayNS.Median
+			d.Results[3].OneWayNS.Reproducibility = &result.Reproducibility{Low: m / 3, High: m / 2, Confidence: 0.95, Sittings: 4}
+		}, "results[3] (thread/pipe same-cpu): one_way_ns.reproducibility ["},
+		{"n-not-samples", func(d *result.Document) { d.Results[1].OneWayNS.N = 3 },
+			"results[1] (goroutine/chan-gomaxprocs1 same-cpu): one_way_ns.n is 3 but there are 20 samples"},
+		{"blocks-not-block-info", func(d *result.Document) { d.Results[2].Blocks = 4 },
+			"results[2] (goroutine/chan-gomaxprocsN cross-cpu): blocks is 4 but block_info lists 10 blocks"},
+		{"block-samples-short", func(d *result.Document) { d.Results[2].BlockInfo[9].Samples = 1 },
+			"results[2] (goroutine/chan-gomaxprocsN cross-cpu): block_info holds 19 samples in all but there are 20 samples"},
+		{"negative-switches", func(d *result.Document) { m := -one; d.Results[6].SwitchesPerHop = &m },
+			"results[6] (thread/futex same-cpu): switches_per_hop is -1, not a count"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := testdoc.Doc(testdoc.Options{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.spoil(d)
+			enc, err := json.MarshalIndent(d, "", "  ") // not Save: it writes what it is given
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := filepath.Join(dir, c.name+".json")
+			if err := os.WriteFile(bad, enc, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{{"compare", good, bad}, {"report", "x=" + bad, "-o", filepath.Join(dir, "r.html")}} {
+				code, out, stderr := run(t, args...)
+				if code != ExitUsage {
+					t.Errorf("%s: exit status %d, want %d (stderr %q)", args[0], code, ExitUsage, stderr)
+				}
+				assertOneLine(t, stderr)
+				if want := "ctxbench: " + bad + ": " + c.field; !strings.HasPrefix(stderr, want) {
+					t.Errorf("%s: stderr %q, want %q…", args[0], stderr, want)
+				}
+				if out != "" {
+					t.Errorf("%s: wrote %q from a bad file", args[0], out)
+				}
+			}
+		})
 	}
 	if _, err := os.Stat(filepath.Join(dir, "r.html")); err == nil {
 		t.Error("a report was written from a bad file")
@@ -150,6 +220,46 @@ func TestCompareFormats(t *testing.T) {
 	code, out, _ = run(t, "compare", base, slow, "--format", "markdown")
 	if code != ExitOK || !strings.Contains(out, "| benchmark | placement |") {
 		t.Errorf("markdown: status %d, output %q", code, out)
+	}
+	// JSON: one document on stdout holding what the text shows, nothing
+	// on stderr (its notes and warnings are in it); the regression gate
+	// works as with text.
+	code, out, stderr = run(t, "compare", "old="+base, "new="+slow, "--format", "json", "--fail-on-regression", "10")
+	if code != ExitRegression {
+		t.Errorf("json: status %d, want %d (stderr %q)", code, ExitRegression, stderr)
+	}
+	var doc render.CompareDoc
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	if dec.More() {
+		t.Error("json: more than one document on stdout")
+	}
+	if len(doc.Inputs) != 2 || doc.Inputs[0].Label != "old" || doc.Inputs[0].Path != base || doc.Inputs[1].Path != slow || !doc.Inputs[1].DryRun {
+		t.Errorf("json: inputs %+v", doc.Inputs)
+	}
+	if len(doc.Tables) == 0 || len(doc.Tables[0].Rows) == 0 || len(doc.Hints) == 0 {
+		t.Fatalf("json: no table rows or hints:\n%s", out)
+	}
+	for _, r := range doc.Tables[0].Rows {
+		if len(r.Figures) != 2 || r.Figures[0].Median == nil || r.Figures[0].CILow == nil || r.Figures[0].CIHigh == nil {
+			t.Errorf("json: %s %s figures %+v", r.Name, r.Placement, r.Figures)
+			continue
+		}
+		if len(r.Changes) != 1 {
+			t.Errorf("json: %s %s changes %+v", r.Name, r.Placement, r.Changes)
+			continue
+		}
+		ch := r.Changes[0]
+		if ch.Input != "new" || ch.Base != "old" || ch.Change == nil || math.Abs(*ch.Change-1) > 1e-9 || ch.Low == nil || ch.High == nil ||
+			ch.Confidence == nil || ch.P == nil || ch.Unit == nil || *ch.Unit != "blocks" || !ch.Significant {
+			t.Errorf("json: %s %s: twice the time reads as %+v", r.Name, r.Placement, ch)
+		}
+	}
+	if strings.Contains(stderr, "warning") || strings.Contains(stderr, "note") {
+		t.Errorf("json: notes and warnings went to stderr: %q", stderr)
 	}
 	code, out, _ = run(t, "compare", "--ignore-placement", base, slow)
 	if code != ExitUsage {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -42,10 +43,15 @@ detaches every probe. docs/explain.md lists the probes behind each phase.`,
   ctxbench explain thread/futex thread/yield --cpus 1`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := refuseEmptyElements(cmd, "cpus"); err != nil {
+				return err
+			}
 			benches, err := catalog.Select(args)
 			if err != nil {
 				return &usageError{err.Error()}
 			}
+			// Hidden below, but still parsed (they are the measure
+			// flags'): given anyway, each is refused with why.
 			if cmd.Flags().Changed("placement") {
 				return usagef("explain measures at one CPU only (a phase model reads one CPU's hops): leave --placement out")
 			}
@@ -63,8 +69,28 @@ detaches every probe. docs/explain.md lists the probes behind each phase.`,
 		},
 	}
 	mf.register(cmd)
+	// Explain takes the measure flags but not all of them, nor all their
+	// defaults: its --help shows only what it accepts, with the values it
+	// uses. --placement and the table exports are refused (one CPU, JSON
+	// only) and --no-perf-check changes nothing (explain never runs the
+	// perf cross-check: its events would slow the traced switches).
+	f := cmd.Flags()
+	for _, name := range []string{"placement", "export-csv", "export-markdown", "export-gobench", "no-perf-check"} {
+		_ = f.MarkHidden(name)
+	}
+	f.Lookup("runs").Usage = "measured samples per benchmark, untraced and traced each (default: 40; --quick 12; --thorough 160)"
+	f.Lookup("min-time").Usage = fmt.Sprintf("target duration of one sample; ops per sample are calibrated to it (default %v, with every preset)", explainMinTime)
+	f.Lookup("quick").Usage = "fewer samples and blocks: faster, less precise (samples stay --min-time long)"
+	f.Lookup("thorough").Usage = "more samples and blocks: slower, more precise (samples stay --min-time long)"
+	f.Lookup("cpus").Usage = "CPUs to use, e.g. 2,3 or 0-3: both sides of a benchmark run on the last (default: all allowed)"
 	return cmd
 }
+
+// explainMinTime is explain's sample length unless --min-time says
+// otherwise: longer than the ladder's, so the few milliseconds between a
+// traced block's partners becoming ready and its first hop stay a small
+// part of the block.
+const explainMinTime = 10 * time.Millisecond
 
 func runExplain(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, stdout, stderr io.Writer) error {
 	o, set, _, _, err := mf.settings()
@@ -77,10 +103,7 @@ func runExplain(ctx context.Context, mf *measureFlags, benches []*model.Benchmar
 		return err
 	}
 	if !mf.fs.Changed("min-time") {
-		// Longer samples than the ladder's: the few milliseconds between a
-		// traced block's partners becoming ready and its first hop stay a
-		// small part of the block.
-		o.MinTime = 10 * time.Millisecond
+		o.MinTime = explainMinTime
 		set.MinTimeNS = o.MinTime.Nanoseconds()
 	}
 	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {

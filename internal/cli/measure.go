@@ -252,6 +252,11 @@ func resolveCPUs(s string) ([]int, error) {
 	if strings.TrimSpace(s) == "" {
 		return allowed, nil
 	}
+	for _, part := range strings.Split(s, ",") {
+		if strings.TrimSpace(part) == "" {
+			return nil, usagef("--cpus %q has an empty element (examples: 1, 0,1, 0-3)", s)
+		}
+	}
 	cpus := machine.ParseCPUList(s)
 	if len(cpus) == 0 {
 		return nil, usagef("--cpus %q is not a CPU list (examples: 1, 0,1, 0-3)", s)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/container"
@@ -77,6 +78,9 @@ available memory is refused with the limit named. See docs/ring.md.`,
   ctxbench replicate hot-potato-ring          # the published 400-thread vs 400-process ring`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := refuseEmptyElements(cmd, "kind", "tasks", "working-set", "placement", "cpus"); err != nil {
+				return err
+			}
 			return runRing(cmd.Context(), mf, rf, stdout, stderr)
 		},
 	}
@@ -222,6 +226,37 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 		}
 	}
 	return failed(doc, "ring points", len(doc.Failures)+len(doc.Rings))
+}
+
+// refuseEmptyElements refuses a comma-separated list flag, among names,
+// that was given with an empty element ("2,,3", "2,", ",2", or nothing at
+// all). The parsers behind several of them skip empty parts, so a typo
+// ran a sweep other than the one typed; a value given is used as given or
+// refused. Flags not given keep their defaults.
+func refuseEmptyElements(cmd *cobra.Command, names ...string) error {
+	for _, name := range names {
+		f := cmd.Flags().Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		// A slice flag has split its values already (and a repeated flag
+		// adds to them); its elements may still hold commas the command
+		// splits again, so they are joined and split once more.
+		items := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			items = sv.GetSlice()
+		}
+		list := strings.Join(items, ",")
+		if strings.TrimSpace(list) == "" {
+			return usagef("--%s is empty: give at least one value, or leave the flag out for its default", name)
+		}
+		for _, part := range strings.Split(list, ",") {
+			if strings.TrimSpace(part) == "" {
+				return usagef("--%s %q has an empty element (a doubled, leading or trailing comma)", name, list)
+			}
+		}
+	}
+	return nil
 }
 
 // nonNil keeps an empty section an empty array in the JSON.

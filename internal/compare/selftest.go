@@ -143,8 +143,6 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *res
 	return aa
 }
 
-
-
 // reproChecks asks of the reproducibility intervals what SelfTest asks of
 // the precision intervals, over the sittings of one cell that had one, and
 // only of what each had not seen: whether sitting i's interval held the

@@ -13,17 +13,26 @@ import (
 )
 
 // FormatError says why a result file cannot be read: not JSON, another
-// schema version, or missing fields. The CLI reports it with exit status 2.
+// schema version, missing fields, or a value no measurement produces. The
+// CLI reports it with exit status 2.
 type FormatError struct {
 	Path   string
 	Reason string
+	// Value marks a well-formed file holding an impossible value; Reason
+	// then names the figure and the field, which say more than
+	// "malformed" would.
+	Value bool
 }
 
 func (e *FormatError) Error() string {
-	if e.Path == "" {
-		return "malformed result file: " + e.Reason
+	what := "malformed result file: "
+	if e.Value {
+		what = ""
 	}
-	return fmt.Sprintf("%s: malformed result file: %s", e.Path, e.Reason)
+	if e.Path == "" {
+		return what + e.Reason
+	}
+	return fmt.Sprintf("%s: %s%s", e.Path, what, e.Reason)
 }
 
 // Load reads and validates a result file ("-" reads stdin, the caller's
@@ -124,22 +133,26 @@ func upgradeV1(data []byte) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// Validate checks the invariants every consumer relies on.
+// Validate checks the invariants every consumer relies on: the fields
+// every row needs, and no impossible value in the figures compare and the
+// report compute from (validate.go).
 func (d *Document) Validate() error {
 	if d.Results == nil {
 		return &FormatError{Reason: "no results array"}
 	}
-	for i, r := range d.Results {
-		where := fmt.Sprintf("results[%d]", i)
-		switch {
-		case r.Name == "":
-			return &FormatError{Reason: where + ": no name"}
-		case r.Rung == "":
-			return &FormatError{Reason: where + " (" + r.Name + "): no rung"}
-		case r.Placement == "":
-			return &FormatError{Reason: where + " (" + r.Name + "): no placement"}
-		case r.OneWayNS.N != len(r.Samples):
-			return &FormatError{Reason: fmt.Sprintf("%s (%s): one_way_ns.n is %d but there are %d samples", where, r.Name, r.OneWayNS.N, len(r.Samples))}
+	for i := range d.Results {
+		if err := validateResult(i, &d.Results[i]); err != nil {
+			return err
+		}
+	}
+	for i := range d.Rings {
+		if err := validateRing(i, &d.Rings[i]); err != nil {
+			return err
+		}
+	}
+	for i := range d.Spawn {
+		if err := validateSpawn(i, &d.Spawn[i]); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -62,7 +62,7 @@ type Tool struct {
 	// Commit is the VCS revision the binary was built from ("-dirty" when
 	// the tree had changes), from Go's build information; empty when the
 	// build recorded none.
-	Commit    string `json:"commit,omitempty"`
+	Commit string `json:"commit,omitempty"`
 	// Build identifies the executable when no clean commit does (a build
 	// without VCS information, or of a tree with changes): "sha256:" and
 	// 16 hex digits of the file.
