@@ -79,6 +79,8 @@ func reproLegend(d *result.Document, rs []result.Result) []string {
 		why = "no history: --no-history, CTXBENCH_NO_HISTORY, or no home directory to keep it in"
 	case h.Note != "":
 		why = h.Note
+	case h.Before == 0:
+		why = "no earlier sitting has this run's fingerprint: a new machine, kernel, ctxbench build or figure-changing setting starts a new history"
 	case h.Before > 0:
 		why = fmt.Sprintf("the %d earlier sitting(s) with this fingerprint measured none of these cells cleanly in two or more blocks", h.Before)
 	}
