@@ -50,9 +50,12 @@ func Hierarchy(w io.Writer, d *result.Document) {
 	}
 	if len(d.Derived.Claims) > 0 {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "\nCLAIM\tPUBLISHED\tMEASURED\t")
+		// PUBLISHED last: it carries what differs where a claim is not like
+		// for like, and a long cell in the middle would push MEASURED off
+		// the screen.
+		fmt.Fprintln(tw, "\nCLAIM\tMEASURED\tPUBLISHED\t")
 		for _, c := range d.Derived.Claims {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", c.Name, c.Published, c.Measured)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", c.Name, c.Measured, c.Published)
 		}
 		tw.Flush()
 	}

@@ -33,7 +33,8 @@ func Spawn(w io.Writer, d *result.Document) {
 					sources = append(sources, c.Source)
 					n = len(sources) - 1
 				}
-				parts = append(parts, fmt.Sprintf("%s [%d]", c.Text, n+1))
+				text, differs := splitClaim(c)
+				parts = append(parts, fmt.Sprintf("%s [%d]%s", text, n+1, differs))
 			}
 			claim = strings.Join(parts, "; ")
 		}
@@ -97,8 +98,12 @@ func Memory(w io.Writer, d *result.Document) {
 	}
 	for _, m := range d.Memory {
 		for _, c := range m.Claims {
-			line := fmt.Sprintf("  %s — claim: %s (%s)", m.Name, c.Text, c.Source)
+			text, differs := splitClaim(c)
+			line := fmt.Sprintf("  %s — claim: %s (%s)%s", m.Name, text, c.Source, differs)
 			switch {
+			case differs != "":
+				// The size it names is of something else (a stack
+				// reservation, not memory held): no yardstick for PSS.
 			case c.BytesPerContext > 0 && m.PSSBytes > 0:
 				line += fmt.Sprintf("; measured PSS is %.2fx that", m.PSSBytes/c.BytesPerContext)
 			case c.BytesPerContext > 0 && m.RuntimeBytes > 0:
@@ -110,4 +115,21 @@ func Memory(w io.Writer, d *result.Document) {
 			fmt.Fprintf(w, "  %s — held %d of %d: %s\n", m.Name, m.Contexts, m.Requested, m.Limit)
 		}
 	}
+}
+
+// notLikeForLike opens, where a claim is printed, what differs between it
+// and the row beside it (result.Claim.Differs, set by the claims' owner,
+// internal/experiment/replicate, where a published figure is of something
+// other than what the row measures: a container runtime's cold start
+// beside the kernel's isolation alone, a stack reservation beside PSS).
+const notLikeForLike = " — not like for like: "
+
+// splitClaim gives a claim's text and what differs ("" if nothing does),
+// so a footnote mark or source can sit right after the claim, and so no
+// multiple is printed against a figure that is not like for like.
+func splitClaim(c result.Claim) (claim, differs string) {
+	if c.Differs != "" {
+		return c.Text, notLikeForLike + c.Differs
+	}
+	return c.Text, ""
 }

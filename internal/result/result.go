@@ -276,8 +276,14 @@ type Memory struct {
 // Claim is a published or folklore statement shown beside a figure;
 // BytesPerContext is set where the claim implies a size.
 type Claim struct {
-	Text            string  `json:"text"`
-	Source          string  `json:"source"`
+	Text   string `json:"text"`
+	Source string `json:"source"`
+	// Differs says what differs between the claim and the row beside it
+	// when they measure different things ("that is a runtime's cold start
+	// with image and network, this is namespaces + cgroup + seccomp
+	// alone"); empty when like for like. Beside such a claim no multiple of
+	// its figure is printed.
+	Differs         string  `json:"differs,omitempty"`
 	BytesPerContext float64 `json:"bytes_per_context,omitempty"`
 }
 

@@ -118,11 +118,10 @@ func HotPotato(env result.Environment, points []HotPotatoPoint, roundsMeasured f
 			if w.OK {
 				set("address_space_overhead_pct_of_net_low", w.Lo)
 				set("address_space_overhead_pct_of_net_high", w.Hi)
-				netOverhead = fmt.Sprintf(" [%+.0f%%, %+.0f%%]", w.Lo, w.Hi)
-				if w.Lo <= 0 && 0 <= w.Hi {
-					netOverhead += ", not resolved here"
-				}
+				set("address_space_overhead_pct_of_net_confidence", w.Confidence)
 			}
+			netOverhead = " — " + verdict(interval{What: "its share", Lo: w.Lo, Hi: w.Hi, Level: w.Confidence, Unit: unitRounds, Format: "%+.0f%%", OK: w.OK},
+				words{Above: "resolved", Below: "resolved", Within: "not resolved here"})
 		}
 		if t.SwitchesPerHop != nil && p.SwitchesPerHop != nil {
 			set("thread_switches_per_hop", *t.SwitchesPerHop)
@@ -145,10 +144,11 @@ func HotPotato(env result.Environment, points []HotPotatoPoint, roundsMeasured f
 		set("p_value", cmp.P)
 		set("process_over_thread_ratio_low", cmp.Lo)
 		set("process_over_thread_ratio_high", cmp.Hi)
-		sig := fmt.Sprintf("not resolved here: processes/threads [%.2f, %.2f]", cmp.Lo, cmp.Hi)
-		if cmp.Resolved {
-			sig = fmt.Sprintf("resolved: processes/threads [%.2f, %.2f] (%s)", cmp.Lo, cmp.Hi, cmp.Method)
-		}
+		set("process_over_thread_ratio_confidence", cmp.Confidence)
+		// With the blocks unknown the fallback compares samples: the
+		// interval is shown, but verdict gives none from it.
+		sig := verdict(interval{What: "processes/threads", Lo: cmp.Lo, Hi: cmp.Hi, Level: cmp.Confidence, Unit: cmp.Method, Null: 1, OK: cmp.OK},
+			words{Above: "resolved", Below: "resolved", Within: "not resolved here"})
 		hw := "instructions and core cycles: not measured — this machine has no usable hardware performance counters (perf hardware events unsupported)"
 		if t.InstructionsPerHop != nil && p.InstructionsPerHop != nil {
 			set("thread_instructions_per_hop", *t.InstructionsPerHop)
@@ -166,8 +166,8 @@ func HotPotato(env result.Environment, points []HotPotatoPoint, roundsMeasured f
 		}
 		measured = append(measured, fmt.Sprintf("%s, all 400 on CPU %d: threads %s, processes %s per hop%s; the address space adds %s (%+.0f%%; %s); %s",
 			g.Name, cpu, units.Time(t.RawNS.Median), units.Time(p.RawNS.Median), cyc, signedNS(over), 100*rel, sig, hw))
-		mistakes = append(mistakes, fmt.Sprintf("%s: the one-context pipe overhead is %s (threads' block) and %s (processes' block) per hop; net of it threads cost %s and processes %s per hop, so the address space adds %s of the net switch",
-			g.Name, units.Time(t.OverheadNS.Median), units.Time(p.OverheadNS.Median), signedNS(t.NetNS), signedNS(p.NetNS), pctOf(p.NetNS-t.NetNS, t.NetNS)+netOverhead))
+		mistakes = append(mistakes, fmt.Sprintf("%s: the one-context pipe overhead is %s (threads' block) and %s (processes' block) per hop; net of it threads cost %s and processes %s per hop, so the address space adds %s of the net switch%s",
+			g.Name, units.Time(t.OverheadNS.Median), units.Time(p.OverheadNS.Median), signedNS(t.NetNS), signedNS(p.NetNS), pctOf(p.NetNS-t.NetNS, t.NetNS), netOverhead))
 		for _, r := range []*result.Ring{t, p} {
 			for _, f := range r.Flags {
 				notes = append(notes, fmt.Sprintf("%s ring flagged (%s): %s", r.Kind, f.Code, f.Message))
