@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
 	"github.com/ctxbench/ctxbench/internal/catalog"
@@ -185,6 +186,15 @@ results to a JSON file whose name it prints.`,
 	root.Version = Version
 	root.SetVersionTemplate(versionString() + "\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	// No subcommand has a persistent pre-run of its own, so cobra runs
+	// this one for every command, after its flags are parsed and before
+	// anything else happens.
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return noteRenamed(cmd.Flags(), stderr) }
+	// --color is a persistent flag: every command accepts it, and each
+	// root (each Main) starts from auto, whatever an earlier one chose.
+	color := colorAuto
+	colorChoice.Store(&color)
+	root.PersistentFlags().Var(&color, "color", "colour the tables: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never")
 	mf.register(root)
 	root.AddCommand(newRun(stdout, stderr), newList(stdout), newEnv(stdout),
 		newSpawnCmd(stdout, stderr), newMemoryCmd(stdout, stderr), newRingCmd(stdout, stderr), newPool(stdout, stderr),
@@ -192,4 +202,58 @@ results to a JSON file whose name it prints.`,
 		newAA(stdout, stderr), newExplain(stdout, stderr))
 	usageArgs(root)
 	return root
+}
+
+// renamedTo is the annotation on a flag's old spelling naming the flag it
+// is now: the old spelling keeps working for this release.
+const renamedTo = "ctxbench_renamed_to"
+
+// rename keeps old working as another spelling of the flag now called
+// name (the caller binds both to one variable): hidden from --help, since
+// pflag hides a deprecated flag, and reported by noteRenamed in one line.
+func rename(f *pflag.FlagSet, old, name string) {
+	_ = f.MarkDeprecated(old, "use --"+name)
+	_ = f.SetAnnotation(old, renamedTo, []string{name})
+	// pflag's own notice ("Flag --x has been deprecated, ...") comes at
+	// every occurrence, into the flag set's output, which cobra copies to
+	// stdout, where it would corrupt an export written to "-".
+	// noteRenamed's line, on stderr, replaces it.
+	f.SetOutput(io.Discard)
+}
+
+// noteRenamed says, once per old spelling given however often it was
+// given, what to use instead; an old spelling given beside its new name is
+// refused, since one of the two values would be silently dropped.
+func noteRenamed(f *pflag.FlagSet, stderr io.Writer) error {
+	var err error
+	var notes []string
+	f.Visit(func(fl *pflag.Flag) {
+		to := fl.Annotations[renamedTo]
+		if len(to) == 0 {
+			return
+		}
+		if f.Changed(to[0]) && err == nil {
+			err = usagef("--%s is the old spelling of --%s: give only --%s", fl.Name, to[0], to[0])
+		}
+		notes = append(notes, fmt.Sprintf("ctxbench: --%s is deprecated; use --%s", fl.Name, to[0]))
+	})
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(stderr, n)
+	}
+	return nil
+}
+
+// givenAs is the spelling a renamed flag was given under, name or its old
+// spelling old, so that an error names what was typed ("" if neither).
+func givenAs(f *pflag.FlagSet, name, old string) string {
+	switch {
+	case f.Changed(name):
+		return "--" + name
+	case f.Changed(old):
+		return "--" + old
+	}
+	return ""
 }

@@ -30,10 +30,29 @@ func pickKinds(args, all []string, what string) ([]string, error) {
 	return args, nil
 }
 
-// runLifecycle measures one step of creation or memory kinds and prints
-// its table; custom says the run's sizes were set by flags rather than
-// each kind's defaults.
-func runLifecycle(ctx context.Context, cpus []int, lf *lockFlags, custom, quiet bool, exportJSON string, stdout, stderr io.Writer,
+// lifecycleExports are the files spawn and memory can write: the JSON,
+// and their own CSV and Markdown tables (csv and markdown render one
+// section of the document).
+type lifecycleExports struct {
+	json, csv, markdown string
+}
+
+func (e *lifecycleExports) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&e.json, "export-json", "", "write the results as JSON to `FILE` (- for stdout)")
+	f.StringVar(&e.csv, "export-csv", "", "write a CSV table, one row per kind, to `FILE` (- for stdout)")
+	f.StringVar(&e.markdown, "export-markdown", "", "write a Markdown table to `FILE` (- for stdout)")
+}
+
+// list pairs each path with its writer: csv and markdown are the section's.
+func (e *lifecycleExports) list(csv, markdown func(io.Writer, *result.Document) error) []export {
+	return []export{jsonExport(e.json), {"--export-csv", e.csv, csv}, {"--export-markdown", e.markdown, markdown}}
+}
+
+// runLifecycle measures one step of creation or memory kinds, writes the
+// exports and prints its table; custom says the run's sizes were set by
+// flags rather than each kind's defaults.
+func runLifecycle(ctx context.Context, cpus []int, lf *lockFlags, custom, quiet bool, exports []export, stdout, stderr io.Writer,
 	step session.Step, show func(io.Writer, *result.Document)) error {
 	set := result.Settings{Preset: "default", CPUs: cpus}
 	if custom {
@@ -49,7 +68,16 @@ func runLifecycle(ctx context.Context, cpus []int, lf *lockFlags, custom, quiet 
 	if err != nil {
 		return err
 	}
-	out, err := saveJSON(doc, exportJSON, stdout, stderr)
+	if err := presentLifecycle(doc, exports, quiet, stdout, stderr, show); err != nil {
+		return err
+	}
+	return failed(doc, "measurements", len(doc.Failures)+len(doc.Spawn)+len(doc.Memory))
+}
+
+// presentLifecycle writes a creation or memory document's exports, then
+// its table: on stdout, or stderr when an export took stdout.
+func presentLifecycle(doc *result.Document, exports []export, quiet bool, stdout, stderr io.Writer, show func(io.Writer, *result.Document)) error {
+	out, err := saveExports(doc, exports, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -58,13 +86,14 @@ func runLifecycle(ctx context.Context, cpus []int, lf *lockFlags, custom, quiet 
 		show(out, doc)
 		render.Missing(out, doc)
 	}
-	return failed(doc, "measurements", len(doc.Failures)+len(doc.Spawn)+len(doc.Memory))
+	return nil
 }
 
 func newSpawnCmd(stdout, stderr io.Writer) *cobra.Command {
-	var samples int
-	var cpus, exportJSON string
+	var runs int
+	var cpus string
 	var quiet bool
+	var ex lifecycleExports
 	var lf lockFlags
 	cmd := &cobra.Command{
 		Use:   "spawn [KIND...]",
@@ -76,42 +105,47 @@ harness); the timed loops are C except the goroutine kinds. Exec targets are a
 minimal static ELF in a memfd, so no dynamic loading is timed.`,
 		Example: `  ctxbench spawn
   ctxbench spawn fork fork-256m fork-1g posix-spawn-1g   # fork grows with the parent, posix_spawn does not
+  ctxbench spawn thread process --runs 100 --export-csv spawn.csv
   ctxbench spawn container-ns container-netns container-full --export-json c.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			kinds, err := pickKinds(args, lifecycle.SpawnKinds(), "spawn")
 			if err != nil {
 				return err
 			}
-			if cmd.Flags().Changed("samples") && (samples < 1 || samples > 100000) {
-				return usagef("--samples must be between 1 and 100000, got %d (leave it out for each kind's own)", samples)
+			if as := givenAs(cmd.Flags(), "runs", "samples"); as != "" && (runs < 1 || runs > 100000) {
+				return usagef("%s must be between 1 and 100000, got %d (leave it out for each kind's own)", as, runs)
 			}
 			cpuList, err := resolveCPUs(cpus)
 			if err != nil {
 				return err
 			}
-			if err := checkExports([2]string{"--export-json", exportJSON}); err != nil {
+			exports := ex.list(render.SpawnCSV, render.SpawnMarkdown)
+			if err := checkAll(exports); err != nil {
 				return err
 			}
-			o := lifecycle.Options{Samples: samples, PinLast: true}
-			return runLifecycle(cmd.Context(), cpuList, &lf, samples != 0, quiet, exportJSON, stdout, stderr,
+			o := lifecycle.Options{Samples: runs, PinLast: true}
+			return runLifecycle(cmd.Context(), cpuList, &lf, runs != 0, quiet, exports, stdout, stderr,
 				func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
 					return lifecycle.Spawn(ctx, env, kinds, o)
 				}, render.Spawn)
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&samples, "samples", 0, "samples per kind (default: each kind's own, 15 to 500)")
+	f.IntVarP(&runs, "runs", "r", 0, "measured samples per kind (default: each kind's own, 15 to 500)")
+	f.IntVar(&runs, "samples", 0, "the old spelling of --runs")
+	rename(f, "samples", "runs")
 	f.StringVar(&cpus, "cpus", "", "CPUs to use; the creating thread is pinned to the last")
-	f.StringVar(&exportJSON, "export-json", "", "write the results as JSON to `FILE` (- for stdout)")
+	ex.register(cmd)
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing but errors")
 	lf.register(cmd)
 	return cmd
 }
 
 func newMemoryCmd(stdout, stderr io.Writer) *cobra.Command {
-	var cpus, exportJSON string
+	var cpus string
 	var quiet, settle bool
-	var n []string
+	var contexts []string
+	var ex lifecycleExports
 	var lf lockFlags
 	cmd := &cobra.Command{
 		Use:   "memory [KIND...]",
@@ -123,22 +157,23 @@ resident, beside the folklore claims. Defaults: 100,000 goroutines, 10,000
 threads, 1,000 processes, 100 containers, 100 VMs (or as many as the machine
 allows, and why not more). Kinds: ` + strings.Join(lifecycle.MemoryKinds(), ", ") + `.`,
 		Example: `  ctxbench memory
-  ctxbench memory thread --n thread=20000
-  ctxbench memory goroutine process container vm --export-json mem.json`,
+  ctxbench memory thread --contexts thread=20000
+  ctxbench memory goroutine process container vm --export-json mem.json --export-markdown mem.md`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			kinds, err := pickKinds(args, lifecycle.MemoryKinds(), "memory")
 			if err != nil {
 				return err
 			}
+			as := givenAs(cmd.Flags(), "contexts", "n")
 			counts := map[string]int{}
-			for _, kv := range n {
+			for _, kv := range contexts {
 				k, v, ok := strings.Cut(kv, "=")
 				x, err := strconv.Atoi(strings.ReplaceAll(v, "_", ""))
 				if !ok || err != nil || x < 1 || x > 10_000_000 || !slices.Contains(lifecycle.MemoryKinds(), k) {
-					return usagef("--n %q: want KIND=COUNT with a kind of %s and a whole COUNT from 1 to 10000000", kv, strings.Join(lifecycle.MemoryKinds(), ", "))
+					return usagef("%s %q: want KIND=COUNT with a kind of %s and a whole COUNT from 1 to 10000000", as, kv, strings.Join(lifecycle.MemoryKinds(), ", "))
 				}
 				if _, dup := counts[k]; dup {
-					return usagef("--n gives %s twice", k)
+					return usagef("%s gives %s twice", as, k)
 				}
 				counts[k] = x
 			}
@@ -146,21 +181,26 @@ allows, and why not more). Kinds: ` + strings.Join(lifecycle.MemoryKinds(), ", "
 			if err != nil {
 				return err
 			}
-			if err := checkExports([2]string{"--export-json", exportJSON}); err != nil {
+			exports := ex.list(render.MemoryCSV, render.MemoryMarkdown)
+			if err := checkAll(exports); err != nil {
 				return err
 			}
 			o := lifecycle.Options{N: counts, NoSettle: !settle}
-			return runLifecycle(cmd.Context(), cpuList, &lf, len(counts) > 0, quiet, exportJSON, stdout, stderr,
+			return runLifecycle(cmd.Context(), cpuList, &lf, len(counts) > 0, quiet, exports, stdout, stderr,
 				func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
 					return lifecycle.Memory(ctx, env, kinds, o)
 				}, render.Memory)
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&n, "n", nil, "contexts to hold, per kind: --n goroutine=1000000,thread=5000")
+	// Not --runs: memory takes one reading of many contexts held at once;
+	// this is how many, per kind, not a count of samples.
+	f.StringSliceVar(&contexts, "contexts", nil, "contexts to hold at once, per kind: --contexts goroutine=1000000,thread=5000 (default: each kind's own, above)")
+	f.StringSliceVar(&contexts, "n", nil, "the old spelling of --contexts")
+	rename(f, "n", "contexts")
 	f.BoolVar(&settle, "settle", false, "wait for /proc/meminfo to settle before each reading (slower; better kernel figures on a busy machine)")
 	f.StringVar(&cpus, "cpus", "", "CPUs the measurement may use")
-	f.StringVar(&exportJSON, "export-json", "", "write the results as JSON to `FILE` (- for stdout)")
+	ex.register(cmd)
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing but errors")
 	lf.register(cmd)
 	return cmd

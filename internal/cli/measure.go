@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -381,9 +382,56 @@ func isTTY(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// colorMode is --color: auto, always or never.
+type colorMode string
+
+const (
+	colorAuto   colorMode = "auto"
+	colorAlways colorMode = "always"
+	colorNever  colorMode = "never"
+)
+
+// Set refuses anything else at parse time, so a bad value is a flag error:
+// one line, exit status 2.
+func (c *colorMode) Set(s string) error {
+	switch m := colorMode(s); m {
+	case colorAuto, colorAlways, colorNever:
+		*c = m
+		return nil
+	}
+	return fmt.Errorf("want auto, always or never")
+}
+
+func (c *colorMode) String() string { return string(*c) }
+func (c *colorMode) Type() string   { return "WHEN" }
+
+// colorChoice is the --color of the command line being run. style reads
+// it rather than taking it as an argument because every command's renderer
+// calls style(w) with only the writer it is about to colour.
+var colorChoice atomic.Pointer[colorMode]
+
+// style is how a table written to w is coloured.
 func style(w io.Writer) render.Style {
-	_, noColor := os.LookupEnv("NO_COLOR")
-	return render.Style{Color: !noColor && isTTY(w) && os.Getenv("TERM") != "dumb"}
+	mode := colorAuto
+	if c := colorChoice.Load(); c != nil {
+		mode = *c
+	}
+	return render.Style{Color: colorOn(mode, isTTY(w), os.Getenv("NO_COLOR"), os.Getenv("TERM"))}
+}
+
+// colorOn decides colour. A --color always or never given on the command
+// line is obeyed whatever the environment says (no-color.org: a per-run
+// argument overrides NO_COLOR); auto colours only a terminal that can
+// show it (not TERM=dumb), and only while NO_COLOR is unset or empty,
+// which is how no-color.org defines it being present.
+func colorOn(mode colorMode, tty bool, noColor, term string) bool {
+	switch mode {
+	case colorAlways:
+		return true
+	case colorNever:
+		return false
+	}
+	return noColor == "" && tty && term != "dumb"
 }
 
 // newSpec starts the session of a measuring command: the tool, the command

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -56,4 +57,55 @@ func failed(doc *result.Document, what string, total int) error {
 	f := doc.Failures[0]
 	return &exitError{ExitFailure, fmt.Sprintf("%d of %d %s failed; the first, %s: %s",
 		len(doc.Failures), total, what, strings.TrimSpace(f.Name+" "+f.Placement), oneLine(f.Error))}
+}
+
+// export is one file a command can write: its flag, the path given ("" not
+// asked for, "-" stdout) and how the document is written into it.
+type export struct {
+	flag, path string
+	write      func(io.Writer, *result.Document) error
+}
+
+// jsonExport writes the whole document, as every measuring command's
+// --export-json does.
+func jsonExport(path string) export {
+	return export{"--export-json", path, func(w io.Writer, d *result.Document) error {
+		b, err := d.Encode()
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}}
+}
+
+// checkAll is checkExports over exports.
+func checkAll(exports []export) error {
+	pairs := make([][2]string, 0, len(exports))
+	for _, e := range exports {
+		pairs = append(pairs, [2]string{e.flag, e.path})
+	}
+	return checkExports(pairs...)
+}
+
+// saveExports writes every export asked for, each atomically, and returns
+// where the tables go: stdout, unless an export claimed it.
+func saveExports(doc *result.Document, exports []export, stdout, stderr io.Writer) (io.Writer, error) {
+	table := stdout
+	for _, e := range exports {
+		if e.path == "" {
+			continue
+		}
+		var buf bytes.Buffer
+		if err := e.write(&buf, doc); err != nil {
+			return table, fmt.Errorf("writing %s: %w", e.path, err)
+		}
+		if err := result.WriteFile(e.path, buf.Bytes(), stdout); err != nil {
+			return table, fmt.Errorf("writing %s: %w", e.path, err)
+		}
+		if e.path == "-" {
+			table = stderr
+		}
+	}
+	return table, nil
 }

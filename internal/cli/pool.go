@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ctxbench/ctxbench/internal/experiment"
 	exppool "github.com/ctxbench/ctxbench/internal/experiment/pool"
@@ -21,18 +22,21 @@ import (
 	"github.com/ctxbench/ctxbench/internal/workload/redisserver"
 )
 
+// poolFlags are pool's flags; config turns them into the sweep.
+type poolFlags struct {
+	servers, clients, placements, workers []string
+	pools                                 []int
+	cpus, exportJSON                      string
+	quick, quiet, noPerf, noIndex         bool
+	duration, warmupTime, quietWait       time.Duration
+	runs                                  int
+	seed                                  uint64
+	pgDSN, redisURL                       string
+	lf                                    lockFlags
+}
+
 func newPool(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		servers, clients, placements, workers []string
-		pools                                 []int
-		cpus, exportJSON                      string
-		quick, quiet, noPerf, noIndex         bool
-		duration, warmup, quietWait           time.Duration
-		reps                                  int
-		seed                                  uint64
-		pgDSN, redisURL                       string
-		lf                                    lockFlags
-	)
+	pf := &poolFlags{}
 	cmd := &cobra.Command{
 		Use:   "pool",
 		Short: "connection pools against real PostgreSQL and Redis: pool size vs switches, latency, throughput",
@@ -50,151 +54,191 @@ method. Needs: apt-get install -y postgresql redis-server`,
   ctxbench pool --quick                           # a smoke test (~2 min)
   ctxbench pool --server redis --pool-sizes 1,4,16,64 --workers 1000
   ctxbench pool --server postgres --clients database/sql --pool-sizes 10,90 -p cross-cpu
+  ctxbench pool --server redis --runs 10 --warmup-time 1s --seed 42
   ctxbench pool --postgres-dsn 'host=/run/postgresql dbname=bench' --server postgres
   ctxbench pool --export-json pools.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg := pool.DefaultConfig()
-			if quick {
-				cfg.PGClients = []string{pool.ClientPgxpool}
-				cfg.PoolSizes = []int{1, 2, 4, 10, 32, 90, 256}
-				cfg.Workers = []int{1000}
-				cfg.Placements = []string{pool.CrossCPU}
-				cfg.Warmup, cfg.Duration, cfg.Repetitions = 200*time.Millisecond, 500*time.Millisecond, 3
-			}
-			f := cmd.Flags()
-			if f.Changed("server") {
-				cfg.Servers = servers
-			}
-			if f.Changed("clients") {
-				cfg.PGClients = clients
-			}
-			if f.Changed("pool-sizes") {
-				cfg.PoolSizes = pools
-			}
-			if f.Changed("workers") {
-				cfg.Workers = nil
-				for _, w := range workers {
-					if w == "pool" {
-						cfg.Workers = append(cfg.Workers, 0)
-						continue
-					}
-					n, err := strconv.Atoi(w)
-					if err != nil {
-						return usagef("--workers: %q is neither a number nor \"pool\"", w)
-					}
-					cfg.Workers = append(cfg.Workers, n)
-				}
-			}
-			if f.Changed("placement") {
-				cfg.Placements = placements
-			}
-			if f.Changed("duration") {
-				cfg.Duration = duration
-			}
-			if f.Changed("warmup") {
-				cfg.Warmup = warmup
-			}
-			if f.Changed("repetitions") {
-				cfg.Repetitions = reps
-			}
-			if quietWait < 0 {
-				return usagef("--wait-quiet must not be negative, got %v", quietWait)
-			}
-			cfg.QuietWait = quietWait
-			if f.Changed("seed") {
-				cfg.Seed = seed
-			}
-			cfg.Perf = cfg.Perf && !noPerf
-			cfg.NoIndex = noIndex
-			cfg.PostgresDSN, cfg.RedisURL = pgDSN, redisURL
-			if cpus != "" {
-				list, err := resolveCPUs(cpus)
-				if err != nil {
-					return err
-				}
-				cfg.ServerCPU, cfg.ClientCPU = list[0], list[len(list)-1]
-			}
-			if err := pool.Validate(&cfg); err != nil {
-				return usagef("%v", err)
-			}
-			if err := checkExports([2]string{"--export-json", exportJSON}); err != nil {
-				return err
-			}
-
-			var prog pool.Progress = pool.NoProgress{}
-			if !quiet && isTTY(stderr) {
-				prog = &poolProgress{w: stderr, start: time.Now()}
-			} else if !quiet {
-				prog = &poolLog{w: stderr}
-			}
-			set := result.Settings{Preset: map[bool]string{true: "quick", false: "default"}[quick], Placements: cfg.Placements, Seed: int64(cfg.Seed)}
-			spec, err := newSpec(set, &lf, true, stderr, nil)
+			cfg, err := pf.config(cmd.Flags())
 			if err != nil {
 				return err
 			}
-			spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
-				return exppool.Run(ctx, env, cfg, prog)
-			}}
-			doc, err := session.Run(cmd.Context(), spec)
-			if p, ok := prog.(*poolProgress); ok {
-				p.end()
-			}
-			if err != nil {
-				switch {
-				case cmd.Context().Err() != nil:
-					return cmd.Context().Err()
-				case pool.IsConfigError(err):
-					return usagef("%v", err)
-				case errors.Is(err, pgserver.ErrMissing), errors.Is(err, redisserver.ErrMissing):
-					return &exitError{ExitFailure, err.Error()}
-				}
-				return err
-			}
-			res := doc.Pools
-			for _, w := range res.Warnings {
-				doc.Warnings = append(doc.Warnings, result.Warning{Code: "pool", Message: w})
-			}
-			out, err := saveJSON(doc, exportJSON, stdout, stderr)
-			if err != nil {
-				return err
-			}
-			if !quiet {
-				render.Pools(out, res)
-				render.Missing(out, doc)
-			}
-			windows := 0
-			for _, s := range res.Servers {
-				for _, se := range s.Series {
-					for _, p := range se.Points {
-						windows += len(p.Windows)
-					}
-				}
-			}
-			return failed(doc, "windows", windows+len(doc.Failures))
+			return runPool(cmd.Context(), pf, cfg, stdout, stderr)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringSliceVar(&servers, "server", nil, "postgres and/or redis (default: both)")
-	fl.StringSliceVar(&clients, "clients", nil, "PostgreSQL clients: pgxpool and/or database/sql (default: both)")
-	fl.IntSliceVar(&pools, "pool-sizes", nil, "pool sizes (default: 1,2,4,8,10,16,32,64,90,128,256)")
-	fl.StringSliceVar(&workers, "workers", nil, "worker counts; \"pool\" means as many workers as connections (default: 1000,pool)")
-	fl.StringSliceVarP(&placements, "placement", "p", nil, "cross-cpu, same-cpu and/or unpinned (default: all three)")
-	fl.StringVar(&cpus, "cpus", "", "CPUs to use: the server gets the first, the client the last; same-cpu uses the last")
-	fl.DurationVar(&duration, "duration", 0, "length of each measured window (default 1s)")
-	fl.DurationVar(&warmup, "warmup", 0, "load before each window, connections already open (default 500ms)")
-	fl.IntVar(&reps, "repetitions", 0, "windows per point, each repetition in a new random order (default 5)")
-	fl.DurationVar(&quietWait, "wait-quiet", 0, "before each window, wait up to this long until other processes leave its CPUs (a shared machine)")
-	fl.Uint64Var(&seed, "seed", 0, "seed of the visiting order and the random ids (default 1)")
-	fl.BoolVar(&quick, "quick", false, "a smoke test: pgxpool only, 7 pool sizes, 1000 workers, cross-cpu, short windows")
-	fl.BoolVarP(&quiet, "quiet", "q", false, "print no table or progress; only errors")
-	fl.BoolVar(&noPerf, "no-perf-check", false, "skip the per-CPU perf context-switch count beside the per-task counts")
-	fl.BoolVar(&noIndex, "no-index", false, "the published schema: no primary key, every lookup scans the table")
-	fl.StringVar(&pgDSN, "postgres-dsn", "", "use this existing PostgreSQL instead of a throwaway one (creates and drops table ctxbench_names)")
-	fl.StringVar(&redisURL, "redis-url", "", "use this existing Redis instead of a throwaway one (sets and deletes ctxbench:name:* keys)")
-	fl.StringVar(&exportJSON, "export-json", "", "write the results as JSON to `FILE` (- for stdout)")
-	lf.register(cmd)
+	pf.register(cmd)
 	return cmd
+}
+
+func (pf *poolFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringSliceVar(&pf.servers, "server", nil, "postgres and/or redis (default: both)")
+	fl.StringSliceVar(&pf.clients, "clients", nil, "PostgreSQL clients: pgxpool and/or database/sql (default: both)")
+	fl.IntSliceVar(&pf.pools, "pool-sizes", nil, "pool sizes (default: 1,2,4,8,10,16,32,64,90,128,256)")
+	fl.StringSliceVar(&pf.workers, "workers", nil, "worker counts; \"pool\" means as many workers as connections (default: 1000,pool)")
+	fl.StringSliceVarP(&pf.placements, "placement", "p", nil, "cross-cpu, same-cpu and/or unpinned (default: all three)")
+	fl.StringVar(&pf.cpus, "cpus", "", "CPUs to use: the server gets the first, the client the last; same-cpu uses the last")
+	fl.DurationVar(&pf.duration, "duration", 0, "length of each measured window")
+	fl.Lookup("duration").DefValue = "1s; --quick 500ms" // DefaultConfig's, unless given
+	// A warm-up here is a time under load, not a count of samples as
+	// --warmup is in every other command: hence its own name.
+	fl.DurationVar(&pf.warmupTime, "warmup-time", 0, "load before each window, connections already open")
+	fl.Lookup("warmup-time").DefValue = "500ms; --quick 200ms"
+	fl.DurationVar(&pf.warmupTime, "warmup", 0, "the old spelling of --warmup-time")
+	rename(fl, "warmup", "warmup-time")
+	fl.IntVarP(&pf.runs, "runs", "r", 0, "measured windows per point, each round of them in a new random order")
+	fl.Lookup("runs").DefValue = "5; --quick 3"
+	fl.IntVar(&pf.runs, "repetitions", 0, "the old spelling of --runs")
+	rename(fl, "repetitions", "runs")
+	fl.DurationVar(&pf.quietWait, "wait-quiet", 0, "before each window, wait up to this long until other processes leave its CPUs (a shared machine)")
+	fl.Uint64Var(&pf.seed, "seed", 0, "seed of the visiting order and the random ids (default: from the clock, recorded in the results)")
+	fl.BoolVar(&pf.quick, "quick", false, "a smoke test: pgxpool only, 7 pool sizes, 1000 workers, cross-cpu, short windows")
+	fl.BoolVarP(&pf.quiet, "quiet", "q", false, "print no table or progress; only errors")
+	fl.BoolVar(&pf.noPerf, "no-perf-check", false, "skip the per-CPU perf context-switch count beside the per-task counts")
+	fl.BoolVar(&pf.noIndex, "no-index", false, "the published schema: no primary key, every lookup scans the table")
+	fl.StringVar(&pf.pgDSN, "postgres-dsn", "", "use this existing PostgreSQL instead of a throwaway one (creates and drops table ctxbench_names)")
+	fl.StringVar(&pf.redisURL, "redis-url", "", "use this existing Redis instead of a throwaway one (sets and deletes ctxbench:name:* keys)")
+	fl.StringVar(&pf.exportJSON, "export-json", "", "write the results as JSON to `FILE` (- for stdout)")
+	pf.lf.register(cmd)
+}
+
+// config is the sweep the flags ask for: the full sweep or --quick's, then
+// every flag given, validated, with the seed (from the clock unless given)
+// that the document records.
+func (pf *poolFlags) config(f *pflag.FlagSet) (pool.Config, error) {
+	cfg := pool.DefaultConfig()
+	if pf.quick {
+		cfg.PGClients = []string{pool.ClientPgxpool}
+		cfg.PoolSizes = []int{1, 2, 4, 10, 32, 90, 256}
+		cfg.Workers = []int{1000}
+		cfg.Placements = []string{pool.CrossCPU}
+		cfg.Warmup, cfg.Duration, cfg.Repetitions = 200*time.Millisecond, 500*time.Millisecond, 3
+	}
+	if f.Changed("server") {
+		cfg.Servers = pf.servers
+	}
+	if f.Changed("clients") {
+		cfg.PGClients = pf.clients
+	}
+	if f.Changed("pool-sizes") {
+		cfg.PoolSizes = pf.pools
+	}
+	if f.Changed("workers") {
+		cfg.Workers = nil
+		for _, w := range pf.workers {
+			if w == "pool" {
+				cfg.Workers = append(cfg.Workers, 0)
+				continue
+			}
+			n, err := strconv.Atoi(w)
+			if err != nil {
+				return cfg, usagef("--workers: %q is neither a number nor \"pool\"", w)
+			}
+			cfg.Workers = append(cfg.Workers, n)
+		}
+	}
+	if f.Changed("placement") {
+		cfg.Placements = pf.placements
+	}
+	if f.Changed("duration") {
+		cfg.Duration = pf.duration
+	}
+	if givenAs(f, "warmup-time", "warmup") != "" {
+		cfg.Warmup = pf.warmupTime
+	}
+	if as := givenAs(f, "runs", "repetitions"); as != "" {
+		if pf.runs < 1 || pf.runs > 100000 {
+			return cfg, usagef("%s must be between 1 and 100000, got %d", as, pf.runs)
+		}
+		cfg.Repetitions = pf.runs
+	}
+	if pf.quietWait < 0 {
+		return cfg, usagef("--wait-quiet must not be negative, got %v", pf.quietWait)
+	}
+	cfg.QuietWait = pf.quietWait
+	// As run's: a seed not given comes from the clock and is recorded (in
+	// the settings and the pools' config), so --seed can replay the order.
+	cfg.Seed = uint64(time.Now().UnixNano())
+	if f.Changed("seed") {
+		cfg.Seed = pf.seed
+	}
+	cfg.Perf = cfg.Perf && !pf.noPerf
+	cfg.NoIndex = pf.noIndex
+	cfg.PostgresDSN, cfg.RedisURL = pf.pgDSN, pf.redisURL
+	if pf.cpus != "" {
+		list, err := resolveCPUs(pf.cpus)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.ServerCPU, cfg.ClientCPU = list[0], list[len(list)-1]
+	}
+	if err := pool.Validate(&cfg); err != nil {
+		return cfg, usagef("%v", err)
+	}
+	return cfg, checkExports([2]string{"--export-json", pf.exportJSON})
+}
+
+// runPool measures the sweep and reports it.
+func runPool(ctx context.Context, pf *poolFlags, cfg pool.Config, stdout, stderr io.Writer) error {
+	var prog pool.Progress = pool.NoProgress{}
+	if !pf.quiet && isTTY(stderr) {
+		prog = &poolProgress{w: stderr, start: time.Now()}
+	} else if !pf.quiet {
+		prog = &poolLog{w: stderr}
+	}
+	spec, err := newSpec(poolSettings(cfg, pf.quick), &pf.lf, true, stderr, nil)
+	if err != nil {
+		return err
+	}
+	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
+		return exppool.Run(ctx, env, cfg, prog)
+	}}
+	doc, err := session.Run(ctx, spec)
+	if p, ok := prog.(*poolProgress); ok {
+		p.end()
+	}
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case pool.IsConfigError(err):
+			return usagef("%v", err)
+		case errors.Is(err, pgserver.ErrMissing), errors.Is(err, redisserver.ErrMissing):
+			return &exitError{ExitFailure, err.Error()}
+		}
+		return err
+	}
+	res := doc.Pools
+	for _, w := range res.Warnings {
+		doc.Warnings = append(doc.Warnings, result.Warning{Code: "pool", Message: w})
+	}
+	out, err := saveJSON(doc, pf.exportJSON, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	if !pf.quiet {
+		render.Pools(out, res)
+		render.Missing(out, doc)
+	}
+	windows := 0
+	for _, s := range res.Servers {
+		for _, se := range s.Series {
+			for _, p := range se.Points {
+				windows += len(p.Windows)
+			}
+		}
+	}
+	return failed(doc, "windows", windows+len(doc.Failures))
+}
+
+// poolSettings is the settings record of a sweep: its preset, placements
+// and seed.
+func poolSettings(cfg pool.Config, quick bool) result.Settings {
+	preset := "default"
+	if quick {
+		preset = "quick"
+	}
+	return result.Settings{Preset: preset, Placements: cfg.Placements, Seed: int64(cfg.Seed)}
 }
 
 // poolProgress draws one \r-updated line (hand-written like progressBar).
