@@ -43,9 +43,6 @@ detaches every probe. docs/explain.md lists the probes behind each phase.`,
   ctxbench explain thread/futex thread/yield --cpus 1`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := refuseEmptyElements(cmd, "cpus"); err != nil {
-				return err
-			}
 			benches, err := catalog.Select(args)
 			if err != nil {
 				return &usageError{err.Error()}

@@ -78,7 +78,7 @@ available memory is refused with the limit named. See docs/ring.md.`,
   ctxbench replicate hot-potato-ring          # the published 400-thread vs 400-process ring`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := refuseEmptyElements(cmd, "kind", "tasks", "working-set", "placement", "cpus"); err != nil {
+			if err := refuseEmptyElements(cmd, "kind", "tasks", "working-set", "placement"); err != nil {
 				return err
 			}
 			return runRing(cmd.Context(), mf, rf, stdout, stderr)

@@ -65,7 +65,7 @@ func reproLegend(d *result.Document, rs []result.Result) []string {
 		lines := []string{fmt.Sprintf("±REPRO = where another sitting's median on this machine will lie: 95%% prediction interval from this sitting's precision plus the between-sitting variation its history shows (%s sittings; few sittings give a wide interval); compare tests against it; — where a cell has not been learned", n)}
 		for _, r := range rs {
 			if rp := r.OneWayNS.Reproducibility; rp != nil && len(rp.PooledFrom) > 0 {
-				lines = append(lines, "′ the cell has too few sittings of its own: its between-sitting variation is pooled from the cells of its placement that have")
+				lines = append(lines, "′ the cell has too few sittings of its own: its between-sitting variation is pooled from the other cells of its placement that have three or more")
 				break
 			}
 		}

@@ -55,9 +55,6 @@ type claim struct {
 	Theirs, Ours string
 }
 
-// text is the claim with what differs, if anything.
-func (c claim) text() string { return c.Text + c.differs() }
-
 // differs says what differs between the claim and the row beside it,
 // opened by notLikeForLike; "" when they measure the same thing.
 func (c claim) differs() string {
@@ -141,7 +138,7 @@ func resultClaims(name string) ([]result.Claim, string) {
 	var parts []string
 	for _, c := range claims[name] {
 		out = append(out, result.Claim{Text: c.Text, Source: c.From.Full, Differs: c.what(), BytesPerContext: c.Bytes})
-		parts = append(parts, c.text()+" ("+c.From.Full+")")
+		parts = append(parts, c.Text+" ("+c.From.Full+")"+c.differs()) // the source right after the claim, as every table has it
 	}
 	return out, strings.Join(parts, "; ")
 }

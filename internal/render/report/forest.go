@@ -579,9 +579,11 @@ func memoryFig(x scale, ticks []tick, m result.Memory, cls, title string) Fig {
 	e.Class = cls
 	f.Elems = append(f.Elems, e)
 	// A claim that names a size is drawn where it says, as a cross, so the
-	// measured marks can be read against it.
+	// measured marks can be read against it — unless it is a size of
+	// something else (a stack reservation beside PSS): nothing to read
+	// against then.
 	for _, c := range m.Claims {
-		if c.BytesPerContext > 0 {
+		if c.BytesPerContext > 0 && c.Differs == "" {
 			cx := x.clampPos(c.BytesPerContext)
 			f.Elems = append(f.Elems, group(fmt.Sprintf("claim: %s — %s per context (%s)", c.Text, fmtBytes(c.BytesPerContext), c.Source),
 				line(cx-4, mid-4, cx+4, mid+4, "claim-x"), line(cx-4, mid+4, cx+4, mid-4, "claim-x")))
@@ -603,11 +605,14 @@ func claimList(m result.Memory) []string {
 	var out []string
 	for _, c := range m.Claims {
 		t := "claim: " + c.Text
-		if c.BytesPerContext > 0 {
+		if c.BytesPerContext > 0 && c.Differs == "" {
 			t += " — " + fmtBytes(c.BytesPerContext) + " per context (× on the chart)"
 		}
 		if c.Source != "" {
 			t += " — " + c.Source
+		}
+		if c.Differs != "" {
+			t += " — not like for like: " + c.Differs
 		}
 		out = append(out, t)
 	}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# docs.sh: regenerate, from one real run of the default ladder on this
+# machine, the figures the docs quote, each stamped with the host and date:
+#   README.md       the ladder excerpt between the ladder-excerpt markers
+#   docs/report.png the top of that run's report, shot by headless Chromium
+# It measures for about a minute and installs nothing (scripts/setup.sh test
+# installs Chromium). GO names the go command (default: go).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+die() { printf 'docs: %s\n' "$*" >&2; exit 1; }
+
+chromium=$(command -v chromium || command -v chromium-browser) ||
+	die "missing: chromium (neither chromium nor chromium-browser is on PATH); install it with 'apt-get install chromium' or scripts/setup.sh test"
+begin='<!-- ladder-excerpt:begin -->' end='<!-- ladder-excerpt:end -->'
+grep -qxF "$begin" README.md && grep -qxF "$end" README.md ||
+	die "README.md has no '$begin' ... '$end' lines around the ladder excerpt"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+${GO:-go} build -o "$tmp/ctxbench" ./cmd/ctxbench
+
+# The run. Exit status 1 means some measurement failed and the rest are
+# reported: the excerpt is still made, and names what it lacks.
+when=$(date -u '+%Y-%m-%d %H:%M UTC') start=$(date +%s) status=0
+"$tmp/ctxbench" --color never --export-json "$tmp/ladder.json" >"$tmp/ladder.txt" || status=$?
+took=$(($(date +%s) - start))
+[ "$status" -le 1 ] || die "ctxbench exited with status $status"
+[ "$status" -eq 0 ] || echo "docs: some measurements failed; the excerpt is made from the rest" >&2
+host=$(sed -n '1s/^ctxbench — //p' "$tmp/ladder.txt")
+
+# The excerpt: the table's header, every placement of these benchmarks, the
+# intervals' legend and the footnotes those rows reference.
+rows='floor/asm-swap goroutine/chan-gomaxprocs1 thread/pipe thread/futex-spin process/pipe process/pipe-mt container/pipe-plain container/pipe-full vm/switch-user'
+sed 's/[[:space:]]*$//' "$tmp/ladder.txt" >"$tmp/table"
+awk -v rows="$rows" 'BEGIN { n = split(rows, r, " "); for (i = 1; i <= n; i++) want[r[i]] = 1 }
+	/^RUNG / { table = 1; next } table && /^$/ { exit } table && want[$2]' "$tmp/table" >"$tmp/rows"
+for r in $rows; do
+	awk -v r="$r" '$2 == r { found = 1 } END { exit !found }' "$tmp/rows" || echo "docs: $r has no row in this run" >&2
+done
+{
+	echo "# $host, $when, $took s"
+	grep -m1 '^RUNG ' "$tmp/table"
+	cat "$tmp/rows"
+	echo ...
+	awk '/^±REPRO/ && !a++; /^′/ && !b++; /^±CI covers/ && !c++' "$tmp/table"
+	refs=$(grep -oE '\[[0-9]+\]' "$tmp/rows" || true)
+	if [ -n "$refs" ]; then
+		echo ...
+		awk -v refs="$refs" 'BEGIN { split(refs, r); for (i in r) want[r[i]] = 1 } want[$1] && !seen[$1]++' "$tmp/table"
+	fi
+} >"$tmp/excerpt"
+
+awk -v begin="$begin" -v end="$end" -v excerpt="$tmp/excerpt" '
+	$0 == begin { print; print "```"; while ((getline l < excerpt) > 0) print l; print "```"; skip = 1; next }
+	$0 == end { skip = 0 }
+	!skip' README.md >"$tmp/README.md"
+cp "$tmp/README.md" README.md
+echo "README.md: ladder excerpt rewritten ($(wc -l <"$tmp/rows") rows): $(head -1 "$tmp/excerpt")"
+
+# The report's top.
+"$tmp/ctxbench" report "$tmp/ladder.json" -o "$tmp/report.html" >/dev/null 2>"$tmp/report.err" ||
+	die "ctxbench report failed: $(cat "$tmp/report.err")"
+"$chromium" --headless --disable-gpu --no-sandbox --hide-scrollbars --window-size=1400,1800 \
+	--screenshot="$tmp/report.png" "file://$tmp/report.html" >"$tmp/chromium.log" 2>&1 && [ -s "$tmp/report.png" ] ||
+	die "$chromium took no screenshot: $(tail -3 "$tmp/chromium.log")"
+cp "$tmp/report.png" docs/report.png
+echo "docs/report.png: rewritten, the top of the report of that run ($host, $when)"
