@@ -18,7 +18,7 @@ grep -qxF "$begin" README.md && grep -qxF "$end" README.md ||
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-${GO:-go} build -o "$tmp/ctxbench" ./cmd/ctxbench
+${GO:-go} build -buildvcs=auto -o "$tmp/ctxbench" ./cmd/ctxbench
 
 # The run. Exit status 1 means some measurement failed and the rest are
 # reported: the excerpt is still made, and names what it lacks.
