@@ -59,7 +59,7 @@ cp "$tmp/README.md" README.md
 echo "README.md: ladder excerpt rewritten ($(wc -l <"$tmp/rows") rows): $(head -1 "$tmp/excerpt")"
 
 # The report's top.
-"$tmp/ctxbench" report "$tmp/ladder.json" -o "$tmp/report.html" >/dev/null 2>"$tmp/report.err" ||
+"$tmp/ctxbench" report "reference=$tmp/ladder.json" -o "$tmp/report.html" >/dev/null 2>"$tmp/report.err" ||
 	die "ctxbench report failed: $(cat "$tmp/report.err")"
 "$chromium" --headless --disable-gpu --no-sandbox --hide-scrollbars --window-size=1400,1800 \
 	--screenshot="$tmp/report.png" "file://$tmp/report.html" >"$tmp/chromium.log" 2>&1 && [ -s "$tmp/report.png" ] ||
