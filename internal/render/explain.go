@@ -74,7 +74,10 @@ func Explain(w io.Writer, doc *result.Document) {
 func explainSteps(w io.Writer, x *result.ExplainDerived) {
 	for _, s := range x.Steps {
 		resolved := "resolved"
-		if !s.Resolved {
+		switch {
+		case s.Confidence < 0.95-1e-9: // a verdict only from an interval at 95%
+			resolved = fmt.Sprintf("not enough rounds to tell: interval at %.0f%%", 100*s.Confidence)
+		case !s.Resolved:
 			resolved = "not resolved here"
 		}
 		fmt.Fprintf(w, "\nstep %s: %s → %s, %s [%s, %s] untraced (%s); the traced phases change by %+.0f ns per hop:\n",

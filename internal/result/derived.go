@@ -28,15 +28,18 @@ type ExplainDerived struct {
 // the untraced medians, the change with its interval (blocks paired by
 // round), and phase by phase on the kernel's clock, largest change first.
 type ExplainStep struct {
-	What          string         `json:"what"`
-	From          string         `json:"from"`
-	To            string         `json:"to"`
-	FromNS        float64        `json:"from_ns"`
-	ToNS          float64        `json:"to_ns"`
-	Change        float64        `json:"change"`
-	ChangeLow     float64        `json:"change_low"`
-	ChangeHigh    float64        `json:"change_high"`
-	Resolved      bool           `json:"resolved"`
+	What       string  `json:"what"`
+	From       string  `json:"from"`
+	To         string  `json:"to"`
+	FromNS     float64 `json:"from_ns"`
+	ToNS       float64 `json:"to_ns"`
+	Change     float64 `json:"change"`
+	ChangeLow  float64 `json:"change_low"`
+	ChangeHigh float64 `json:"change_high"`
+	Resolved   bool    `json:"resolved"`
+	// Confidence is the change interval's level (0: no interval); a
+	// verdict is drawn only from an interval at 95%.
+	Confidence    float64        `json:"confidence"`
 	TracedDeltaNS float64        `json:"traced_delta_ns"` // the phases' sum, to − from
 	Phases        []ExplainDelta `json:"phases"`
 }
@@ -51,7 +54,8 @@ type ExplainDelta struct {
 
 // ExplainClaim is a published cause of a rung's cost, the phases it
 // corresponds to, and a verdict: confirmed, refuted, not resolved here (the
-// data show no difference, but could not rule one out), not measurable
+// data show no difference, but could not rule one out), not enough rounds
+// to tell (the step's interval is below 95% or missing), not measurable
 // here, or not measured (in this run).
 type ExplainClaim struct {
 	Rung     string `json:"rung"`

@@ -60,6 +60,16 @@ func Derive(d *result.Document) {
 	d.Derived.Explain = x
 }
 
+// tooFewRounds is the verdict of a cause judged by a step whose interval
+// cannot carry one.
+const tooFewRounds = "not enough rounds to tell"
+
+// decisive says a step's change interval may carry a verdict: it exists
+// and is at 95% (with too few rounds the paired interval is at its own,
+// lower level, and an absent one is zeros, which would read as "no
+// change").
+func decisive(s *result.ExplainStep) bool { return s.Confidence >= stats.Confidence-1e-9 }
+
 // step compares two explained rows: the untraced step with its interval
 // (their blocks ran in the same rounds: paired), and phase by phase.
 func step(what string, a, b *result.Result) result.ExplainStep {
@@ -68,7 +78,7 @@ func step(what string, a, b *result.Result) result.ExplainStep {
 	c := stats.PairedChange(a.Samples, result.BlockSizes(a.BlockInfo), result.BlockRounds(a.BlockInfo),
 		b.Samples, result.BlockSizes(b.BlockInfo), result.BlockRounds(b.BlockInfo))
 	if c.OK {
-		s.Change, s.ChangeLow, s.ChangeHigh, s.Resolved = c.Ratio-1, c.Lo-1, c.Hi-1, c.Resolved
+		s.Change, s.ChangeLow, s.ChangeHigh, s.Resolved, s.Confidence = c.Ratio-1, c.Lo-1, c.Hi-1, c.Resolved, c.Confidence
 	}
 	from := phaseMap(a.Explain)
 	to := phaseMap(b.Explain)
@@ -190,6 +200,8 @@ func claims(rows map[string]*result.Result, steps []result.ExplainStep, backend 
 		// name (5%); a wide interval is no evidence either way.
 		v := "not resolved here"
 		switch {
+		case !decisive(s):
+			v = tooFewRounds
 		case s.Resolved && s.Change > 0:
 			v = "confirmed"
 		case s.ChangeHigh < 0.05:
@@ -213,7 +225,10 @@ func claims(rows map[string]*result.Result, steps []result.ExplainStep, backend 
 	if deep != "" {
 		d, s := stepDelta(steps, deep, sched...)
 		v := "refuted"
-		if s.Resolved && s.Change > 0 && d > 0.5*(s.TracedDeltaNS) {
+		switch {
+		case !decisive(s):
+			v = tooFewRounds
+		case s.Resolved && s.Change > 0 && d > 0.5*(s.TracedDeltaNS):
 			v = "confirmed"
 		}
 		add("container", "Control group accounting", "wakeup: …; schedule(): …; block: …; pick next task (the hierarchy walks)", v,

@@ -140,3 +140,27 @@ func TestDeriveStepsAndVerdicts(t *testing.T) {
 		t.Errorf("claims cite %q", x.Claims[0].Source)
 	}
 }
+
+// A cause judged by a step whose interval is below 95% or missing gets no
+// verdict: with no paired rounds the change's bounds are zeros, which would
+// otherwise read as "no change" and refute the cause.
+func TestNoVerdictWithoutA95Interval(t *testing.T) {
+	plain := &model.Benchmark{Name: "container/pipe-plain", Rung: model.Container, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
+	cg4 := &model.Benchmark{Name: "container/pipe-cg4", Rung: model.Container, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
+	row := func(b *model.Benchmark, nsPerOp uint64) result.Result {
+		r := Aggregate(run(b, false, nsPerOp, nil, nil), run(b, true, nsPerOp+400, phases(300, 10, 400, 300), map[string]float64{"tlb_flush": 1}), "host")
+		r.BlockInfo = nil // blocks unknown: no paired interval
+		return r
+	}
+	doc := &result.Document{Results: []result.Result{row(plain, 2100), row(cg4, 2700)}}
+	Derive(doc)
+	x := doc.Derived.Explain
+	if x == nil || len(x.Steps) != 1 || x.Steps[0].Confidence != 0 {
+		t.Fatalf("steps: %+v", x)
+	}
+	for _, c := range x.Claims {
+		if c.Claim == "Control group accounting" && c.Verdict != tooFewRounds {
+			t.Errorf("%q judged %q from no interval", c.Claim, c.Verdict)
+		}
+	}
+}
