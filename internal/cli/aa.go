@@ -63,10 +63,8 @@ same CPU. The sampling flags are run's; the default is the ladder's sampling.`,
 			if sittings < 2 || sittings > 100 {
 				return usagef("--sittings must be between 2 and 100, got %d", sittings)
 			}
-			for _, e := range []string{mf.exportCSV, mf.exportMarkdown, mf.exportGoBench} {
-				if e != "" {
-					return usagef("aa writes JSON only (--export-json): its sittings are not one table of results")
-				}
+			if err := mf.refuseTables("aa writes JSON only (--export-json): its sittings are not one table of results"); err != nil {
+				return err
 			}
 			names := args
 			if len(names) == 0 {
@@ -83,11 +81,7 @@ same CPU. The sampling flags are run's; the default is the ladder's sampling.`,
 		},
 	}
 	mf.register(cmd)
-	// aa writes JSON only (its sittings are not one table): the table
-	// exports stay parsed, to be refused with a reason, but unlisted.
-	for _, name := range []string{"export-csv", "export-markdown", "export-gobench"} {
-		_ = cmd.Flags().MarkHidden(name)
-	}
+	mf.jsonOnly(cmd)
 	cmd.Flags().IntVar(&sittings, "sittings", 6, "independent sittings to measure (2–100)")
 	return cmd
 }

@@ -52,10 +52,8 @@ detaches every probe. docs/explain.md lists the probes behind each phase.`,
 			if cmd.Flags().Changed("placement") {
 				return usagef("explain measures at one CPU only (a phase model reads one CPU's hops): leave --placement out")
 			}
-			for _, e := range []string{mf.exportCSV, mf.exportMarkdown, mf.exportGoBench} {
-				if e != "" {
-					return usagef("explain writes JSON only (--export-json)")
-				}
+			if err := mf.refuseTables("explain writes JSON only (--export-json)"); err != nil {
+				return err
 			}
 			if !mf.dryRun {
 				if err := bpf.Check(); err != nil {
@@ -72,7 +70,8 @@ detaches every probe. docs/explain.md lists the probes behind each phase.`,
 	// only) and --no-perf-check changes nothing (explain never runs the
 	// perf cross-check: its events would slow the traced switches).
 	f := cmd.Flags()
-	for _, name := range []string{"placement", "export-csv", "export-markdown", "export-gobench", "no-perf-check"} {
+	mf.jsonOnly(cmd)
+	for _, name := range []string{"placement", "no-perf-check"} {
 		_ = f.MarkHidden(name)
 	}
 	f.Lookup("runs").Usage = "measured samples per benchmark, untraced and traced each (default: 40; --quick 12; --thorough 160)"

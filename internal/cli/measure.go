@@ -131,6 +131,29 @@ func (m *measureFlags) register(cmd *cobra.Command) {
 	m.lockFlags.register(cmd)
 }
 
+// tableExports are the flags of the exports that are one table of results.
+var tableExports = []string{"export-csv", "export-markdown", "export-gobench"}
+
+// jsonOnly is for a command whose document is not one table (aa, explain,
+// ring): its --help leaves the table exports out, and they stay parsed only
+// to be refused, with why, when given anyway.
+func (m *measureFlags) jsonOnly(cmd *cobra.Command) {
+	for _, name := range tableExports {
+		_ = cmd.Flags().MarkHidden(name)
+	}
+}
+
+// refuseTables refuses a table export given to a JSON-only command: one
+// line naming the flag and why.
+func (m *measureFlags) refuseTables(why string) error {
+	for i, v := range []string{m.exportCSV, m.exportMarkdown, m.exportGoBench} {
+		if v != "" {
+			return usagef("--%s is not offered: %s", tableExports[i], why)
+		}
+	}
+	return nil
+}
+
 // preset is the base preset the flags chose; explicit --runs etc. then
 // override parts of it (and the record says "custom").
 func (m *measureFlags) preset() preset {

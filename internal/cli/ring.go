@@ -93,9 +93,7 @@ available memory is refused with the limit named. See docs/ring.md.`,
 	f.Lookup("placement").Usage = "same-cpu, cross-cpu and/or unpinned (default same-cpu)"
 	f.Lookup("warmup").DefValue = "1; --thorough 2; process and container rings: enough samples for 40ms"
 	f.Lookup("no-perf-check").Usage = "skip the extra block per point (rings of up to 512) that cross-checks switch counts with perf events"
-	for _, name := range []string{"export-csv", "export-markdown", "export-gobench"} {
-		_ = f.MarkHidden(name)
-	}
+	mf.jsonOnly(cmd)
 	f.StringSliceVar(&rf.kinds, "kind", []string{"thread"}, "goroutine, thread, process, process-mt, container (comma-separated for several; process-mt: members are multi-threaded Go processes)")
 	f.StringSliceVar(&rf.tasks, "tasks", []string{"2,4,8,16,32,64,128,256,400"}, "ring sizes: a list, or a range A-B doubling from A (2-400 = 2,4,...,256,400)")
 	f.StringSliceVar(&rf.workingSets, "working-set", []string{"0,4KiB,64KiB,1MiB"}, "bytes each context sums per pass: 0, 4KiB, 64KiB, 1MiB, ... (KiB/MiB/GiB; KB/MB/GB are powers of 1000)")
@@ -113,10 +111,8 @@ const ringWarmup = 40 * time.Millisecond
 var ringRuns = map[string][2]int{"quick": {6, 3}, "default": {20, 10}, "thorough": {60, 20}}
 
 func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stderr io.Writer) error {
-	for _, e := range []struct{ flag, val string }{{"--export-csv", mf.exportCSV}, {"--export-markdown", mf.exportMarkdown}, {"--export-gobench", mf.exportGoBench}} {
-		if e.val != "" {
-			return usagef("%s is not offered by ring (its points are in --export-json)", e.flag)
-		}
+	if err := mf.refuseTables("ring's points are in --export-json"); err != nil {
+		return err
 	}
 	var kinds []ring.Kind
 	for _, s := range rf.kinds {

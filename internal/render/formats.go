@@ -68,9 +68,7 @@ func Markdown(w io.Writer, d *result.Document) error {
 		if s.Confidence > 0 {
 			ci = rangeIn(s.CILow, s.CIHigh, s.Median)
 		}
-		if s.Confidence > 0 && s.Confidence < 0.95-1e-9 {
-			ci += fmt.Sprintf(" @%.0f%%", 100*s.Confidence) // the level where the figure is, as the ladder prints it
-		}
+		ci += LevelMark(s.Confidence)
 		rp := "—"
 		if x := s.Reproducibility; x != nil {
 			rp = rangeIn(x.Low, x.High, s.Median)

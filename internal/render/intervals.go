@@ -36,9 +36,7 @@ func reproCell(r result.Result) string {
 		return "—"
 	}
 	s := fmt.Sprintf("±%.0f%%", 100*rp.Half(r.OneWayNS.Median))
-	if rp.Confidence < 0.95-1e-9 {
-		s += fmt.Sprintf(" @%.0f%%", 100*rp.Confidence)
-	}
+	s += LevelMark(rp.Confidence)
 	if len(rp.PooledFrom) > 0 {
 		s += "′"
 	}

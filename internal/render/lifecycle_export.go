@@ -105,9 +105,7 @@ func medianInterval(s stats.Summary) string {
 		return "—"
 	}
 	cell := rangeIn(s.CILow, s.CIHigh, s.Median)
-	if s.Confidence < 0.95-1e-9 {
-		cell += fmt.Sprintf(" @%.0f%%", 100*s.Confidence)
-	}
+	cell += LevelMark(s.Confidence)
 	return cell
 }
 

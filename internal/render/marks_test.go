@@ -258,3 +258,12 @@ func TestFloorLabelSaysWhatTheKernelSaves(t *testing.T) {
 		t.Errorf("floor/asm-swap's mechanism: %q", l)
 	}
 }
+
+// One way to state a level below 95%, never rounded up to read as 95%.
+func TestLevelMark(t *testing.T) {
+	for c, want := range map[float64]string{0: "", 0.75: " @75%", 0.946: " @94.6%", 0.95: "", 0.979: ""} {
+		if got := render.LevelMark(c); got != want {
+			t.Errorf("LevelMark(%v) = %q, want %q", c, got, want)
+		}
+	}
+}

@@ -65,9 +65,7 @@ func multiple(r result.Result, b *result.BaselineRef) string {
 	if iv.Holds(1) && !isBaseline(r, b) {
 		s = "≈" + s // its own mark: "~" means noisy in the ±CI column
 	}
-	if iv.Confidence > 0 && iv.Confidence < 0.95-1e-9 {
-		s += fmt.Sprintf(" @%.0f%%", 100*iv.Confidence) // too few rounds for 95%: its level where it is
-	}
+	s += LevelMark(iv.Confidence)
 	return s
 }
 
@@ -103,9 +101,7 @@ func ciPercent(median, lo, hi, confidence float64) string {
 		return "—"
 	}
 	s := fmt.Sprintf("±%.0f%%", 100*max(hi-median, median-lo)/median)
-	if confidence < 0.95-1e-9 {
-		s += fmt.Sprintf(" @%.0f%%", 100*confidence) // fewer blocks than a 95% interval needs: its level where it is
-	}
+	s += LevelMark(confidence)
 	return s
 }
 
@@ -120,4 +116,18 @@ func Mitigations(e result.Environment) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// LevelMark is how every surface states an interval's level where it is
+// below 95% (too few blocks or rounds for one): " @75%", with a decimal
+// where rounding would read as 95%; "" at 95% or more, and for no interval
+// (confidence 0), whose cell says so itself.
+func LevelMark(confidence float64) string {
+	if !(confidence > 0) || confidence >= 0.95-1e-9 {
+		return ""
+	}
+	if pct := fmt.Sprintf("%.0f", 100*confidence); pct != "95" {
+		return " @" + pct + "%"
+	}
+	return fmt.Sprintf(" @%.1f%%", 100*confidence)
 }

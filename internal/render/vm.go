@@ -46,9 +46,7 @@ func VMLines(d *result.Document) []string {
 // when the interval holds zero.
 func withInterval(iv *result.Interval) string {
 	s := fmt.Sprintf("%s [%s, %s]", units.Time(iv.Median), units.Time(iv.Low), units.Time(iv.High))
-	if iv.Confidence > 0 && iv.Confidence < 0.95-1e-9 {
-		s += fmt.Sprintf(" @%.0f%%", 100*iv.Confidence)
-	}
+	s += LevelMark(iv.Confidence)
 	if iv.Holds(0) {
 		s += ", not resolved here"
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
 )
 
@@ -220,9 +221,7 @@ func buildRing(rv *runView) ringView {
 			// its median, not raw median − overhead median, which can lie
 			// outside it.
 			row.Net = fmt.Sprintf("%s [%s, %s]", fmtNS(iv.Median), fmtNS(iv.Low), fmtNS(iv.High))
-			if iv.Confidence > 0 && iv.Confidence < 0.95-1e-9 {
-				row.Net += fmt.Sprintf(" @%.0f%%", 100*iv.Confidence)
-			}
+			row.Net += render.LevelMark(iv.Confidence)
 			if iv.Holds(0) {
 				row.Net += " not resolved here"
 			}
