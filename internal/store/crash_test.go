@@ -97,15 +97,12 @@ func TestConcurrentProcesses(t *testing.T) {
 		}
 		lines <- c
 	}()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	reads := 0
+	// The child's output is read to its end before Wait (os/exec: Wait
+	// closes the pipe, and a line not yet read would be lost).
+	reads, c := 0, -1
 	for running := true; running; {
 		select {
-		case err := <-exited:
-			if err != nil {
-				t.Fatalf("child: %v", err)
-			}
+		case c = <-lines:
 			running = false
 		default:
 		}
@@ -116,7 +113,10 @@ func TestConcurrentProcesses(t *testing.T) {
 		checkWhole(t, h, childCells, childBlocks)
 		reads++
 	}
-	if c := <-lines; c != n {
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("child: %v", err)
+	}
+	if c != n {
 		t.Errorf("child reported %d commits, want %d", c, n)
 	}
 	if c, err := s.Sittings(ctx, childFingerprint); err != nil || c != n {

@@ -85,6 +85,47 @@ func Open(ctx context.Context, path string) (*Store, []string, error) {
 	if err := unix.Access(dir, unix.W_OK); err != nil {
 		return nil, nil, fmt.Errorf("store: open %s: directory %s is not writable: %w", path, dir, err)
 	}
+	// Opening is judging the file (probe), perhaps moving it aside, and
+	// migrating it: a second process doing the same at once could judge a
+	// store the first is still creating (tables made, not yet stamped) as
+	// another program's and move it aside. So opens take turns, under a
+	// lock on the store's directory (flock: released when the process
+	// ends, however it ends; no lock file is left behind). Reading and
+	// recording need no such turn: SQLite's own locks cover them.
+	deadline := time.Now().Add(busyTimeout)
+	lock, err := os.Open(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	defer lock.Close()
+	for unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+		if time.Now().After(deadline) {
+			return nil, nil, fmt.Errorf("store: open %s: another process kept the store's directory locked for %v", path, busyTimeout)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, fmt.Errorf("store: open %s: %w", path, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	// Switching a new store to WAL can still meet a reader's lock, which
+	// SQLite answers with SQLITE_BUSY at once rather than through the busy
+	// timeout: try again, within the same timeout.
+	for {
+		st, notes, err := openOnce(ctx, path)
+		if c := code(err); (c != sqlite3.SQLITE_BUSY && c != sqlite3.SQLITE_LOCKED) || time.Now().After(deadline) {
+			return st, notes, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, fmt.Errorf("store: open %s: %w", path, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// openOnce is one attempt of Open, after its directory checks.
+func openOnce(ctx context.Context, path string) (*Store, []string, error) {
 	var notes []string
 	v, err := probe(ctx, path)
 	if err != nil {
