@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ctxbench/ctxbench/internal/machine/x86"
+	"github.com/ctxbench/ctxbench/internal/host/x86"
 )
 
 // The goroutine kernels are timed in Go, the runtime being measured. Their

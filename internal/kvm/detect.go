@@ -22,7 +22,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ctxbench/ctxbench/internal/machine/x86"
+	"github.com/ctxbench/ctxbench/internal/host"
+	"github.com/ctxbench/ctxbench/internal/host/x86"
 )
 
 // Backend is the KVM vendor module that runs guests.
@@ -85,77 +86,57 @@ type Detection struct {
 	Kernel     string            `json:"kernel"`
 }
 
-type reader struct{ root string }
-
-func (r reader) path(p string) string { return filepath.Join(r.root, p) }
-
-func (r reader) str(p string) string {
-	b, err := os.ReadFile(r.path(p))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
-
-func (r reader) exists(p string) bool {
-	_, err := os.Stat(r.path(p))
-	return err == nil
-}
-
 // Detect reads the machine. It never fails and never panics: what cannot be
 // read is left unknown, and a missing or unusable device is a Reason.
 func Detect(o Options) Detection {
-	r := reader{o.Root}
-	if r.root == "" {
-		r.root = "/"
-	}
+	r := host.Root(o.Root)
 	d := Detection{APIVersion: -1, HaltPollNS: -1, Device: o.Device}
 	if d.Device == "" {
-		d.Device = r.path("dev/kvm")
+		d.Device = r.Path("dev/kvm")
 	}
-	flags, model := cpuinfo(r.path("proc/cpuinfo"))
+	flags, model := cpuinfo(r.Path("proc/cpuinfo"))
 	d.CPUVMX, d.CPUSVM = flags["vmx"], flags["svm"]
 	d.InsideVM = flags["hypervisor"]
 	d.CPUModel = model
-	d.Kernel = r.str("proc/sys/kernel/osrelease")
+	d.Kernel = r.Read("proc/sys/kernel/osrelease")
 	if !o.NoProbe {
 		if v := x86.HypervisorVendor(); v != "" {
 			d.InsideVM = true
 			d.Hypervisor = x86.HypervisorName(v)
 		}
 	}
-	if d.InsideVM && d.Hypervisor == "" && strings.Contains(r.str("sys/devices/system/clocksource/clocksource0/available_clocksource"), "kvm-clock") {
+	if d.InsideVM && d.Hypervisor == "" && strings.Contains(r.Read("sys/devices/system/clocksource/clocksource0/available_clocksource"), "kvm-clock") {
 		d.Hypervisor = "KVM"
 	}
 	// Firecracker guests have no DMI; their kernels and init say so.
-	if d.InsideVM && (strings.Contains(d.Kernel, "-fc-") || strings.Contains(r.str("proc/cmdline"), "firecracker")) {
+	if d.InsideVM && (strings.Contains(d.Kernel, "-fc-") || strings.Contains(r.Read("proc/cmdline"), "firecracker")) {
 		d.Platform = "Firecracker"
 	}
 
 	for _, m := range []string{"kvm", "kvm_intel", "kvm_amd", "kvm_pvm"} {
-		if r.exists("sys/module/" + m) {
+		if r.Exists("sys/module/" + m) {
 			d.Modules = append(d.Modules, m)
 		}
 	}
 	switch {
-	case r.exists("sys/module/kvm_pvm"):
+	case r.Exists("sys/module/kvm_pvm"):
 		d.Backend = BackendPVM
-		d.PVMParams = params(r.path("sys/module/kvm_pvm/parameters"))
-	case r.exists("sys/module/kvm_intel"):
+		d.PVMParams = params(r.Path("sys/module/kvm_pvm/parameters"))
+	case r.Exists("sys/module/kvm_intel"):
 		d.Backend = BackendVMX
-	case r.exists("sys/module/kvm_amd"):
+	case r.Exists("sys/module/kvm_amd"):
 		d.Backend = BackendSVM
-	case r.exists("sys/module/kvm") && d.CPUVMX:
+	case r.Exists("sys/module/kvm") && d.CPUVMX:
 		d.Backend = BackendVMX // built into the kernel
-	case r.exists("sys/module/kvm") && d.CPUSVM:
+	case r.Exists("sys/module/kvm") && d.CPUSVM:
 		d.Backend = BackendSVM
-	case r.exists("sys/module/kvm"):
+	case r.Exists("sys/module/kvm"):
 		d.Backend = BackendUnknown
 	default:
 		d.Backend = BackendNone
 	}
 	d.Nested = d.InsideVM && (d.Backend == BackendVMX || d.Backend == BackendSVM)
-	if s := r.str("sys/module/kvm/parameters/halt_poll_ns"); s != "" {
+	if s := r.Read("sys/module/kvm/parameters/halt_poll_ns"); s != "" {
 		if v, err := strconv.ParseInt(s, 10, 64); err == nil {
 			d.HaltPollNS = v
 		}

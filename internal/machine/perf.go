@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/result"
 )
 
@@ -13,9 +14,9 @@ import (
 // event on this thread, and the hardware instructions event. Many virtual
 // machines have no PMU, so the hardware open fails there; that is reported,
 // not treated as an error.
-func perfInfo(r reader, o Options) result.PerfInfo {
+func perfInfo(r host.Root, o Options) result.PerfInfo {
 	p := result.PerfInfo{Paranoid: 99}
-	if s := r.str("proc/sys/kernel/perf_event_paranoid"); s != "" {
+	if s := r.Read("proc/sys/kernel/perf_event_paranoid"); s != "" {
 		p.Paranoid, _ = strconv.Atoi(s)
 	}
 	if o.NoProbe {
@@ -33,7 +34,7 @@ func perfInfo(r reader, o Options) result.PerfInfo {
 			}
 		}
 		unix.Close(fd)
-		NotePerfClosed() // the next measured block waits for the hooks to go off
+		host.NotePerfClosed() // the next measured block waits for the hooks to go off
 		return nil
 	}
 	if err := try(unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_CONTEXT_SWITCHES); err == nil {

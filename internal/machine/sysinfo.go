@@ -1,9 +1,14 @@
-// Package machine is what ctxbench knows about the machine it runs on: the
-// facts every result records (CPU, caches, virtualization and its KVM
-// backend, kernel, cgroups, idle driver, perf, load, steal) with a one-line
-// fix for each risky setting; CPU affinity of child processes; the TSC and
-// CPUID; and the kernel and resource limits that bound how many contexts can
-// exist. It only reads (and pins children); it never changes the system.
+// Package machine is what ctxbench knows about the machine a document was
+// measured on: the facts every result records (CPU, caches, virtualization
+// and its KVM backend, kernel, cgroups, idle driver, perf, load, steal) with
+// a one-line fix for each risky setting. It only reads; it never changes the
+// system.
+//
+// It sits at the session's level: it knows internal/kvm (to record the KVM
+// backend) and internal/result (the shape it fills), so only the session
+// and the command line import it. The plumbing below the session —
+// affinity, limits, the measurement lock, the perf gate, CPUID — is
+// internal/host.
 //
 // Everything is read through a root directory (normally "/") so tests can
 // point it at a fake /proc and /sys tree.
@@ -13,7 +18,6 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -22,8 +26,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ctxbench/ctxbench/internal/host"
+	"github.com/ctxbench/ctxbench/internal/host/x86"
 	"github.com/ctxbench/ctxbench/internal/kvm"
-	"github.com/ctxbench/ctxbench/internal/machine/x86"
 	"github.com/ctxbench/ctxbench/internal/result"
 )
 
@@ -35,30 +40,10 @@ type Options struct {
 	NoProbe bool
 }
 
-type reader struct{ root string }
-
-func (r reader) path(p string) string { return filepath.Join(r.root, p) }
-
-func (r reader) str(p string) string {
-	b, err := os.ReadFile(r.path(p))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
-
-func (r reader) exists(p string) bool {
-	_, err := os.Stat(r.path(p))
-	return err == nil
-}
-
 // Collect reads the environment. It never fails: what cannot be read is left
 // empty.
 func Collect(o Options) result.Environment {
-	r := reader{o.Root}
-	if r.root == "" {
-		r.root = "/"
-	}
+	r := host.Root(o.Root)
 	env := result.Environment{OS: runtime.GOOS, Arch: runtime.GOARCH}
 	env.Hostname, _ = os.Hostname()
 	if !o.NoProbe {
@@ -68,27 +53,33 @@ func Collect(o Options) result.Environment {
 			env.KernelBuild = unix.ByteSliceToString(u.Version[:])
 		}
 	} else {
-		env.Kernel = r.str("proc/sys/kernel/osrelease")
-		env.KernelBuild = r.str("proc/sys/kernel/version")
+		env.Kernel = r.Read("proc/sys/kernel/osrelease")
+		env.KernelBuild = r.Read("proc/sys/kernel/version")
 	}
-	env.Cmdline = r.str("proc/cmdline")
+	env.Cmdline = r.Read("proc/cmdline")
 	env.CPU = cpuInfo(r, o)
 	env.Virtualization = virtualization(r, o, env.CPU, env.Cmdline, env.Kernel)
-	env.Clocksource = r.str("sys/devices/system/clocksource/clocksource0/current_clocksource")
+	env.Clocksource = r.Read("sys/devices/system/clocksource/clocksource0/current_clocksource")
 	env.Mitigations = mitigations(r)
 	env.Cgroup = cgroupInfo(r)
-	env.Scheduler = result.SchedInfo{Autogroup: r.str("proc/sys/kernel/sched_autogroup_enabled") == "1", Policy: "SCHED_OTHER"}
+	env.Scheduler = result.SchedInfo{Autogroup: r.Read("proc/sys/kernel/sched_autogroup_enabled") == "1", Policy: "SCHED_OTHER"}
 	env.Idle = idleInfo(r)
+	// The poll limit is in force only under the haltpoll driver (its
+	// module may be loaded while another driver, or none, idles the CPUs).
+	if ns, _, ok := haltPollNS(env, r); ok && strings.Contains(env.Idle.Driver, "haltpoll") {
+		env.Idle.HaltPollNS = &ns
+	}
+	env.Idle.Halts = idleHalts(env)
 	env.Perf = perfInfo(r, o)
 	env.Load = loadInfo(r)
 	env.Warnings = warnings(env, r) // the same root the facts were read from (a recorded tree in tests)
 	return env
 }
 
-func cpuInfo(r reader, o Options) result.CPUInfo {
+func cpuInfo(r host.Root, o Options) result.CPUInfo {
 	var c result.CPUInfo
 	flags := map[string]bool{}
-	if f, err := os.Open(r.path("proc/cpuinfo")); err == nil {
+	if f, err := os.Open(r.Path("proc/cpuinfo")); err == nil {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
@@ -122,39 +113,39 @@ func cpuInfo(r reader, o Options) result.CPUInfo {
 		}
 		f.Close()
 	}
-	c.Online = r.str("sys/devices/system/cpu/online")
-	c.SMTActive = r.str("sys/devices/system/cpu/smt/active") == "1"
+	c.Online = r.Read("sys/devices/system/cpu/online")
+	c.SMTActive = r.Read("sys/devices/system/cpu/smt/active") == "1"
 	c.ThreadsPerCore = 1
-	if sib := r.str("sys/devices/system/cpu/cpu0/topology/thread_siblings_list"); sib != "" {
-		c.ThreadsPerCore = len(ParseCPUList(sib))
+	if sib := r.Read("sys/devices/system/cpu/cpu0/topology/thread_siblings_list"); sib != "" {
+		c.ThreadsPerCore = len(host.ParseCPUList(sib))
 	}
 	// Hybrid parts expose one PMU per core type (Intel: cpu_core, cpu_atom).
 	for _, t := range []struct{ dir, name string }{{"cpu_core", "performance (P) cores"}, {"cpu_atom", "efficiency (E) cores"}} {
-		if l := r.str("sys/devices/" + t.dir + "/cpus"); l != "" {
-			c.CoreTypes = append(c.CoreTypes, result.CoreType{Name: t.name, CPUs: ParseCPUList(l)})
+		if l := r.Read("sys/devices/" + t.dir + "/cpus"); l != "" {
+			c.CoreTypes = append(c.CoreTypes, result.CoreType{Name: t.name, CPUs: host.ParseCPUList(l)})
 		}
 	}
 	c.Hybrid = len(c.CoreTypes) > 1
-	c.Governor = r.str("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+	c.Governor = r.Read("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
 	c.TSC = result.TSCInfo{Constant: flags["constant_tsc"], Nonstop: flags["nonstop_tsc"]}
 	c.TSC.Usable = c.TSC.Constant && c.TSC.Nonstop && flags["rdtscp"]
 	for i := 0; i < 8; i++ {
 		d := "sys/devices/system/cpu/cpu0/cache/index" + strconv.Itoa(i) + "/"
-		if !r.exists(d) {
+		if !r.Exists(d) {
 			break
 		}
-		lvl, _ := strconv.Atoi(r.str(d + "level"))
-		c.Caches = append(c.Caches, result.Cache{Level: lvl, Type: r.str(d + "type"), SizeBytes: ParseSize(r.str(d + "size")), SharedWith: r.str(d + "shared_cpu_list")})
+		lvl, _ := strconv.Atoi(r.Read(d + "level"))
+		c.Caches = append(c.Caches, result.Cache{Level: lvl, Type: r.Read(d + "type"), SizeBytes: ParseSize(r.Read(d + "size")), SharedWith: r.Read(d + "shared_cpu_list")})
 	}
 	if !o.NoProbe {
-		c.Allowed, _ = Of(0)
+		c.Allowed, _ = host.Of(0)
 	}
 	return c
 }
 
-func virtualization(r reader, o Options, cpu result.CPUInfo, cmdline, kernel string) result.Virtualization {
+func virtualization(r host.Root, o Options, cpu result.CPUInfo, cmdline, kernel string) result.Virtualization {
 	var v result.Virtualization
-	cpuFlags := r.str("proc/cpuinfo")
+	cpuFlags := r.Read("proc/cpuinfo")
 	v.Guest = strings.Contains(cpuFlags, " hypervisor")
 	if !o.NoProbe {
 		v.HypervisorVendor = x86.HypervisorVendor()
@@ -177,8 +168,8 @@ func virtualization(r reader, o Options, cpu result.CPUInfo, cmdline, kernel str
 }
 
 // kvmInfo is internal/kvm's detection, as the environment records it.
-func kvmInfo(r reader, o Options) result.KVMInfo {
-	d := kvm.Detect(kvm.Options{Root: r.root, NoProbe: o.NoProbe})
+func kvmInfo(r host.Root, o Options) result.KVMInfo {
+	d := kvm.Detect(kvm.Options{Root: string(r), NoProbe: o.NoProbe})
 	k := result.KVMInfo{Device: d.Present, Usable: d.Usable, Backend: string(d.Backend), Nested: d.Nested, Reason: d.Reason}
 	if d.HaltPollNS >= 0 {
 		k.HaltPollNS = d.HaltPollNS
@@ -207,39 +198,39 @@ func VirtLabel(v result.Virtualization) string {
 	return strings.Join(parts, ", ")
 }
 
-func mitigations(r reader) map[string]string {
+func mitigations(r host.Root) map[string]string {
 	m := map[string]string{}
-	ents, _ := os.ReadDir(r.path("sys/devices/system/cpu/vulnerabilities"))
+	ents, _ := os.ReadDir(r.Path("sys/devices/system/cpu/vulnerabilities"))
 	for _, e := range ents {
-		m[e.Name()] = r.str("sys/devices/system/cpu/vulnerabilities/" + e.Name())
+		m[e.Name()] = r.Read("sys/devices/system/cpu/vulnerabilities/" + e.Name())
 	}
 	return m
 }
 
-func cgroupInfo(r reader) result.CgroupInfo {
+func cgroupInfo(r host.Root) result.CgroupInfo {
 	var c result.CgroupInfo
 	v2 := ""
 	switch {
-	case r.exists("sys/fs/cgroup/cgroup.controllers"):
+	case r.Exists("sys/fs/cgroup/cgroup.controllers"):
 		c.Version, v2 = "v2", "sys/fs/cgroup"
-	case r.exists("sys/fs/cgroup/unified/cgroup.controllers"):
+	case r.Exists("sys/fs/cgroup/unified/cgroup.controllers"):
 		c.Version, v2 = "hybrid", "sys/fs/cgroup/unified"
-	case r.exists("sys/fs/cgroup/cpu"):
+	case r.Exists("sys/fs/cgroup/cpu"):
 		c.Version = "v1"
 	}
 	if v2 != "" {
-		c.V2Controllers = strings.Fields(r.str(v2 + "/cgroup.controllers"))
+		c.V2Controllers = strings.Fields(r.Read(v2 + "/cgroup.controllers"))
 		for _, ctl := range c.V2Controllers {
 			if ctl == "cpu" {
 				c.CPUController = "/" + v2
 			}
 		}
 	}
-	if c.CPUController == "" && r.exists("sys/fs/cgroup/cpu/cpu.shares") {
+	if c.CPUController == "" && r.Exists("sys/fs/cgroup/cpu/cpu.shares") {
 		c.CPUController = "/sys/fs/cgroup/cpu"
 	}
 	// Our own cgroup in the hierarchy that holds the cpu controller.
-	for _, line := range strings.Split(r.str("proc/self/cgroup"), "\n") {
+	for _, line := range strings.Split(r.Read("proc/self/cgroup"), "\n") {
 		parts := strings.SplitN(line, ":", 3)
 		if len(parts) != 3 {
 			continue
@@ -260,19 +251,19 @@ func cgroupInfo(r reader) result.CgroupInfo {
 	return c
 }
 
-func idleInfo(r reader) result.IdleInfo {
+func idleInfo(r host.Root) result.IdleInfo {
 	i := result.IdleInfo{
-		Driver:   r.str("sys/devices/system/cpu/cpuidle/current_driver"),
-		Governor: r.str("sys/devices/system/cpu/cpuidle/current_governor"),
+		Driver:   r.Read("sys/devices/system/cpu/cpuidle/current_driver"),
+		Governor: r.Read("sys/devices/system/cpu/cpuidle/current_governor"),
 	}
 	if i.Governor == "" {
-		i.Governor = r.str("sys/devices/system/cpu/cpuidle/current_governor_ro")
+		i.Governor = r.Read("sys/devices/system/cpu/cpuidle/current_governor_ro")
 	}
-	ents, _ := os.ReadDir(r.path("sys/devices/system/cpu/cpu0/cpuidle"))
+	ents, _ := os.ReadDir(r.Path("sys/devices/system/cpu/cpu0/cpuidle"))
 	names := []string{}
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), "state") {
-			names = append(names, r.str("sys/devices/system/cpu/cpu0/cpuidle/"+e.Name()+"/name"))
+			names = append(names, r.Read("sys/devices/system/cpu/cpu0/cpuidle/"+e.Name()+"/name"))
 		}
 	}
 	sort.Strings(names)
@@ -280,9 +271,9 @@ func idleInfo(r reader) result.IdleInfo {
 	return i
 }
 
-func loadInfo(r reader) result.LoadInfo {
+func loadInfo(r host.Root) result.LoadInfo {
 	var l result.LoadInfo
-	f := strings.Fields(r.str("proc/loadavg"))
+	f := strings.Fields(r.Read("proc/loadavg"))
 	if len(f) >= 4 {
 		l.Load1, _ = strconv.ParseFloat(f[0], 64)
 		l.Load5, _ = strconv.ParseFloat(f[1], 64)
@@ -291,35 +282,6 @@ func loadInfo(r reader) result.LoadInfo {
 		l.Procs, _ = strconv.Atoi(total)
 	}
 	return l
-}
-
-// ParseCPUList parses a kernel CPU list such as "0-3,8,10-11".
-func ParseCPUList(s string) []int {
-	const maxCPUNumber = 8192 // the kernel's largest NR_CPUS
-	var out []int
-	for _, part := range strings.Split(strings.TrimSpace(s), ",") {
-		if part == "" {
-			continue
-		}
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil {
-			return nil
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return nil
-			}
-		}
-		if a < 0 || b >= maxCPUNumber {
-			return nil // not a CPU number; also keeps "0-2000000000" from allocating gigabytes
-		}
-		for i := a; i <= b; i++ {
-			out = append(out, i)
-		}
-	}
-	return out
 }
 
 // ParseSize parses sizes as sysfs writes them ("32K", "1024K", "32M").
@@ -346,12 +308,9 @@ type CPUTimes struct {
 
 // ReadCPUTimes reads /proc/stat under root.
 func ReadCPUTimes(root string) CPUTimes {
-	r := reader{root}
-	if r.root == "" {
-		r.root = "/"
-	}
+	r := host.Root(root)
 	t := CPUTimes{At: time.Now()}
-	for _, line := range strings.Split(r.str("proc/stat"), "\n") {
+	for _, line := range strings.Split(r.Read("proc/stat"), "\n") {
 		f := strings.Fields(line)
 		if len(f) < 9 || f[0] != "cpu" {
 			continue
@@ -385,4 +344,4 @@ func Steal(a, b CPUTimes) result.StealInfo {
 }
 
 // ReadLoad reads the load average and the runnable and total tasks now.
-func ReadLoad() result.LoadInfo { return loadInfo(reader{root: "/"}) }
+func ReadLoad() result.LoadInfo { return loadInfo(host.Root("/")) }

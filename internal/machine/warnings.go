@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/result"
 )
 
@@ -14,12 +15,12 @@ import (
 // What env does not record (the haltpoll governor's poll limit) is read
 // from this machine's sysfs.
 func Warnings(env result.Environment) []result.Warning {
-	return warnings(env, reader{root: "/"})
+	return warnings(env, host.Root("/"))
 }
 
 // warnings is Warnings reading sysfs under r's root (a recorded tree in
 // tests).
-func warnings(env result.Environment, r reader) []result.Warning {
+func warnings(env result.Environment, r host.Root) []result.Warning {
 	var w []result.Warning
 	add := func(code, msg, fix string) { w = append(w, result.Warning{Code: code, Message: msg, Fix: fix}) }
 
@@ -81,8 +82,8 @@ func warnings(env result.Environment, r reader) []result.Warning {
 // sysfs, which is the value in force (it can be written at run time), else
 // the boot command line's haltpoll.guest_halt_poll_ns. ok is false when
 // neither says.
-func haltPollNS(env result.Environment, r reader) (ns uint64, from string, ok bool) {
-	if v, err := strconv.ParseUint(r.str("sys/module/haltpoll/parameters/guest_halt_poll_ns"), 10, 64); err == nil {
+func haltPollNS(env result.Environment, r host.Root) (ns uint64, from string, ok bool) {
+	if v, err := strconv.ParseUint(r.Read("sys/module/haltpoll/parameters/guest_halt_poll_ns"), 10, 64); err == nil {
 		return v, "sysfs", true
 	}
 	for _, f := range strings.Fields(env.Cmdline) {
@@ -96,6 +97,33 @@ func haltPollNS(env result.Environment, r reader) (ns uint64, from string, ok bo
 		}
 	}
 	return 0, "", false
+}
+
+// idleHalts says, from the configuration, whether an idle CPU halts at
+// once (see result.IdleInfo.Halts): idle=poll on the command line polls;
+// the driver "none" runs the architecture's default idle (HLT on x86);
+// haltpoll halts at once when its poll limit is 0; any other driver has a
+// polling state its governor may choose, so nil.
+func idleHalts(env result.Environment) *bool {
+	yes, no := true, false
+	for _, f := range strings.Fields(env.Cmdline) {
+		if f == "--" {
+			break
+		}
+		if f == "idle=poll" {
+			return &no
+		}
+	}
+	switch d := env.Idle.Driver; {
+	case d == "none":
+		return &yes
+	case strings.Contains(d, "haltpoll") && env.Idle.HaltPollNS != nil:
+		if *env.Idle.HaltPollNS == 0 {
+			return &yes
+		}
+		return &no
+	}
+	return nil
 }
 
 // pollTime renders a poll limit in ns in the unit a reader thinks in.

@@ -7,15 +7,15 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/host"
 )
 
 // prepareLimits reads the limits that bound n contexts of kind k
-// (machine.ReadLimits), raises the soft RLIMIT_NPROC to the hard one where
+// (host.ReadLimits), raises the soft RLIMIT_NPROC to the hard one where
 // it would bind (a process may do that; sysctls it only reports), and says
 // what it found and did.
 func prepareLimits(k Kind, n int) (limits, notes []string) {
-	l := machine.ReadLimits()
+	l := host.ReadLimits()
 	limits = l.Describe(k.Context)
 	if k.Context == "goroutine" {
 		return limits, nil
@@ -30,7 +30,7 @@ func prepareLimits(k Kind, n int) (limits, notes []string) {
 				rl.Cur = need
 			}
 			if err := unix.Setrlimit(unix.RLIMIT_NPROC, &rl); err == nil {
-				notes = append(notes, fmt.Sprintf("raised the soft RLIMIT_NPROC from %s to %s", machine.RlimitText(old), machine.RlimitText(rl.Cur)))
+				notes = append(notes, fmt.Sprintf("raised the soft RLIMIT_NPROC from %s to %s", host.RlimitText(old), host.RlimitText(rl.Cur)))
 			} else {
 				notes = append(notes, fmt.Sprintf("could not raise RLIMIT_NPROC: %v", err))
 			}
@@ -45,7 +45,7 @@ func prepareLimits(k Kind, n int) (limits, notes []string) {
 // explainLimit turns a creation failure into a message naming the limit
 // that most likely stopped it.
 func explainLimit(k Kind, errText string) string {
-	l := machine.ReadLimits()
+	l := host.ReadLimits()
 	msg := "creation stopped: " + errText
 	for _, s := range []struct {
 		name  string

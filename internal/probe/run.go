@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/host"
 )
 
 // Request is one run of one probe bench.
@@ -290,7 +290,7 @@ func execProbe(ctx context.Context, argv, env []string, cpus []int, timeout time
 		return nil, Rusage{}, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	startErr := machine.StartPinned(cmd, cpus)
+	startErr := host.StartPinned(cmd, cpus)
 	outW.Close()
 	errW.Close()
 	if startErr != nil {

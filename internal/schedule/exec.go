@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/model"
 )
 
@@ -63,7 +63,7 @@ func (e ProcessExecutor) Block(ctx context.Context, c Cell, req model.Request, t
 	// partner in a group of its own (a container) that inherited them must
 	// not hold the block open after the worker is gone.
 	cmd.WaitDelay = 5 * time.Second
-	if err := machine.StartPinned(cmd, c.Affinity); err != nil {
+	if err := host.StartPinned(cmd, c.Affinity); err != nil {
 		return model.Response{}, err
 	}
 	pgid := cmd.Process.Pid

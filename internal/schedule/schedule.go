@@ -19,7 +19,7 @@ import (
 	"math/rand"
 	"time"
 
-	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/model"
 )
 
@@ -253,7 +253,7 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]CellRun, error) {
 			if !o.DryRun {
 				// Not in the second after a perf block or probe closed
 				// its events: every switch would pay for perf's hooks.
-				if err := machine.WaitPerfHooksOff(ctx); err != nil {
+				if err := host.WaitPerfHooksOff(ctx); err != nil {
 					return Block{}, err
 				}
 			}
@@ -315,7 +315,7 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]CellRun, error) {
 				req.TargetNS = o.MinTime.Nanoseconds()
 			}
 			resp, err := o.Executor.Block(ctx, r.Cell, req, o.Timeout(r.Cell, 2))
-			machine.NotePerfClosed()
+			host.NotePerfClosed()
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}

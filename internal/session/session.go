@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/experiment"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/schedule"
@@ -63,7 +64,7 @@ type Lock struct {
 func Run(ctx context.Context, spec Spec) (*result.Document, error) {
 	if spec.Lock != nil && !spec.DryRun {
 		l := spec.Lock
-		release, err := machine.LockMeasurements(ctx, l.Wait, l.Timeout, func(holder string) {
+		release, err := host.LockMeasurements(ctx, l.Wait, l.Timeout, func(holder string) {
 			fmt.Fprintf(l.Stderr, "ctxbench: waiting for the other measurement on this machine to finish (%s; --no-wait refuses, --lock-timeout bounds the wait)\n", holder)
 		})
 		if err != nil {

@@ -5,7 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/units"
@@ -38,7 +38,7 @@ const (
 // Check says whether a ring of n contexts of kind, each with ws bytes, fits
 // this machine's limits, raising nothing. It returns a LimitError naming
 // the first limit it would exceed.
-func Check(kind Kind, n int, ws int64, ipc model.RingIPC, l machine.Limits) error {
+func Check(kind Kind, n int, ws int64, ipc model.RingIPC, l host.Limits) error {
 	name := map[Kind]string{Goroutine: "goroutines", Thread: "threads", Process: "processes", ProcessMT: "multi-threaded processes", Container: "contained processes"}[kind]
 	if n < 2 {
 		return &LimitError{fmt.Sprintf("a ring needs at least 2 contexts (got %d)", n)}

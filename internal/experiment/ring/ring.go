@@ -17,7 +17,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/experiment"
-	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/schedule"
@@ -82,7 +82,7 @@ type Options struct {
 	ContainerPreset               string        // container rings: internal/container's preset (default full)
 	Timeout                       time.Duration // per block; 0 derives one
 	PerfCheck                     bool          // one extra block per point with perf events (N <= PerfMaxTasks)
-	Limits                        *machine.Limits
+	Limits                        *host.Limits
 }
 
 // PerfMaxTasks bounds the rings that get a perf verification block: every
@@ -110,7 +110,7 @@ func Plan(o Options, cpus []int) ([]Cell, []result.Failure, error) {
 	}
 	lim := o.Limits
 	if lim == nil {
-		l := machine.ReadLimits()
+		l := host.ReadLimits()
 		lim = &l
 	}
 	var cells []Cell

@@ -12,7 +12,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/experiment"
-	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/schedule"
@@ -60,7 +60,7 @@ func TestParseTasks(t *testing.T) {
 
 // Each limit of the machine is named when a ring would pass it.
 func TestCheckNamesTheLimit(t *testing.T) {
-	roomy := machine.Limits{ThreadsMax: 200000, PidMax: 4000000, MaxMapCount: 1 << 20, Tasks: 200,
+	roomy := host.Limits{ThreadsMax: 200000, PidMax: 4000000, MaxMapCount: 1 << 20, Tasks: 200,
 		NoFileHard: 1 << 20, NoFileSoft: 1024, NProc: 1 << 20, MemAvailable: 64 << 30}
 	if err := Check(Thread, 10000, 4096, model.RingPipe, roomy); err != nil {
 		t.Fatalf("a roomy machine refused 10,000 threads: %v", err)
@@ -77,16 +77,16 @@ func TestCheckNamesTheLimit(t *testing.T) {
 		n     int
 		ws    int64
 		ipc   model.RingIPC
-		edit  func(*machine.Limits)
+		edit  func(*host.Limits)
 		limit string
 	}{
-		{"threads-max", Thread, 10000, 0, model.RingPipe, func(l *machine.Limits) { l.ThreadsMax = 5000 }, "kernel.threads-max"},
-		{"pid_max", ProcessMT, 2000, 0, model.RingPipe, func(l *machine.Limits) { l.PidMax = 4096 }, "kernel.pid_max"}, // ~5 threads a member
-		{"pid_max single-threaded", Process, 5000, 0, model.RingPipe, func(l *machine.Limits) { l.PidMax = 4096 }, "kernel.pid_max"},
-		{"max_map_count", Thread, 10000, 0, model.RingPipe, func(l *machine.Limits) { l.MaxMapCount = 65530 / 4 }, "vm.max_map_count"},
-		{"nofile", Thread, 10000, 0, model.RingPipe, func(l *machine.Limits) { l.NoFileHard = 20000 }, "RLIMIT_NOFILE"},
+		{"threads-max", Thread, 10000, 0, model.RingPipe, func(l *host.Limits) { l.ThreadsMax = 5000 }, "kernel.threads-max"},
+		{"pid_max", ProcessMT, 2000, 0, model.RingPipe, func(l *host.Limits) { l.PidMax = 4096 }, "kernel.pid_max"}, // ~5 threads a member
+		{"pid_max single-threaded", Process, 5000, 0, model.RingPipe, func(l *host.Limits) { l.PidMax = 4096 }, "kernel.pid_max"},
+		{"max_map_count", Thread, 10000, 0, model.RingPipe, func(l *host.Limits) { l.MaxMapCount = 65530 / 4 }, "vm.max_map_count"},
+		{"nofile", Thread, 10000, 0, model.RingPipe, func(l *host.Limits) { l.NoFileHard = 20000 }, "RLIMIT_NOFILE"},
 		{"memory", Goroutine, 1000000, 1 << 20, model.RingPipe, nil, "MemAvailable"},
-		{"nproc", Process, 2000, 0, model.RingPipe, func(l *machine.Limits) { l.NProc = 1000 }, "RLIMIT_NPROC"},
+		{"nproc", Process, 2000, 0, model.RingPipe, func(l *host.Limits) { l.NProc = 1000 }, "RLIMIT_NPROC"},
 		{"one", Thread, 1, 0, model.RingPipe, nil, "at least 2"},
 	}
 	for _, c := range cases {
@@ -251,7 +251,7 @@ func TestDryRunSweep(t *testing.T) {
 		o := Options{Kinds: []Kind{Goroutine, Thread, Process}, Tasks: []int{2, 64}, WorkingSets: []int64{0, 1 << 20},
 			Placements: []model.Placement{model.SameCPU, model.CrossCPU},
 			Runs:       6, SamplesPerBlock: 4, Warmup: 1, MinTime: time.Millisecond,
-			Limits: &machine.Limits{MemAvailable: 64 << 30, NoFileHard: 1 << 20},
+			Limits: &host.Limits{MemAvailable: 64 << 30, NoFileHard: 1 << 20},
 		}
 		env := experiment.Env{CPUs: []int{0, 1}, Seed: 42, Executor: FakeExecutor{Seed: 42}, Progress: p, DryRun: true,
 			Environment: result.Environment{CPU: result.CPUInfo{Caches: []result.Cache{{Level: 3, Type: "Unified", SizeBytes: 32 << 20}}}}}
@@ -296,7 +296,7 @@ func TestPlanRefusesUnknownPresetAndKind(t *testing.T) {
 		t.Error("kind vm accepted")
 	}
 	o := Options{Kinds: []Kind{Container}, Tasks: []int{2}, WorkingSets: []int64{0}, ContainerPreset: "nope",
-		Limits: &machine.Limits{MemAvailable: 1 << 30, NoFileHard: 1 << 20}}
+		Limits: &host.Limits{MemAvailable: 1 << 30, NoFileHard: 1 << 20}}
 	if _, _, err := Plan(o, []int{0}); err == nil {
 		t.Error("container preset nope accepted")
 	}

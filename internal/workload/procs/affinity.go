@@ -7,19 +7,19 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/host"
 )
 
 // Allowed lists the CPUs the calling thread may run on.
-func Allowed() ([]int, error) { return machine.Of(0) }
+func Allowed() ([]int, error) { return host.Of(0) }
 
 // Affinity lists the CPUs task tid may run on.
-func Affinity(tid int) ([]int, error) { return machine.Of(tid) }
+func Affinity(tid int) ([]int, error) { return host.Of(tid) }
 
 // PinProcess sets the affinity of every thread of pid. Threads and processes it
 // creates later inherit the mask from their creator.
 func PinProcess(pid int, cpus []int) error {
-	set := machine.Set(cpus)
+	set := host.Set(cpus)
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
 		return fmt.Errorf("pin pid %d: %w", pid, ErrGone)

@@ -14,7 +14,7 @@
 package procs
 
 import (
-	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/result"
 
 	"bytes"
@@ -246,8 +246,8 @@ type CPUTime struct {
 	StealNs uint64 `json:"steal_ns"`
 }
 
-// ReadCPUTime sums /proc/stat's per-CPU lines for cpus (machine.ReadCPUClock).
+// ReadCPUTime sums /proc/stat's per-CPU lines for cpus (host.ReadCPUClock).
 func ReadCPUTime(cpus []int) (CPUTime, error) {
-	c := machine.ReadCPUClock(cpus)
+	c := host.ReadCPUClock(cpus)
 	return CPUTime{BusyNs: uint64(c.BusyNS), StealNs: uint64(c.StealNS)}, nil
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/host"
 )
 
 func TestProcessCountsEveryThread(t *testing.T) {
@@ -64,7 +64,7 @@ func TestChildrenGroupAndPinning(t *testing.T) {
 	cmd := exec.Command("sleep", "30")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	want := allowed[len(allowed)-1:]
-	if err := machine.StartPinned(cmd, want); err != nil {
+	if err := host.StartPinned(cmd, want); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()

@@ -1,4 +1,4 @@
-package machine
+package host
 
 // limits.go: the one reader of the kernel and resource limits that bound
 // how many contexts can exist (threads-max, pid_max, max_map_count,

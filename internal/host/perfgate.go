@@ -1,4 +1,4 @@
-package machine
+package host
 
 // perfgate.go: measured blocks wait for the scheduler's perf hooks to
 // switch off after a per-task perf event closes.

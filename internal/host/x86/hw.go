@@ -4,8 +4,8 @@
 // kernels use). Hand-written in Go assembly because no maintained library
 // exposes RDTSCP, and golang.org/x/sys/cpu does not expose raw CPUID leaves.
 // On other architectures both report that they are unavailable. It is a
-// leaf of the machine package, so the C kernels and the KVM code can use it
-// without importing what machine reads.
+// leaf of the host package and imports nothing, so the C kernels, the KVM
+// code and the environment's reader all use it and none reaches another.
 package x86
 
 import "strings"

@@ -1,4 +1,4 @@
-package machine
+package host
 
 // cpuclock.go: where the time of a set of CPUs went — idle, stolen by the
 // hypervisor, or busy — the one reader of /proc/stat's per-CPU lines and of
@@ -32,6 +32,11 @@ type CPUClock struct {
 	StealNS int64
 	// BusyNS is user + nice + system + irq + softirq (/proc/stat ticks).
 	BusyNS int64
+	// ReschedIPIs is the rescheduling interrupts the CPUs received
+	// (/proc/interrupts RES, x86): another CPU woke a task here and
+	// interrupted this CPU to run it — the IPI a cross-CPU wake-up of an
+	// idle, non-polling CPU needs. -1 where the line does not exist.
+	ReschedIPIs int64
 }
 
 // ReadCPUClock reads the counters of cpus.
@@ -73,7 +78,53 @@ func ReadCPUClock(cpus []int) CPUClock {
 	} else {
 		c.IdleNS = idleTicks * (1e9 / userHZ)
 	}
+	c.ReschedIPIs = reschedIPIs(cpus)
 	return c
+}
+
+// reschedIPIs sums the RES line of /proc/interrupts over cpus: its header
+// names a column per online CPU ("CPU0 CPU1 ..."), and each counter line
+// is "RES: n0 n1 ... Rescheduling interrupts". -1 when there is no such
+// line (not x86) or it cannot be read.
+func reschedIPIs(cpus []int) int64 {
+	b, err := os.ReadFile("/proc/interrupts")
+	if err != nil {
+		return -1
+	}
+	return parseReschedIPIs(string(b), cpus)
+}
+
+func parseReschedIPIs(text string, cpus []int) int64 {
+	lines := strings.Split(text, "\n")
+	if len(lines) == 0 {
+		return -1
+	}
+	column := map[int]int{}
+	for i, h := range strings.Fields(lines[0]) {
+		if n, err := strconv.Atoi(strings.TrimPrefix(h, "CPU")); err == nil && strings.HasPrefix(h, "CPU") {
+			column[n] = i
+		}
+	}
+	for _, line := range lines[1:] {
+		f := strings.Fields(line)
+		if len(f) == 0 || f[0] != "RES:" {
+			continue
+		}
+		var sum int64
+		for _, cpu := range cpus {
+			i, ok := column[cpu]
+			if !ok || i+1 >= len(f) {
+				return -1
+			}
+			v, err := strconv.ParseInt(f[i+1], 10, 64)
+			if err != nil {
+				return -1
+			}
+			sum += v
+		}
+		return sum
+	}
+	return -1
 }
 
 // OtherCPUs are the online CPUs not in cpus (none when the online list

@@ -2,7 +2,7 @@
 // the delicate part — narrowing and restoring the affinity of the OS thread
 // that forks — shared by the scheduler, the probes and the pool's servers.
 
-package machine
+package host
 
 import (
 	"fmt"

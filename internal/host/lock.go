@@ -1,4 +1,4 @@
-package machine
+package host
 
 // lock.go: two ctxbench measurements never overlap on one machine — each
 // would be the other's noise. A measuring command holds an exclusive flock

@@ -1,0 +1,7 @@
+// Package layering holds no code: its test walks the import graph of the
+// lower layers (go list -deps) and fails when one of them reaches, through
+// any chain of imports, a package above it or beside it. depguard
+// (.golangci.yml) checks each file's direct imports; this checks what they
+// bring with them, so an arrow that runs back up through a third package
+// cannot hide. The layers are drawn in docs/architecture.md.
+package layering
