@@ -202,37 +202,14 @@ func (t *Tree) LeafPath(member string) string {
 // registering each directory for CleanupAll before creating it. On v2 the
 // controller is enabled in every ancestor's cgroup.subtree_control.
 func (t *Tree) Leaf(member string) (*Cgroup, error) {
-	if member == "" || strings.ContainsAny(member, "/ \n") {
-		return nil, fmt.Errorf("bad cgroup member name %q", member)
+	parts, err := t.leafParts(member)
+	if err != nil {
+		return nil, err
 	}
-	rel := t.LeafPath(member)
-	parts := strings.Split(strings.TrimPrefix(rel, "/"), "/")
-	dir := t.H.Mount
-	if t.H.Version == 2 && t.H.Controller != "" {
-		if err := enableController(dir, t.H.Controller); err != nil {
-			return nil, err
-		}
+	if _, err := t.makeDirs(parts, len(parts)); err != nil {
+		return nil, err
 	}
-	for i, p := range parts {
-		dir = filepath.Join(dir, p)
-		registerDir(dir)
-		err := os.Mkdir(dir, 0o755)
-		switch {
-		case err == nil:
-			t.dirs = append(t.dirs, dir)
-		case errors.Is(err, os.ErrExist):
-			unregisterDirIfForeign(dir, t)
-		default:
-			unregisterDir(dir)
-			return nil, fmt.Errorf("creating cgroup %s: %w", dir, err)
-		}
-		if t.H.Version == 2 && t.H.Controller != "" && i < len(parts)-1 {
-			if err := enableController(dir, t.H.Controller); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return &Cgroup{H: t.H, Rel: rel}, nil
+	return &Cgroup{H: t.H, Rel: t.LeafPath(member)}, nil
 }
 
 // MemberDirs creates the ancestors member's leaf shares with the other
@@ -244,30 +221,59 @@ func (t *Tree) Leaf(member string) (*Cgroup, error) {
 // the controller enabled in their subtree_control first. forget drops the
 // own directories from the registry once the caller has removed them.
 func (t *Tree) MemberDirs(member string) (own []string, forget func(), err error) {
-	if member == "" || strings.ContainsAny(member, "/ \n") {
-		return nil, nil, fmt.Errorf("bad cgroup member name %q", member)
+	parts, err := t.leafParts(member)
+	if err != nil {
+		return nil, nil, err
 	}
-	parts := strings.Split(strings.TrimPrefix(t.LeafPath(member), "/"), "/")
 	first := map[int]int{1: 0, 2: 1, 3: 1}[t.Depth]
 	if t.Depth >= 4 {
 		first = 2
 	}
-	if t.H.Version == 2 && t.H.Controller != "" {
+	if t.controlled() {
 		first = len(parts) - 1
 	}
+	dir, err := t.makeDirs(parts, first)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range parts[first:] {
+		dir = filepath.Join(dir, p)
+		own = append(own, dir)
+		registerDir(dir)
+	}
+	return own, func() {
+		for _, d := range own {
+			unregisterDir(d)
+		}
+	}, nil
+}
+
+// leafParts checks member's name and splits its leaf path into directories.
+func (t *Tree) leafParts(member string) ([]string, error) {
+	if member == "" || strings.ContainsAny(member, "/ \n") {
+		return nil, fmt.Errorf("bad cgroup member name %q", member)
+	}
+	return strings.Split(strings.TrimPrefix(t.LeafPath(member), "/"), "/"), nil
+}
+
+// controlled says whether the tree's controller must be enabled in the
+// subtree_control of its directories' parents (v2 only).
+func (t *Tree) controlled() bool { return t.H.Version == 2 && t.H.Controller != "" }
+
+// makeDirs creates (mkdir -p) the first n of the leaf path's parts below
+// the hierarchy root, registering each directory for CleanupAll before
+// creating it and keeping those it created for Remove; when controlled,
+// the controller is enabled in the root and in each created directory but
+// the leaf. It returns the last directory (the root when n is 0).
+func (t *Tree) makeDirs(parts []string, n int) (string, error) {
 	dir := t.H.Mount
-	if t.H.Version == 2 && t.H.Controller != "" {
+	if t.controlled() {
 		if err := enableController(dir, t.H.Controller); err != nil {
-			return nil, nil, err
+			return "", err
 		}
 	}
-	for i, p := range parts {
+	for i, p := range parts[:n] {
 		dir = filepath.Join(dir, p)
-		if i >= first {
-			own = append(own, dir)
-			registerDir(dir)
-			continue
-		}
 		registerDir(dir)
 		err := os.Mkdir(dir, 0o755)
 		switch {
@@ -277,19 +283,15 @@ func (t *Tree) MemberDirs(member string) (own []string, forget func(), err error
 			unregisterDirIfForeign(dir, t)
 		default:
 			unregisterDir(dir)
-			return nil, nil, fmt.Errorf("creating cgroup %s: %w", dir, err)
+			return "", fmt.Errorf("creating cgroup %s: %w", dir, err)
 		}
-		if t.H.Version == 2 && t.H.Controller != "" {
+		if t.controlled() && i < len(parts)-1 {
 			if err := enableController(dir, t.H.Controller); err != nil {
-				return nil, nil, err
+				return "", err
 			}
 		}
 	}
-	return own, func() {
-		for _, d := range own {
-			unregisterDir(d)
-		}
-	}, nil
+	return dir, nil
 }
 
 // enableController writes +controller to dir's cgroup.subtree_control (v2).

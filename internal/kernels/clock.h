@@ -56,4 +56,29 @@ static inline void cb_store(uint64_t *ns, uint64_t *tsc, uint32_t s, uint32_t wa
 	tsc[s - warmup] = t1.tsc - t0.tsc;
 }
 
+/*
+ * TIMED_LOOP is the whole block of a kernel whose op needs nothing per
+ * sample and never ends the block early: warmup + samples samples of
+ * b->iters ops, each
+ * sample stamped at both ends, side A's counts (kernels.h) taken over the
+ * block. body is one op; it is written out inside the loop, so the compiler
+ * sees the op itself and nothing else runs between a sample's stamps.
+ */
+#define TIMED_LOOP(b, body)                                                   \
+	do {                                                                  \
+		cb_counter ctr_;                                              \
+		cb_counter_begin(&ctr_, (b));                                 \
+		for (uint32_t s_ = 0; s_ < (b)->warmup + (b)->samples; s_++) { \
+			cb_note_cpu(&(b)->a);                                 \
+			cb_stamp t0_ = cb_stamp_now();                        \
+			for (uint64_t i_ = 0; i_ < (b)->iters; i_++) {        \
+				body;                                         \
+			}                                                     \
+			cb_stamp t1_ = cb_stamp_now();                        \
+			cb_store((b)->ns, (b)->tsc, s_, (b)->warmup, t0_, t1_); \
+		}                                                             \
+		cb_counter_end(&ctr_, &(b)->a);                               \
+		(b)->a.ops = (uint64_t)((b)->warmup + (b)->samples) * (b)->iters; \
+	} while (0)
+
 #endif

@@ -33,6 +33,32 @@
 #include "clock.h"
 #include "kernels.h"
 
+/* floor_begin takes B's newly allocated stack and pins A's thread: the
+ * stack, or NULL if either failed (reason in b->err, the stack freed). */
+static char *floor_begin(cb_block *b, char *stack)
+{
+	if (!stack) {
+		snprintf(b->err, sizeof(b->err), "cannot allocate the second stack");
+		return NULL;
+	}
+	if (cb_pin_self(b->cpu_a, b->err, sizeof(b->err)) != 0) {
+		free(stack);
+		return NULL;
+	}
+	return stack;
+}
+
+/* B is a context on A's thread: it ran b_ops times on A's CPUs, and the
+ * thread's counts are A's; there are no perf figures of B's own. */
+static int floor_end(cb_block *b, uint64_t b_ops, char *stack)
+{
+	b->b.ops = b_ops;
+	b->b.cpus_seen = b->a.cpus_seen;
+	b->b.perf_cs = b->b.perf_migrations = b->b.perf_instructions = b->b.perf_cycles = -1;
+	free(stack);
+	return 0;
+}
+
 #if defined(__x86_64__)
 
 /* The stack pointers of the two contexts while switched out; the top of
@@ -74,15 +100,9 @@ static void __attribute__((noreturn, used)) floor_b_entry(void)
 int cb_floor_asm(cb_block *b)
 {
 	const size_t stack_size = 64 * 1024;
-	char *stack = aligned_alloc(64, stack_size);
-	if (!stack) {
-		snprintf(b->err, sizeof(b->err), "cannot allocate the second stack");
+	char *stack = floor_begin(b, aligned_alloc(64, stack_size));
+	if (!stack)
 		return -1;
-	}
-	if (cb_pin_self(b->cpu_a, b->err, sizeof(b->err)) != 0) {
-		free(stack);
-		return -1;
-	}
 	/* B's first resume: its entry address on top of a 16-byte aligned
 	 * stack, so that after the pop rsp % 16 == 8, as at a call's entry. */
 	uintptr_t top = ((uintptr_t)(stack + stack_size)) & ~(uintptr_t)15;
@@ -92,23 +112,8 @@ int cb_floor_asm(cb_block *b)
 	floor_b_sp = sp;
 	floor_b_ops = 0;
 
-	cb_counter ctr;
-	cb_counter_begin(&ctr, b);
-	for (uint32_t s = 0; s < b->warmup + b->samples; s++) {
-		cb_note_cpu(&b->a);
-		cb_stamp t0 = cb_stamp_now();
-		for (uint64_t i = 0; i < b->iters; i++)
-			floor_swap(&floor_a_sp, &floor_b_sp);
-		cb_stamp t1 = cb_stamp_now();
-		cb_store(b->ns, b->tsc, s, b->warmup, t0, t1);
-	}
-	cb_counter_end(&ctr, &b->a);
-	b->a.ops = (uint64_t)(b->warmup + b->samples) * b->iters;
-	b->b.ops = floor_b_ops;
-	b->b.cpus_seen = b->a.cpus_seen;
-	b->b.perf_cs = b->b.perf_migrations = b->b.perf_instructions = b->b.perf_cycles = -1;
-	free(stack);
-	return 0;
+	TIMED_LOOP(b, floor_swap(&floor_a_sp, &floor_b_sp));
+	return floor_end(b, floor_b_ops, stack);
 }
 
 #else
@@ -135,15 +140,9 @@ static void uc_b_entry(void)
 int cb_floor_swapcontext(cb_block *b)
 {
 	const size_t stack_size = 64 * 1024;
-	char *stack = malloc(stack_size);
-	if (!stack) {
-		snprintf(b->err, sizeof(b->err), "cannot allocate the second stack");
+	char *stack = floor_begin(b, malloc(stack_size));
+	if (!stack)
 		return -1;
-	}
-	if (cb_pin_self(b->cpu_a, b->err, sizeof(b->err)) != 0) {
-		free(stack);
-		return -1;
-	}
 	getcontext(&uc_b);
 	uc_b.uc_stack.ss_sp = stack;
 	uc_b.uc_stack.ss_size = stack_size;
@@ -151,21 +150,6 @@ int cb_floor_swapcontext(cb_block *b)
 	makecontext(&uc_b, uc_b_entry, 0);
 	uc_b_ops = 0;
 
-	cb_counter ctr;
-	cb_counter_begin(&ctr, b);
-	for (uint32_t s = 0; s < b->warmup + b->samples; s++) {
-		cb_note_cpu(&b->a);
-		cb_stamp t0 = cb_stamp_now();
-		for (uint64_t i = 0; i < b->iters; i++)
-			swapcontext(&uc_a, &uc_b);
-		cb_stamp t1 = cb_stamp_now();
-		cb_store(b->ns, b->tsc, s, b->warmup, t0, t1);
-	}
-	cb_counter_end(&ctr, &b->a);
-	b->a.ops = (uint64_t)(b->warmup + b->samples) * b->iters;
-	b->b.ops = uc_b_ops;
-	b->b.cpus_seen = b->a.cpus_seen;
-	b->b.perf_cs = b->b.perf_migrations = b->b.perf_instructions = b->b.perf_cycles = -1;
-	free(stack);
-	return 0;
+	TIMED_LOOP(b, swapcontext(&uc_a, &uc_b));
+	return floor_end(b, uc_b_ops, stack);
 }

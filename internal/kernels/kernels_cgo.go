@@ -40,6 +40,53 @@ func Run(k Kernel, blk Block) (Output, error) {
 }
 
 func run(k Kernel, blk Block) (Output, error) {
+	return callKernel(k, blk, func(b *C.cb_block) (rc C.int, err error) {
+		switch k {
+		case FloorAsm:
+			rc = C.cb_floor_asm(b)
+		case FloorSwapcontext:
+			rc = C.cb_floor_swapcontext(b)
+		case ThreadPipe:
+			rc = C.cb_thread_pipe(b)
+		case ThreadEventfd:
+			rc = C.cb_thread_eventfd(b)
+		case ThreadFutex:
+			rc = C.cb_thread_futex(b)
+		case ThreadFutexSpin:
+			rc = C.cb_thread_futex_spin(b)
+		case ThreadYield:
+			rc = C.cb_thread_yield(b)
+		case ProcPipeA:
+			rc = C.cb_proc_pipe_a(b)
+		case ProcPipeB:
+			rc = C.cb_proc_pipe_b(b)
+		case ProcFutexA:
+			rc = C.cb_proc_futex_a(b)
+		case ProcFutexB:
+			rc = C.cb_proc_futex_b(b)
+		case RefSyscall:
+			rc = C.cb_ref_syscall(b)
+		case RefMutex:
+			rc = C.cb_ref_mutex(b)
+		case RefAtomic:
+			rc = C.cb_ref_atomic(b)
+		case RefPipeSelf:
+			rc = C.cb_ref_pipe_self(b)
+		case RefCacheline:
+			rc = C.cb_ref_cacheline(b)
+		case RingMember:
+			rc = ringMember(b) // ring_linux.go
+		default:
+			err = errUnknown(k)
+		}
+		return rc, err
+	})
+}
+
+// callKernel prepares a cb_block from blk (which must give ops per sample),
+// has kernel call the C function of k on it (or say that k has none), and
+// returns what the C function measured, or its one-line reason for failing.
+func callKernel(k Kernel, blk Block, kernel func(b *C.cb_block) (C.int, error)) (Output, error) {
 	if blk.Iters == 0 {
 		return Output{}, errBlock(k)
 	}
@@ -48,45 +95,9 @@ func run(k Kernel, blk Block) (Output, error) {
 		return Output{}, err
 	}
 	defer c.free()
-	b := &c.b
-	var rc C.int
-	switch k {
-	case FloorAsm:
-		rc = C.cb_floor_asm(b)
-	case FloorSwapcontext:
-		rc = C.cb_floor_swapcontext(b)
-	case ThreadPipe:
-		rc = C.cb_thread_pipe(b)
-	case ThreadEventfd:
-		rc = C.cb_thread_eventfd(b)
-	case ThreadFutex:
-		rc = C.cb_thread_futex(b)
-	case ThreadFutexSpin:
-		rc = C.cb_thread_futex_spin(b)
-	case ThreadYield:
-		rc = C.cb_thread_yield(b)
-	case ProcPipeA:
-		rc = C.cb_proc_pipe_a(b)
-	case ProcPipeB:
-		rc = C.cb_proc_pipe_b(b)
-	case ProcFutexA:
-		rc = C.cb_proc_futex_a(b)
-	case ProcFutexB:
-		rc = C.cb_proc_futex_b(b)
-	case RefSyscall:
-		rc = C.cb_ref_syscall(b)
-	case RefMutex:
-		rc = C.cb_ref_mutex(b)
-	case RefAtomic:
-		rc = C.cb_ref_atomic(b)
-	case RefPipeSelf:
-		rc = C.cb_ref_pipe_self(b)
-	case RefCacheline:
-		rc = C.cb_ref_cacheline(b)
-	case RingMember:
-		rc = ringMember(b) // ring_linux.go
-	default:
-		return Output{}, errUnknown(k)
+	rc, err := kernel(&c.b)
+	if err != nil {
+		return Output{}, err
 	}
 	if rc != 0 {
 		return Output{}, c.err()

@@ -41,7 +41,7 @@
 static int create_one(int kvm, int mode, cb_kvm_vm *vm, char *err, int errlen)
 {
 	cb_kvm_image img;
-	cb_kvm_image_get(mode == CB_KVM_GUEST_REAL ? CB_KVM_IMG_USER16 : CB_KVM_IMG_USER, &img);
+	cb_kvm_image_user(mode, &img);
 	if (cb_kvm_vm_open(vm, kvm, mode, 0, &img, err, errlen) < 0)
 		return -1;
 	if (cb_kvm_run_to_port(vm, CB_KVM_PORT_USER, err, errlen) < 0) {
@@ -61,9 +61,7 @@ int cb_kvm_create(cb_block *b, cb_kvm_out *o)
 			 (unsigned long long)b->iters);
 		return -1;
 	}
-	if (cb_pin_self(b->cpu_a, err, errlen) != 0)
-		return -1;
-	int kvm = cb_kvm_open_dev(err, errlen);
+	int kvm = cb_kvm_pin_open(b->cpu_a, err, errlen);
 	if (kvm < 0)
 		return -1;
 	cb_kvm_vm *vms = calloc(b->iters, sizeof(*vms));
@@ -177,9 +175,7 @@ int cb_kvm_memory(cb_block *b, cb_kvm_mem *m)
 	}
 	m->requested = (int32_t)n;
 	m->fds_per_vm = 2; /* the VM and its vCPU */
-	if (cb_pin_self(b->cpu_a, err, errlen) != 0)
-		return -1;
-	int kvm = cb_kvm_open_dev(err, errlen);
+	int kvm = cb_kvm_pin_open(b->cpu_a, err, errlen);
 	if (kvm < 0)
 		return -1;
 	cb_kvm_vm *vms = calloc((size_t)n, sizeof(*vms));

@@ -44,23 +44,15 @@ static int user_exit_loop(cb_block *b, cb_kvm_out *o, int mode, const cb_kvm_ima
 {
 	char *err = b->err;
 	int errlen = (int)sizeof(b->err);
-	if (cb_pin_self(b->cpu_a, err, errlen) != 0)
-		return -1;
-	int kvm = cb_kvm_open_dev(err, errlen);
-	if (kvm < 0)
-		return -1;
 	cb_kvm_vm vm;
-	if (cb_kvm_vm_open(&vm, kvm, mode, CB_KVM_STATS, img, err, errlen) < 0) {
-		close(kvm);
+	int kvm;
+	if (cb_kvm_side_open(&vm, &kvm, b->cpu_a, mode, CB_KVM_STATS, img, err, errlen) < 0)
 		return -1;
-	}
 	/* First entry outside the block: it faults in the guest pages. */
 	int rc = cb_kvm_run_to_port(&vm, CB_KVM_PORT_USER, err, errlen);
-	int64_t st0[CB_KVM_NSTATS], st1[CB_KVM_NSTATS];
-	cb_counter ctr;
+	cb_kvm_meter m;
 	uint64_t seen = 0;
-	cb_kvm_stats_read(&vm, st0);
-	cb_counter_begin(&ctr, b);
+	cb_kvm_meter_begin(&m, &vm, b);
 	for (uint32_t s = 0; rc == 0 && s < b->warmup + b->samples; s++) {
 		cb_note_cpu(&b->a);
 		cb_stamp t0 = cb_stamp_now();
@@ -76,13 +68,10 @@ static int user_exit_loop(cb_block *b, cb_kvm_out *o, int mode, const cb_kvm_ima
 		cb_stamp t1 = cb_stamp_now();
 		cb_store(b->ns, b->tsc, s, b->warmup, t0, t1);
 	}
-	cb_counter_end(&ctr, &b->a);
-	cb_kvm_stats_read(&vm, st1);
-	cb_kvm_stats_delta(o->stat, st0, st1);
+	cb_kvm_meter_end(&m, &vm, &b->a, o);
 	b->a.ops = seen;
 	o->guest_ops = seen;
-	cb_kvm_vm_close(&vm);
-	close(kvm);
+	cb_kvm_side_close(&vm, kvm);
 	return rc;
 }
 
@@ -90,7 +79,7 @@ int cb_kvm_exit_user(cb_block *b, cb_kvm_out *o)
 {
 	int mode = CB_KVM_ARG_MODE(b->arg);
 	cb_kvm_image img;
-	cb_kvm_image_get(mode == CB_KVM_GUEST_REAL ? CB_KVM_IMG_USER16 : CB_KVM_IMG_USER, &img);
+	cb_kvm_image_user(mode, &img);
 	return user_exit_loop(b, o, mode, &img);
 }
 
@@ -134,20 +123,13 @@ int cb_kvm_exit_kernel(cb_block *b, cb_kvm_out *o)
 		snprintf(err, (size_t)errlen, "iters too large");
 		return -1;
 	}
-	if (cb_pin_self(b->cpu_a, err, errlen) != 0)
-		return -1;
-	int kvm = cb_kvm_open_dev(err, errlen);
-	if (kvm < 0)
-		return -1;
-	int efd = -1;
-	cb_kvm_vm vm;
 	cb_kvm_image img;
 	cb_kvm_image_get(method == 0 ? CB_KVM_IMG_IOEVENTFD : CB_KVM_IMG_CPUID, &img);
-	if (cb_kvm_vm_open(&vm, kvm, mode, CB_KVM_STATS, &img, err, errlen) < 0) {
-		close(kvm);
+	cb_kvm_vm vm;
+	int kvm;
+	if (cb_kvm_side_open(&vm, &kvm, b->cpu_a, mode, CB_KVM_STATS, &img, err, errlen) < 0)
 		return -1;
-	}
-	int rc = 0;
+	int efd = -1, rc = 0;
 	if (method == 0) {
 		efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (efd < 0) {
@@ -166,11 +148,9 @@ int cb_kvm_exit_kernel(cb_block *b, cb_kvm_out *o)
 	if (rc == 0 && efd >= 0 && read(efd, &warm, sizeof(warm)) != (ssize_t)sizeof(warm))
 		warm = 0;
 
-	int64_t st0[CB_KVM_NSTATS], st1[CB_KVM_NSTATS];
-	cb_counter ctr;
+	cb_kvm_meter m;
 	uint64_t samples_done = 0;
-	cb_kvm_stats_read(&vm, st0);
-	cb_counter_begin(&ctr, b);
+	cb_kvm_meter_begin(&m, &vm, b);
 	for (uint32_t s = 0; rc == 0 && s < b->warmup + b->samples; s++) {
 		cb_note_cpu(&b->a);
 		cb_stamp t0 = cb_stamp_now();
@@ -181,9 +161,7 @@ int cb_kvm_exit_kernel(cb_block *b, cb_kvm_out *o)
 			samples_done++;
 		}
 	}
-	cb_counter_end(&ctr, &b->a);
-	cb_kvm_stats_read(&vm, st1);
-	cb_kvm_stats_delta(o->stat, st0, st1);
+	cb_kvm_meter_end(&m, &vm, &b->a, o);
 	b->a.ops = samples_done * b->iters;
 	if (efd >= 0) {
 		/* The eventfd counted every `out` KVM completed in the kernel. */

@@ -42,52 +42,44 @@ func KVMRun(k KVMKernel, blk Block) (Output, KVMOut, error) {
 }
 
 func kvmRun(k KVMKernel, blk Block) (Output, KVMOut, error) {
-	if blk.Iters == 0 {
-		return Output{}, KVMOut{}, errBlock(Kernel(k))
-	}
-	c, err := newCBlock(string(k), blk, 0)
-	if err != nil {
-		return Output{}, KVMOut{}, err
-	}
-	defer c.free()
-	b := &c.b
-	var o C.cb_kvm_out
-	for i := range o.stat {
-		o.stat[i] = -1
-	}
-	o.halt_poll_ns = -1
-
-	var rc C.int
-	switch k {
-	case KVMExitUser:
-		rc = C.cb_kvm_exit_user(b, &o)
-	case KVMExitKernel:
-		rc = C.cb_kvm_exit_kernel(b, &o)
-	case KVMSelfCheck:
-		rc = C.cb_kvm_selfcheck(b, &o)
-	case KVMSwitchUA:
-		rc = C.cb_kvm_vmswitch_u_a(b, &o)
-	case KVMSwitchUB:
-		rc = C.cb_kvm_vmswitch_u_b(b, &o)
-	case KVMSwitchKA:
-		rc = C.cb_kvm_vmswitch_k_a(b, &o)
-	case KVMSwitchKB:
-		rc = C.cb_kvm_vmswitch_k_b(b, &o)
-	case KVMCreate:
-		rc = C.cb_kvm_create(b, &o)
-	default:
-		return Output{}, KVMOut{}, fmt.Errorf("unknown vm-rung kernel %q", k)
-	}
-	ko := KVMOut{Stats: map[string]int64{}, GuestOps: uint64(o.guest_ops), HaltPollNS: int64(o.halt_poll_ns)}
-	for i := 0; i < int(C.CB_KVM_NSTATS); i++ {
-		if v := int64(o.stat[i]); v >= 0 {
-			ko.Stats[C.GoString(C.cb_kvm_stat_name(C.int(i)))] = v
+	var ko KVMOut
+	out, err := callKernel(Kernel(k), blk, func(b *C.cb_block) (C.int, error) {
+		var o C.cb_kvm_out
+		for i := range o.stat {
+			o.stat[i] = -1
 		}
-	}
-	if rc != 0 {
-		return Output{}, ko, c.err()
-	}
-	return c.output(), ko, nil
+		o.halt_poll_ns = -1
+		var rc C.int
+		switch k {
+		case KVMExitUser:
+			rc = C.cb_kvm_exit_user(b, &o)
+		case KVMExitKernel:
+			rc = C.cb_kvm_exit_kernel(b, &o)
+		case KVMSelfCheck:
+			rc = C.cb_kvm_selfcheck(b, &o)
+		case KVMSwitchUA:
+			rc = C.cb_kvm_vmswitch_u_a(b, &o)
+		case KVMSwitchUB:
+			rc = C.cb_kvm_vmswitch_u_b(b, &o)
+		case KVMSwitchKA:
+			rc = C.cb_kvm_vmswitch_k_a(b, &o)
+		case KVMSwitchKB:
+			rc = C.cb_kvm_vmswitch_k_b(b, &o)
+		case KVMCreate:
+			rc = C.cb_kvm_create(b, &o)
+		default:
+			return 0, fmt.Errorf("unknown vm-rung kernel %q", k)
+		}
+		// The statistics are kept when the kernel failed too.
+		ko = KVMOut{Stats: map[string]int64{}, GuestOps: uint64(o.guest_ops), HaltPollNS: int64(o.halt_poll_ns)}
+		for i := 0; i < int(C.CB_KVM_NSTATS); i++ {
+			if v := int64(o.stat[i]); v >= 0 {
+				ko.Stats[C.GoString(C.cb_kvm_stat_name(C.int(i)))] = v
+			}
+		}
+		return rc, nil
+	})
+	return out, ko, err
 }
 
 // KVMMemory creates n minimal VMs in guest mode, each run to its first exit,

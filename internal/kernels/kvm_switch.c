@@ -72,6 +72,18 @@ static int tok_io(int fd, int wr, int *v)
 	}
 }
 
+/* A's part of a round trip once its guest has exited: the token to B, and
+ * B's answer back. Inline: it is half of variant U's timed op. */
+static inline int hop_to_b(cb_block *b, int *tok)
+{
+	if (tok_io(b->fd[1], 1, tok) < 0 || tok_io(b->fd[0], 0, tok) < 0) {
+		snprintf(b->err, sizeof(b->err), "partner closed the pipe (%s)",
+			 errno ? strerror(errno) : "end of file");
+		return -1;
+	}
+	return 0;
+}
+
 /* Open /dev/kvm and a VM for one side; the first KVM_RUN (to the first exit)
  * happens here, outside the block. */
 static int side_vm(cb_block *b, int cpu, int mode, cb_kvm_vm *vm, int *kvm)
@@ -79,16 +91,11 @@ static int side_vm(cb_block *b, int cpu, int mode, cb_kvm_vm *vm, int *kvm)
 	char *err = b->err;
 	int errlen = (int)sizeof(b->err);
 	cb_kvm_image img;
-	if (cb_pin_self(cpu, err, errlen) != 0)
+	cb_kvm_image_user(mode, &img);
+	if (cb_kvm_side_open(vm, kvm, cpu, mode, CB_KVM_STATS, &img, err, errlen) < 0)
 		return -1;
-	*kvm = cb_kvm_open_dev(err, errlen);
-	if (*kvm < 0)
-		return -1;
-	cb_kvm_image_get(mode == CB_KVM_GUEST_REAL ? CB_KVM_IMG_USER16 : CB_KVM_IMG_USER, &img);
-	if (cb_kvm_vm_open(vm, *kvm, mode, CB_KVM_STATS, &img, err, errlen) < 0 ||
-	    cb_kvm_run_to_port(vm, CB_KVM_PORT_USER, err, errlen) < 0) {
-		cb_kvm_vm_close(vm);
-		close(*kvm);
+	if (cb_kvm_run_to_port(vm, CB_KVM_PORT_USER, err, errlen) < 0) {
+		cb_kvm_side_close(vm, *kvm);
 		*kvm = -1;
 		return -1;
 	}
@@ -109,22 +116,14 @@ int cb_kvm_vmswitch_u_a(cb_block *b, cb_kvm_out *o)
 			 tok == 0 ? "end of file" : "unexpected token");
 		rc = -1;
 	}
-	int64_t st0[CB_KVM_NSTATS], st1[CB_KVM_NSTATS];
-	cb_counter ctr;
+	cb_kvm_meter m;
 	uint64_t done = 0;
-	cb_kvm_stats_read(&vm, st0);
-	cb_counter_begin(&ctr, b);
+	cb_kvm_meter_begin(&m, &vm, b);
 	for (uint32_t s = 0; rc == 0 && s < b->warmup + b->samples; s++) {
 		cb_note_cpu(&b->a);
 		cb_stamp t0 = cb_stamp_now();
 		for (uint64_t i = 0; i < b->iters; i++) {
-			if (cb_kvm_run_to_port(&vm, CB_KVM_PORT_USER, err, errlen) < 0) {
-				rc = -1;
-				break;
-			}
-			if (tok_io(b->fd[1], 1, &tok) < 0 || tok_io(b->fd[0], 0, &tok) < 0) {
-				snprintf(err, (size_t)errlen, "partner closed the pipe (%s)",
-					 errno ? strerror(errno) : "end of file");
+			if (cb_kvm_run_to_port(&vm, CB_KVM_PORT_USER, err, errlen) < 0 || hop_to_b(b, &tok) < 0) {
 				rc = -1;
 				break;
 			}
@@ -134,13 +133,10 @@ int cb_kvm_vmswitch_u_a(cb_block *b, cb_kvm_out *o)
 		if (rc == 0)
 			cb_store(b->ns, b->tsc, s, b->warmup, t0, t1);
 	}
-	cb_counter_end(&ctr, &b->a);
-	cb_kvm_stats_read(&vm, st1);
-	cb_kvm_stats_delta(o->stat, st0, st1);
+	cb_kvm_meter_end(&m, &vm, &b->a, o);
 	b->a.ops = done;
 	o->guest_ops = done;
-	cb_kvm_vm_close(&vm);
-	close(kvm);
+	cb_kvm_side_close(&vm, kvm);
 	return rc;
 }
 
@@ -154,10 +150,8 @@ int cb_kvm_vmswitch_u_b(cb_block *b, cb_kvm_out *o)
 		return -1; /* exiting closes our pipe ends: A sees end of file */
 	uint64_t total = (uint64_t)(b->warmup + b->samples) * b->iters, done = 0;
 	int tok = CB_KVM_TOKEN_READY, rc = 0;
-	int64_t st0[CB_KVM_NSTATS], st1[CB_KVM_NSTATS];
-	cb_counter ctr;
-	cb_kvm_stats_read(&vm, st0);
-	cb_counter_begin(&ctr, b);
+	cb_kvm_meter m;
+	cb_kvm_meter_begin(&m, &vm, b);
 	cb_note_cpu(&b->b);
 	if (tok_io(b->fd[1], 1, &tok) < 0) {
 		snprintf(err, (size_t)errlen, "cannot signal readiness: %s", strerror(errno));
@@ -174,13 +168,10 @@ int cb_kvm_vmswitch_u_b(cb_block *b, cb_kvm_out *o)
 			break;
 	}
 	cb_note_cpu(&b->b);
-	cb_counter_end(&ctr, &b->b);
-	cb_kvm_stats_read(&vm, st1);
-	cb_kvm_stats_delta(o->stat, st0, st1);
+	cb_kvm_meter_end(&m, &vm, &b->b, o);
 	b->b.ops = done;
 	o->guest_ops = done;
-	cb_kvm_vm_close(&vm);
-	close(kvm);
+	cb_kvm_side_close(&vm, kvm);
 	if (rc == 0 && done != total) {
 		snprintf(err, (size_t)errlen, "partner side stopped after %llu of %llu ops",
 			 (unsigned long long)done, (unsigned long long)total);
@@ -221,14 +212,9 @@ static int k_vm(cb_block *b, int cpu, int initiator, int ring_fd, cb_kvm_vm *vm,
 		snprintf(err, (size_t)errlen, "variant K runs 64-bit CPL0 guests only (interrupt handlers and hlt)");
 		return -1;
 	}
-	if (cb_pin_self(cpu, err, errlen) != 0)
-		return -1;
-	*kvm = cb_kvm_open_dev(err, errlen);
-	if (*kvm < 0)
-		return -1;
 	cb_kvm_image_get(CB_KVM_IMG_DOORBELL, &img);
-	if (cb_kvm_vm_open(vm, *kvm, CB_KVM_GUEST_KERNEL, CB_KVM_IRQCHIP | CB_KVM_STATS, &img, err, errlen) < 0)
-		goto fail_dev;
+	if (cb_kvm_side_open(vm, kvm, cpu, CB_KVM_GUEST_KERNEL, CB_KVM_IRQCHIP | CB_KVM_STATS, &img, err, errlen) < 0)
+		return -1;
 	uint8_t *idt = vm->mem + CB_KVM_GPA_IDT;
 	idt_gate(idt, K_VEC_RING, CB_KVM_GPA_CODE + cb_kvm_doorbell_ring_off());
 	idt_gate(idt, K_VEC_TICK, CB_KVM_GPA_CODE + cb_kvm_doorbell_tick_off());
@@ -244,9 +230,7 @@ static int k_vm(cb_block *b, int cpu, int initiator, int ring_fd, cb_kvm_vm *vm,
 		goto fail;
 	return 0;
 fail:
-	cb_kvm_vm_close(vm);
-fail_dev:
-	close(*kvm);
+	cb_kvm_side_close(vm, *kvm);
 	*kvm = -1;
 	return -1;
 }
@@ -308,12 +292,10 @@ int cb_kvm_vmswitch_k_a(cb_block *b, cb_kvm_out *o)
 	if (rc == 0)
 		rc = cb_kvm_irqfd(&vm, 0, b->fd[1], 1, err, errlen);
 	cb_kvm_poke(&vm, CB_KVM_DATA_TARGET, b->iters);
-	int64_t st0[CB_KVM_NSTATS], st1[CB_KVM_NSTATS];
-	cb_counter ctr;
+	cb_kvm_meter m;
 	uint64_t last = 0, samples_done = 0;
 	int stalled = 0;
-	cb_kvm_stats_read(&vm, st0);
-	cb_counter_begin(&ctr, b);
+	cb_kvm_meter_begin(&m, &vm, b);
 	for (uint32_t s = 0; rc == 0 && s < b->warmup + b->samples; s++) {
 		cb_note_cpu(&b->a);
 		cb_stamp t0 = cb_stamp_now();
@@ -324,9 +306,7 @@ int cb_kvm_vmswitch_k_a(cb_block *b, cb_kvm_out *o)
 			samples_done++;
 		}
 	}
-	cb_counter_end(&ctr, &b->a);
-	cb_kvm_stats_read(&vm, st1);
-	cb_kvm_stats_delta(o->stat, st0, st1);
+	cb_kvm_meter_end(&m, &vm, &b->a, o);
 	o->guest_ops = cb_kvm_peek(&vm, CB_KVM_DATA_TOTAL);
 	b->a.ops = samples_done * b->iters;
 	if (rc == 0 && o->guest_ops != b->a.ops) {
@@ -334,8 +314,7 @@ int cb_kvm_vmswitch_k_a(cb_block *b, cb_kvm_out *o)
 			 (unsigned long long)o->guest_ops, (unsigned long long)b->a.ops);
 		rc = -1;
 	}
-	cb_kvm_vm_close(&vm); /* also drops the irqfd and ioeventfd bindings */
-	close(kvm);
+	cb_kvm_side_close(&vm, kvm); /* also drops the irqfd and ioeventfd bindings */
 	return rc;
 }
 
@@ -355,20 +334,16 @@ int cb_kvm_vmswitch_k_b(cb_block *b, cb_kvm_out *o)
 		snprintf(err, (size_t)errlen, "cannot signal readiness: %s", strerror(errno));
 		rc = -1;
 	}
-	int64_t st0[CB_KVM_NSTATS], st1[CB_KVM_NSTATS];
-	cb_counter ctr;
+	cb_kvm_meter m;
 	uint64_t last = 0;
 	int stalled = 0;
-	cb_kvm_stats_read(&vm, st0);
-	cb_counter_begin(&ctr, b);
+	cb_kvm_meter_begin(&m, &vm, b);
 	cb_note_cpu(&b->b);
 	/* B may wait up to the readiness timeout for A's first ring. */
 	if (rc == 0)
 		rc = k_run(&vm, &last, &stalled, CB_KVM_K_READY_MS / 1000, CB_KVM_K_STALL_S, err, errlen);
 	cb_note_cpu(&b->b);
-	cb_counter_end(&ctr, &b->b);
-	cb_kvm_stats_read(&vm, st1);
-	cb_kvm_stats_delta(o->stat, st0, st1);
+	cb_kvm_meter_end(&m, &vm, &b->b, o);
 	o->guest_ops = cb_kvm_peek(&vm, CB_KVM_DATA_TOTAL);
 	b->b.ops = o->guest_ops;
 	if (rc == 0 && o->guest_ops != total) {
@@ -376,7 +351,6 @@ int cb_kvm_vmswitch_k_b(cb_block *b, cb_kvm_out *o)
 			 (unsigned long long)o->guest_ops, (unsigned long long)total);
 		rc = -1;
 	}
-	cb_kvm_vm_close(&vm);
-	close(kvm);
+	cb_kvm_side_close(&vm, kvm);
 	return rc;
 }

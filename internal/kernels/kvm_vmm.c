@@ -537,3 +537,46 @@ int cb_kvm_set_halt_poll(cb_kvm_vm *vm, int64_t ns, char *err, int errlen)
 	}
 	return 0;
 }
+
+int cb_kvm_pin_open(int cpu, char *err, int errlen)
+{
+	if (cb_pin_self(cpu, err, errlen) != 0)
+		return -1;
+	return cb_kvm_open_dev(err, errlen);
+}
+
+int cb_kvm_side_open(cb_kvm_vm *vm, int *kvm, int cpu, int mode, int flags,
+		     const cb_kvm_image *img, char *err, int errlen)
+{
+	*kvm = cb_kvm_pin_open(cpu, err, errlen);
+	if (*kvm < 0)
+		return -1;
+	if (cb_kvm_vm_open(vm, *kvm, mode, flags, img, err, errlen) < 0) {
+		close(*kvm);
+		*kvm = -1;
+		return -1;
+	}
+	return 0;
+}
+
+void cb_kvm_side_close(cb_kvm_vm *vm, int kvm)
+{
+	cb_kvm_vm_close(vm);
+	close(kvm);
+}
+
+/* The vCPU statistics are read outside the interval the switches are
+ * counted over, so that reading them is not part of the block's counts. */
+void cb_kvm_meter_begin(cb_kvm_meter *m, cb_kvm_vm *vm, const cb_block *b)
+{
+	cb_kvm_stats_read(vm, m->st0);
+	cb_counter_begin(&m->ctr, b);
+}
+
+void cb_kvm_meter_end(cb_kvm_meter *m, cb_kvm_vm *vm, cb_counts *side, cb_kvm_out *o)
+{
+	int64_t st1[CB_KVM_NSTATS];
+	cb_counter_end(&m->ctr, side);
+	cb_kvm_stats_read(vm, st1);
+	cb_kvm_stats_delta(o->stat, m->st0, st1);
+}

@@ -140,6 +140,28 @@ int cb_kvm_msi_setup(cb_kvm_vm *vm, const uint8_t *vectors, int n, char *err, in
 int cb_kvm_irqfd(cb_kvm_vm *vm, uint32_t gsi, int efd, int assign, char *err, int errlen);
 int cb_kvm_set_halt_poll(cb_kvm_vm *vm, int64_t ns, char *err, int errlen);
 
+/* ---- what the vm-rung kernels do around their timed loops (never timed) ---- */
+
+/* Pin the calling thread to cpu (cb_pin_self) and open /dev/kvm: the
+ * descriptor, or -1 (reason in err). */
+int cb_kvm_pin_open(int cpu, char *err, int errlen);
+/* cb_kvm_pin_open, then cb_kvm_vm_open of img into vm. On failure nothing
+ * stays open and *kvm is -1. */
+int cb_kvm_side_open(cb_kvm_vm *vm, int *kvm, int cpu, int mode, int flags,
+		     const cb_kvm_image *img, char *err, int errlen);
+/* Close what cb_kvm_side_open opened: the VM, then /dev/kvm. */
+void cb_kvm_side_close(cb_kvm_vm *vm, int kvm);
+
+/* What a side counts over its whole block besides the stamps: its context
+ * switches (cb_counter) and its vCPU's statistics. Begin right before the
+ * block, end right after it; end stores the statistics' deltas in o->stat. */
+typedef struct cb_kvm_meter {
+	cb_counter ctr;
+	int64_t st0[CB_KVM_NSTATS];
+} cb_kvm_meter;
+void cb_kvm_meter_begin(cb_kvm_meter *m, cb_kvm_vm *vm, const cb_block *b);
+void cb_kvm_meter_end(cb_kvm_meter *m, cb_kvm_vm *vm, cb_counts *side, cb_kvm_out *o);
+
 /* Guest images (kvm_guest.c). */
 enum {
 	CB_KVM_IMG_USER,      /* long mode: out USER, forever; one exit per KVM_RUN */
@@ -149,6 +171,12 @@ enum {
 	CB_KVM_IMG_DOORBELL,  /* long mode: variant K doorbell guest (kvm_guest.c) */
 };
 void cb_kvm_image_get(int id, cb_kvm_image *img);
+/* The E-user guest for mode: USER16 in real mode, USER otherwise. Inline,
+ * because cb_kvm_create times it as part of creating a VM. */
+static inline void cb_kvm_image_user(int mode, cb_kvm_image *img)
+{
+	cb_kvm_image_get(mode == CB_KVM_GUEST_REAL ? CB_KVM_IMG_USER16 : CB_KVM_IMG_USER, img);
+}
 /* Offsets of the variant K interrupt handlers within CB_KVM_IMG_DOORBELL. */
 size_t cb_kvm_doorbell_ring_off(void);
 size_t cb_kvm_doorbell_tick_off(void);

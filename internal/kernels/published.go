@@ -14,34 +14,18 @@ import (
 
 // PingPong is the first published program with its clock fixed: it stops
 // after both goroutines have finished all round trips.
-func PingPong(iterations int) time.Duration {
-	ping, pong := make(chan struct{}), make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(2)
-	start := time.Now()
-	go func() {
-		defer wg.Done()
-		for i := 0; i < iterations; i++ {
-			<-ping
-			pong <- struct{}{}
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		for i := 0; i < iterations; i++ {
-			ping <- struct{}{}
-			<-pong
-		}
-	}()
-	wg.Wait()
-	return time.Since(start)
-}
+func PingPong(iterations int) time.Duration { return pingPong(iterations, false) }
 
 // PingPongAsWritten is the published code's timing as written: the clock is
 // read right after the two go statements, before the goroutines have run.
 // The goroutines still run to completion (after the clock stopped) so the
 // process does not leak them.
-func PingPongAsWritten(iterations int) time.Duration {
+func PingPongAsWritten(iterations int) time.Duration { return pingPong(iterations, true) }
+
+// pingPong is the first published program. asWritten stops its clock where
+// the published code did, right after the go statements; otherwise it
+// stops once both goroutines are done.
+func pingPong(iterations int, asWritten bool) time.Duration {
 	ping, pong := make(chan struct{}), make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -60,9 +44,13 @@ func PingPongAsWritten(iterations int) time.Duration {
 			<-pong
 		}
 	}()
-	elapsed := time.Since(start)
+	if asWritten {
+		elapsed := time.Since(start)
+		wg.Wait()
+		return elapsed
+	}
 	wg.Wait()
-	return elapsed
+	return time.Since(start)
 }
 
 // OneChan is the second published program (one channel, a `fin` channel to

@@ -27,23 +27,6 @@
 #include "clock.h"
 #include "kernels.h"
 
-#define TIMED_LOOP(b, body)                                                  \
-	do {                                                                     \
-		cb_counter ctr_;                                                     \
-		cb_counter_begin(&ctr_, (b));                                             \
-		for (uint32_t s_ = 0; s_ < (b)->warmup + (b)->samples; s_++) {       \
-			cb_note_cpu(&(b)->a);                                            \
-			cb_stamp t0_ = cb_stamp_now();                                   \
-			for (uint64_t i_ = 0; i_ < (b)->iters; i_++) {                   \
-				body;                                                        \
-			}                                                                \
-			cb_stamp t1_ = cb_stamp_now();                                   \
-			cb_store((b)->ns, (b)->tsc, s_, (b)->warmup, t0_, t1_);          \
-		}                                                                    \
-		cb_counter_end(&ctr_, &(b)->a);                                      \
-		(b)->a.ops = (uint64_t)((b)->warmup + (b)->samples) * (b)->iters;    \
-	} while (0)
-
 int cb_ref_syscall(cb_block *b)
 {
 	if (cb_pin_self(b->cpu_a, b->err, sizeof(b->err)) != 0)

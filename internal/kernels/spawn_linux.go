@@ -30,42 +30,30 @@ func SpawnRun(k SpawnKernel, blk Block, ctr *SpawnContainerSpec) (Output, error)
 }
 
 func spawnRun(k SpawnKernel, blk Block, ctr *SpawnContainerSpec) (Output, error) {
-	if blk.Iters == 0 {
-		return Output{}, errBlock(Kernel(k))
-	}
-	c, err := newCBlock(string(k), blk, 0)
-	if err != nil {
-		return Output{}, err
-	}
-	defer c.free()
-	b := &c.b
-
-	var rc C.int
-	switch k {
-	case SpawnThread:
-		rc = C.cb_spawn_thread(b)
-	case SpawnFork:
-		rc = C.cb_spawn_fork(b)
-	case SpawnForkExec:
-		rc = C.cb_spawn_fork_exec(b)
-	case SpawnVforkExec:
-		rc = C.cb_spawn_vfork_exec(b)
-	case SpawnPosixSpawn:
-		rc = C.cb_spawn_posix_spawn(b)
-	case SpawnContainer:
-		if ctr == nil {
-			return Output{}, errors.New("spawn kernel " + string(k) + ": no container description")
+	return callKernel(Kernel(k), blk, func(b *C.cb_block) (rc C.int, err error) {
+		switch k {
+		case SpawnThread:
+			rc = C.cb_spawn_thread(b)
+		case SpawnFork:
+			rc = C.cb_spawn_fork(b)
+		case SpawnForkExec:
+			rc = C.cb_spawn_fork_exec(b)
+		case SpawnVforkExec:
+			rc = C.cb_spawn_vfork_exec(b)
+		case SpawnPosixSpawn:
+			rc = C.cb_spawn_posix_spawn(b)
+		case SpawnContainer:
+			if ctr == nil {
+				return 0, errors.New("spawn kernel " + string(k) + ": no container description")
+			}
+			cs, free := ctr.toC()
+			defer free()
+			rc = C.cb_spawn_container(b, cs)
+		default:
+			err = errors.New("unknown spawn kernel " + string(k))
 		}
-		cs, free := ctr.toC()
-		defer free()
-		rc = C.cb_spawn_container(b, cs)
-	default:
-		return Output{}, errors.New("unknown spawn kernel " + string(k))
-	}
-	if rc != 0 {
-		return Output{}, c.err()
-	}
-	return c.output(), nil
+		return rc, err
+	})
 }
 
 // toC copies the description into C memory (cgo forbids handing C a Go

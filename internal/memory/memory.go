@@ -227,15 +227,10 @@ func runInChild(ctx context.Context, k Kind, n int, a *acct, res *Result) error 
 		return err
 	}
 	pid := cmd.Process.Pid
-	p0, err := readProcMem(pid)
+	p0, r0, err := a.readChild(pid)
 	if err != nil {
 		return err
 	}
-	s0, err := settledSysMem()
-	if err != nil {
-		return err
-	}
-	u0, k0 := a.read()
 	if _, err := io.WriteString(stdin, "go\n"); err != nil {
 		return fmt.Errorf("releasing the parking child: %w", err)
 	}
@@ -243,15 +238,10 @@ func runInChild(ctx context.Context, k Kind, n int, a *acct, res *Result) error 
 	if err != nil {
 		return err
 	}
-	p1, err := readProcMem(pid)
+	p1, r1, err := a.readChild(pid)
 	if err != nil {
 		return err
 	}
-	s1, err := settledSysMem()
-	if err != nil {
-		return err
-	}
-	u1, k1 := a.read()
 	res.Reached = parked.Created
 	if parked.Err != "" {
 		res.Limit = explainLimit(k, parked.Err)
@@ -260,14 +250,8 @@ func runInChild(ctx context.Context, k Kind, n int, a *acct, res *Result) error 
 		return fmt.Errorf("no context could be created: %s", parked.Err)
 	}
 	d := float64(res.Reached)
-	sd := s1.minus(s0)
-	res.Per = PerContext{
-		RSS: float64(p1.RSS-p0.RSS) / d, PSS: float64(p1.PSS-p0.PSS) / d, Virtual: float64(p1.Virt-p0.Virt) / d,
-		KernelStack: float64(sd.KernelStack) / d, PageTables: float64(sd.PageTables) / d,
-		Slab: float64(sd.Slab) / d, SystemUsed: float64(sd.Used) / d,
-	}
+	res.Per = perContext(p1.minus(p0), r0, r1, res.Reached)
 	res.CreateNs = float64(parked.CreateNs) / d
-	res.Per.charge(u1-u0, k1-k0, d)
 	switch k.Name {
 	case "goroutine":
 		res.Per.GoStackInuse = float64(int64(parked.Go.StackInuse)-int64(base.Go.StackInuse)) / d
@@ -351,17 +335,16 @@ func runELFs(ctx context.Context, n int, spec *container.Spec, a *acct, res *Res
 			set.Extra = []*container.Cgroup{a.cg}
 		}
 	}
-	s0, err := settledSysMem()
+	r0, err := a.takeReading()
 	if err != nil {
 		return err
 	}
-	u0, k0 := a.read()
 	type kid struct {
 		cmd *exec.Cmd
 		in  *container.Instance
 	}
 	var kids []kid
-	var forgetGroup func()
+	var group procGroup
 	defer func() {
 		for _, c := range kids {
 			_ = c.cmd.Process.Kill()
@@ -372,11 +355,8 @@ func runELFs(ctx context.Context, n int, spec *container.Spec, a *acct, res *Res
 				c.in.Release()
 			}
 		}
-		if forgetGroup != nil {
-			forgetGroup()
-		}
+		group.forget()
 	}()
-	pgid := 0
 	for i := 0; i < n; i++ {
 		if ctx.Err() != nil {
 			res.Limit = "the run's time limit"
@@ -387,12 +367,7 @@ func runELFs(ctx context.Context, n int, spec *container.Spec, a *acct, res *Res
 		if set != nil {
 			in, err = set.Start(cmd, fmt.Sprintf("c%d", i))
 		} else {
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid, Pdeathsig: syscall.SIGKILL}
-			err = startAccounted(cmd, a)
-			if err == nil && pgid == 0 {
-				pgid = cmd.Process.Pid
-				forgetGroup = container.TrackProcess(-pgid)
-			}
+			err = group.start(cmd, a)
 		}
 		if err != nil {
 			res.Limit = explainLimit(Kind{Context: res.Context}, err.Error())
@@ -426,28 +401,13 @@ func runELFs(ctx context.Context, n int, spec *container.Spec, a *acct, res *Res
 			return fmt.Errorf("container not verified: %s", v.Summary())
 		}
 	}
-	var sum procMem
-	for _, c := range kids {
-		m, err := readProcMem(c.cmd.Process.Pid)
-		if err != nil {
-			return err
-		}
-		sum.RSS += m.RSS
-		sum.PSS += m.PSS
-		sum.Virt += m.Virt
+	pids := make([]int, len(kids))
+	for i, c := range kids {
+		pids[i] = c.cmd.Process.Pid
 	}
-	s1, err := settledSysMem()
-	if err != nil {
+	if _, err := measureParked(pids, r0, a, res); err != nil {
 		return err
 	}
-	u1, k1 := a.read()
-	res.Reached = len(kids)
-	d := float64(res.Reached)
-	sd := s1.minus(s0)
-	res.Per = PerContext{RSS: float64(sum.RSS) / d, PSS: float64(sum.PSS) / d, Virtual: float64(sum.Virt) / d,
-		KernelStack: float64(sd.KernelStack) / d, PageTables: float64(sd.PageTables) / d,
-		Slab: float64(sd.Slab) / d, SystemUsed: float64(sd.Used) / d}
-	res.Per.charge(u1-u0, k1-k0, d)
 	if set != nil {
 		res.Label = fmt.Sprintf("%d containers (%s), each the static pause ELF; sums over the processes / N", res.Reached, set.Label())
 		res.Notes = append(res.Notes, "no seccomp filter or capability drop: the ELF cannot enter them itself (both cost a few KiB of kernel memory at most)")
@@ -471,25 +431,21 @@ func runGoProcs(ctx context.Context, n int, a *acct, res *Result) error {
 		return err
 	}
 	defer outR.Close()
-	s0, err := settledSysMem()
+	r0, err := a.takeReading()
 	if err != nil {
 		inR.Close()
 		outW.Close()
 		return err
 	}
-	u0, k0 := a.read()
 	var kids []*exec.Cmd
-	var forget func()
+	var group procGroup
 	defer func() {
 		inW.Close()
 		for _, c := range kids {
 			waitOrKill(c, 10*time.Second)
 		}
-		if forget != nil {
-			forget()
-		}
+		group.forget()
 	}()
-	pgid := 0
 	for i := 0; i < n; i++ {
 		if ctx.Err() != nil {
 			res.Limit = "the run's time limit"
@@ -497,14 +453,9 @@ func runGoProcs(ctx context.Context, n int, a *acct, res *Result) error {
 		}
 		cmd := SelfCommand("idle")
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, os.Stderr
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid, Pdeathsig: syscall.SIGKILL}
-		if err := startAccounted(cmd, a); err != nil {
+		if err := group.start(cmd, a); err != nil {
 			res.Limit = explainLimit(Kind{Context: "process"}, err.Error())
 			break
-		}
-		if pgid == 0 {
-			pgid = cmd.Process.Pid
-			forget = container.TrackProcess(-pgid)
 		}
 		kids = append(kids, cmd)
 	}
@@ -519,31 +470,43 @@ func runGoProcs(ctx context.Context, n int, a *acct, res *Result) error {
 			return err
 		}
 	}
-	var sum procMem
-	for _, c := range kids {
-		m, err := readProcMem(c.Process.Pid)
-		if err != nil {
-			return err
-		}
-		sum.RSS += m.RSS
-		sum.PSS += m.PSS
-		sum.Virt += m.Virt
-		sum.Threads += m.Threads
+	pids := make([]int, len(kids))
+	for i, c := range kids {
+		pids[i] = c.Process.Pid
 	}
-	s1, err := settledSysMem()
+	sum, err := measureParked(pids, r0, a, res)
 	if err != nil {
 		return err
 	}
-	u1, k1 := a.read()
-	res.Reached = len(kids)
-	d := float64(res.Reached)
-	sd := s1.minus(s0)
-	res.Per = PerContext{RSS: float64(sum.RSS) / d, PSS: float64(sum.PSS) / d, Virtual: float64(sum.Virt) / d,
-		KernelStack: float64(sd.KernelStack) / d, PageTables: float64(sd.PageTables) / d,
-		Slab: float64(sd.Slab) / d, SystemUsed: float64(sd.Used) / d}
-	res.Per.charge(u1-u0, k1-k0, d)
-	res.Label = fmt.Sprintf("%d idle ctxbench processes (Go runtime up, %.1f threads each on average); sums over the processes / N", res.Reached, float64(sum.Threads)/d)
+	res.Label = fmt.Sprintf("%d idle ctxbench processes (Go runtime up, %.1f threads each on average); sums over the processes / N", res.Reached, float64(sum.Threads)/float64(res.Reached))
 	return nil
+}
+
+// procGroup starts the parked processes in one process group, the first
+// one's, which CleanupAll kills from the first start on.
+type procGroup struct {
+	pgid    int
+	tracked func()
+}
+
+// start starts cmd in the group (see startAccounted).
+func (g *procGroup) start(cmd *exec.Cmd, a *acct) error {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: g.pgid, Pdeathsig: syscall.SIGKILL}
+	if err := startAccounted(cmd, a); err != nil {
+		return err
+	}
+	if g.pgid == 0 {
+		g.pgid = cmd.Process.Pid
+		g.tracked = container.TrackProcess(-g.pgid)
+	}
+	return nil
+}
+
+// forget takes the group off CleanupAll's list, once its processes are reaped.
+func (g *procGroup) forget() {
+	if g.tracked != nil {
+		g.tracked()
+	}
 }
 
 // startAccounted starts cmd inside the accounting cgroup (a nil: plainly).
@@ -552,6 +515,75 @@ func startAccounted(cmd *exec.Cmd, a *acct) error {
 		return cmd.Start()
 	}
 	return container.StartIn(cmd, a.cg)
+}
+
+// measureParked sums what the parked processes pids hold, takes the
+// machine's reading again, and sets res.Reached and res.Per against r0, the
+// reading before the processes were made. It returns the sum.
+func measureParked(pids []int, r0 reading, a *acct, res *Result) (procMem, error) {
+	var sum procMem
+	for _, pid := range pids {
+		m, err := readProcMem(pid)
+		if err != nil {
+			return sum, err
+		}
+		sum.RSS += m.RSS
+		sum.PSS += m.PSS
+		sum.Virt += m.Virt
+		sum.Threads += m.Threads
+	}
+	r1, err := a.takeReading()
+	if err != nil {
+		return sum, err
+	}
+	res.Reached = len(pids)
+	res.Per = perContext(sum, r0, r1, res.Reached)
+	return sum, nil
+}
+
+// reading is the machine's memory at one moment: /proc/meminfo and what
+// the accounting cgroup was charged.
+type reading struct {
+	sys          sysMem
+	user, kernel int64
+}
+
+// takeReading reads /proc/meminfo once it has settled, then the charges.
+func (a *acct) takeReading() (reading, error) {
+	s, err := settledSysMem()
+	if err != nil {
+		return reading{}, err
+	}
+	u, k := a.read()
+	return reading{sys: s, user: u, kernel: k}, nil
+}
+
+// readChild reads what the process pid holds, then takes the machine's
+// reading.
+func (a *acct) readChild(pid int) (procMem, reading, error) {
+	p, err := readProcMem(pid)
+	if err != nil {
+		return procMem{}, reading{}, err
+	}
+	r, err := a.takeReading()
+	return p, r, err
+}
+
+// perContext is held (what the contexts' processes hold) and the machine's
+// growth from r0 to r1, divided by the n contexts.
+func perContext(held procMem, r0, r1 reading, n int) PerContext {
+	d := float64(n)
+	sd := r1.sys.minus(r0.sys)
+	p := PerContext{RSS: float64(held.RSS) / d, PSS: float64(held.PSS) / d, Virtual: float64(held.Virt) / d,
+		KernelStack: float64(sd.KernelStack) / d, PageTables: float64(sd.PageTables) / d,
+		Slab: float64(sd.Slab) / d, SystemUsed: float64(sd.Used) / d}
+	p.charge(r1.user-r0.user, r1.kernel-r0.kernel, d)
+	return p
+}
+
+// minus is what a process grew by from b to a.
+func (a procMem) minus(b procMem) procMem {
+	return procMem{RSS: a.RSS - b.RSS, PSS: a.PSS - b.PSS, Virt: a.Virt - b.Virt, Threads: a.Threads - b.Threads}
 }
 
 // read is usage that tolerates a nil acct and read errors (zeros).

@@ -23,6 +23,19 @@ func (l labelJSON) label() model.Label {
 	return model.Label{What: l.Line}
 }
 
+// Each labelled type spells the struct of its plain type (the type without
+// these methods) and labelJSON itself: Go cannot embed a type parameter.
+
+// decodeLabeled decodes b into aux, a struct of a row's plain type and
+// labelJSON; if that worked, keep stores the row and its label.
+func decodeLabeled(b []byte, aux interface{ label() model.Label }, keep func(model.Label)) error {
+	if err := json.Unmarshal(b, aux); err != nil {
+		return err
+	}
+	keep(aux.label())
+	return nil
+}
+
 // MarshalJSON writes the result with its label as line and parts.
 func (r Result) MarshalJSON() ([]byte, error) {
 	type plain Result
@@ -39,12 +52,7 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 		plain
 		labelJSON
 	}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	*r = Result(aux.plain)
-	r.Label = aux.label()
-	return nil
+	return decodeLabeled(b, &aux, func(l model.Label) { *r, r.Label = Result(aux.plain), l })
 }
 
 // MarshalJSON writes the ring point with its label as line and parts.
@@ -63,10 +71,5 @@ func (r *Ring) UnmarshalJSON(b []byte) error {
 		plain
 		labelJSON
 	}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	*r = Ring(aux.plain)
-	r.Label = aux.label()
-	return nil
+	return decodeLabeled(b, &aux, func(l model.Label) { *r, r.Label = Ring(aux.plain), l })
 }

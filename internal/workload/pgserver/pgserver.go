@@ -20,7 +20,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/workload/procs"
 	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
 )
@@ -58,12 +57,7 @@ type Server struct {
 	// BinDir is where the binaries were found.
 	BinDir string
 
-	dir     *serverdir.Dir
-	cmd     *exec.Cmd
-	pid     int
-	start   uint64
-	done    chan struct{}
-	stopped bool
+	proc *serverdir.Process
 }
 
 // FindBinDir returns the directory holding initdb and postgres: pg_config --bindir,
@@ -142,19 +136,19 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := serverdir.New("pg", uid, gid)
+	proc, err := serverdir.NewProcess("pg", "postgres", uid, gid)
 	if err != nil {
 		return nil, err
 	}
-	s = &Server{dir: dir, BinDir: bin, done: make(chan struct{})}
-	close(s.done) // nothing to wait for until the postmaster starts
-	made := s     // the named result is nil on error returns; tear down what was made
+	s = &Server{proc: proc, BinDir: bin}
+	made := s // the named result is nil on error returns; tear down what was made
 	defer func() {
 		if err != nil {
 			_ = made.Stop() // the error that brought us here is the one to report
 		}
 	}()
 
+	dir := proc.Dir
 	env := []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C", "HOME=" + dir.Path}
 	data := dir.File("data")
 	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"),
@@ -168,14 +162,8 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 		return nil, fmt.Errorf("initdb: %w: %s", err, serverdir.Tail(string(out), 400))
 	}
 
-	logPath := dir.File("postgres.log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	defer logf.Close()
-	// The postmaster runs in the foreground as our child, in its own process group so a
-	// terminal's Ctrl-C reaches only ctxbench, which then shuts it down in order.
+	// The postmaster runs in the foreground as our child, in a process group of its own
+	// (proc.Start).
 	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", data,
 		"-c", "listen_addresses=",
 		"-c", "unix_socket_directories="+dir.Path,
@@ -188,34 +176,18 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 		"-c", "logging_collector=off",
 		"-c", "shared_buffers=128MB",
 	)
-	cmd.Dir = dir.Path
 	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := machine.StartPinned(cmd, o.CPUs); err != nil {
-		return nil, fmt.Errorf("start postgres: %w", err)
-	}
-	s.cmd = cmd
-	s.pid = cmd.Process.Pid
-	s.done = make(chan struct{})
-	go func() { _ = cmd.Wait(); close(s.done) }() // how it exited is in its log
-	if st, err := procs.ReadStat(s.pid); err == nil {
-		s.start = st.StartTicks
-	}
-	if err := dir.RecordServer(s.pid); err != nil {
-		// A server that dies at once can be gone before its pid is
-		// recorded: say it exited, with its log, as below.
-		select {
-		case <-s.done:
-			b, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("postgres exited during start-up: %s", serverdir.Tail(string(b), 600))
-		case <-time.After(2 * time.Second):
-		}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if err := proc.Start(cmd, o.CPUs, "postgres.log", 0o644); err != nil {
 		return nil, err
 	}
 
 	s.DSN = fmt.Sprintf("host=%s port=5432 user=bench dbname=postgres sslmode=disable", dir.Path)
-	conn, err := s.waitReady(ctx, logPath)
+	var conn *pgx.Conn
+	err = proc.WaitReady(ctx, 60*time.Second, 2*time.Second, 50*time.Millisecond, func(ctx context.Context) (err error) {
+		conn, err = pgx.Connect(ctx, s.DSN)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -253,63 +225,27 @@ func Load(ctx context.Context, conn *pgx.Conn, table string, rows int, noIndex b
 	return nil
 }
 
-func (s *Server) waitReady(ctx context.Context, logPath string) (*pgx.Conn, error) {
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		select {
-		case <-s.done:
-			b, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("postgres exited during start-up: %s", serverdir.Tail(string(b), 600))
-		default:
-		}
-		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		conn, err := pgx.Connect(cctx, s.DSN)
-		cancel()
-		if err == nil {
-			return conn, nil
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("postgres not ready after 60 s: %v: %s", err, serverdir.Tail(string(b), 600))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // Pid is the postmaster's pid.
-func (s *Server) Pid() int { return s.pid }
+func (s *Server) Pid() int { return s.proc.Pid() }
 
 // Dir is the server's private directory (data, socket, log).
-func (s *Server) Dir() string { return s.dir.Path }
+func (s *Server) Dir() string { return s.proc.Dir.Path }
 
 // Exited is closed when the postmaster has exited.
-func (s *Server) Exited() <-chan struct{} { return s.done }
+func (s *Server) Exited() <-chan struct{} { return s.proc.Exited() }
 
 // Processes lists the postmaster and its live children.
 func (s *Server) Processes() []int {
-	return append([]int{s.pid}, procs.Children(s.pid)...)
+	return append([]int{s.Pid()}, procs.Children(s.Pid())...)
 }
 
 // Stop shuts the server down (fast shutdown, then SIGKILL to its process group after
 // 10 s), waits for every process of the group to be gone and removes the directory.
 // It is safe to call more than once.
 func (s *Server) Stop() error {
-	if s == nil || s.stopped {
+	if s == nil {
 		return nil
 	}
-	s.stopped = true
-	var errs []error
-	if s.cmd != nil {
-		// SIGINT is postgres's "fast" shutdown: roll back, disconnect, exit.
-		if err := serverdir.Shutdown(s.cmd.Process, s.pid, s.start, s.done, syscall.SIGINT); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if err := s.dir.Remove(); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	// SIGINT is postgres's "fast" shutdown: roll back, disconnect, exit.
+	return s.proc.Stop(syscall.SIGINT)
 }

@@ -17,8 +17,6 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
-	"github.com/ctxbench/ctxbench/internal/machine"
-	"github.com/ctxbench/ctxbench/internal/workload/procs"
 	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
 )
 
@@ -48,12 +46,7 @@ type Server struct {
 	// Version is redis_version from INFO.
 	Version string
 
-	dir     *serverdir.Dir
-	cmd     *exec.Cmd
-	pid     int
-	start   uint64
-	done    chan struct{}
-	stopped bool
+	proc *serverdir.Process
 }
 
 // FindBinary returns the redis-server path.
@@ -109,24 +102,18 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 			return nil, err
 		}
 	}
-	dir, err := serverdir.New("redis", -1, -1)
+	proc, err := serverdir.NewProcess("redis", "redis-server", -1, -1)
 	if err != nil {
 		return nil, err
 	}
-	s = &Server{dir: dir, Socket: dir.File("redis.sock"), done: make(chan struct{})}
-	close(s.done)
+	dir := proc.Dir
+	s = &Server{proc: proc, Socket: dir.File("redis.sock")}
 	made := s // the named result is nil on error returns; tear down what was made
 	defer func() {
 		if err != nil {
 			_ = made.Stop() // the error that brought us here is the one to report
 		}
 	}()
-	logPath := dir.File("redis.log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	defer logf.Close()
 	cmd := exec.Command(bin,
 		"--port", "0",
 		"--unixsocket", s.Socket,
@@ -139,28 +126,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 		"--databases", "1",
 		"--maxclients", "4096",
 	)
-	cmd.Dir = dir.Path
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := machine.StartPinned(cmd, o.CPUs); err != nil {
-		return nil, fmt.Errorf("start redis-server: %w", err)
-	}
-	s.cmd = cmd
-	s.pid = cmd.Process.Pid
-	s.done = make(chan struct{})
-	go func() { _ = cmd.Wait(); close(s.done) }()
-	if st, err := procs.ReadStat(s.pid); err == nil {
-		s.start = st.StartTicks
-	}
-	if err := dir.RecordServer(s.pid); err != nil {
-		// A server that dies at once can be gone before its pid is
-		// recorded: say it exited, with its log, as below.
-		select {
-		case <-s.done:
-			b, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("redis-server exited during start-up: %s", serverdir.Tail(string(b), 600))
-		case <-time.After(2 * time.Second):
-		}
+	if err := proc.Start(cmd, o.CPUs, "redis.log", 0o600); err != nil {
 		return nil, err
 	}
 
@@ -168,28 +134,9 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 	ro.MinIdleConns = 0 // no background dial (and its log line) before the socket exists
 	c := redis.NewClient(ro)
 	defer c.Close()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		select {
-		case <-s.done:
-			b, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("redis-server exited during start-up: %s", serverdir.Tail(string(b), 600))
-		default:
-		}
-		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		perr := c.Ping(pctx).Err()
-		cancel()
-		if perr == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("redis-server not ready after 30 s: %v: %s", perr, serverdir.Tail(string(b), 600))
-		}
-		time.Sleep(20 * time.Millisecond)
+	ping := func(ctx context.Context) error { return c.Ping(ctx).Err() }
+	if err := proc.WaitReady(ctx, 30*time.Second, time.Second, 20*time.Millisecond, ping); err != nil {
+		return nil, err
 	}
 	info, err := c.Info(ctx, "server").Result()
 	if err != nil {
@@ -246,29 +193,19 @@ func InfoField(info, key string) string {
 }
 
 // Pid is redis-server's pid.
-func (s *Server) Pid() int { return s.pid }
+func (s *Server) Pid() int { return s.proc.Pid() }
 
 // Dir is the server's private directory.
-func (s *Server) Dir() string { return s.dir.Path }
+func (s *Server) Dir() string { return s.proc.Dir.Path }
 
 // Exited is closed when redis-server has exited.
-func (s *Server) Exited() <-chan struct{} { return s.done }
+func (s *Server) Exited() <-chan struct{} { return s.proc.Exited() }
 
 // Stop terminates redis-server (SIGTERM, SIGKILL after 10 s), waits for it and removes
 // the directory. It is safe to call more than once.
 func (s *Server) Stop() error {
-	if s == nil || s.stopped {
+	if s == nil {
 		return nil
 	}
-	s.stopped = true
-	var errs []error
-	if s.cmd != nil {
-		if err := serverdir.Shutdown(s.cmd.Process, s.pid, s.start, s.done, syscall.SIGTERM); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if err := s.dir.Remove(); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	return s.proc.Stop(syscall.SIGTERM)
 }

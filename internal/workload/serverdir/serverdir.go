@@ -1,6 +1,8 @@
 // Package serverdir makes the private temporary directories throwaway servers live in
 // (data, socket, log), records who owns each one, and sweeps the directories and
-// servers left behind by runs that were killed before they could clean up.
+// servers left behind by runs that were killed before they could clean up. Process
+// is the part of a throwaway server's life every such server shares: start, wait
+// until ready, stop.
 //
 // Each directory holds "owner" (pid and start time of the ctxbench process) and, once
 // the server runs, "server" (pid and start time of the server's top process, which
