@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -55,9 +54,9 @@ func selfCheck(mode kernels.KVMGuestMode, cpu int) (kvm.SelfCheck, error) {
 	})
 }
 
-// vmDescribe sets the label and evidence every vm block reports: what was
-// measured, the backend and how the guest really ran (the self-check), what
-// the figure is not, and KVM's own counters per op.
+// vmDescribe sets the label, evidence and KVM payload every vm block
+// reports: what was measured, the backend and how the guest really ran (the
+// self-check), what the figure is not, and KVM's own counters per op.
 func vmDescribe(r *model.Response, figure string, mode kernels.KVMGuestMode, sc kvm.SelfCheck, ko kernels.KVMOut, ops uint64) {
 	d := detectOnce()
 	f, _ := kvm.FigureByID(figure)
@@ -66,17 +65,12 @@ func vmDescribe(r *model.Response, figure string, mode kernels.KVMGuestMode, sc 
 	if !d.HardwareExit(&sc) {
 		r.Label.Caveat = "NOT a hardware VM exit"
 	}
-	var stats []string
-	for k, v := range perOp {
-		stats = append(stats, fmt.Sprintf("%s=%.2f", k, v))
-	}
-	slices.Sort(stats)
 	r.Evidence = map[string]string{
-		"backend":          string(d.Backend),
-		"selfcheck":        sc.Summary(),
-		"guest":            kvm.GuestMode(mode).Describe(),
-		"kvm_stats_per_op": strings.Join(stats, " "),
+		"backend":   string(d.Backend),
+		"selfcheck": sc.Summary(),
+		"guest":     kvm.GuestMode(mode).Describe(),
 	}
+	r.KVM = &model.KVMData{GuestMode: kvm.GuestMode(mode).String(), PerOp: perOp}
 }
 
 // vmSingle runs a one-sided vm kernel (an exit and re-entry).
@@ -153,48 +147,59 @@ func eventfdPair() (TwoProcess, func(), error) {
 // vmRows are the VM rung: exits and VM-to-VM switches on a minimal VMM.
 func vmRows() []*model.Benchmark {
 	user, kern := kernels.KVMGuestUser, kernels.KVMGuestKernel
-	pair := []model.Placement{model.SameCPU, model.CrossCPU}
-	const oneThread = "the guest and its VMM are one thread: same-cpu means pinned to one CPU"
 	return []*model.Benchmark{
-		{
-			Name: "vm/exit-user", Rung: model.VM, Kind: model.RefKind,
+		vmExitRow(model.Benchmark{
+			Name:        "vm/exit-user",
 			Description: "a 64-bit CPL3 guest executes `out` to an unassigned port; KVM_RUN returns to the VMM, which re-enters: an exit to user space and back",
-			Op:          "one exit to user space and re-entry (KVM_RUN round trip)", HopsPerOp: 1,
-			Switched: "the VMM (a world switch out of the guest and back)", Mechanism: "KVM_RUN, out to an unassigned port",
-			Placements: single, Ladder: single, PlacementNote: oneThread,
-			StartIters: 64, Needs: needsKVM, Phases: "kvm-exit", Run: vmSingle("exit-user", kernels.KVMExitUser, user, 0),
-		},
-		{
-			Name: "vm/exit-kernel", Rung: model.VM, Kind: model.RefKind,
+			Op:          "one exit to user space and re-entry (KVM_RUN round trip)",
+			Switched:    "the VMM (a world switch out of the guest and back)", Mechanism: "KVM_RUN, out to an unassigned port",
+			Phases: "kvm-exit", Run: vmSingle("exit-user", kernels.KVMExitUser, user, 0),
+		}),
+		vmExitRow(model.Benchmark{
+			Name:        "vm/exit-kernel",
 			Description: "a 64-bit CPL3 guest executes `out` to a port bound to an ioeventfd: the exit is completed in the host kernel, KVM_RUN does not return",
-			Op:          "one exit completed in the host kernel (ioeventfd) and re-entry", HopsPerOp: 1,
-			Switched: "the host kernel's KVM (a world switch out of the guest and back)", Mechanism: "out to an ioeventfd port",
-			Placements: single, Ladder: single, PlacementNote: oneThread,
-			StartIters: 64, Needs: needsKVM, Run: vmSingle("exit-kernel-ioeventfd", kernels.KVMExitKernel, user, kernels.KVMExitIoeventfd),
-		},
-		{
-			Name: "vm/cpuid", Rung: model.VM, Kind: model.RefKind,
+			Op:          "one exit completed in the host kernel (ioeventfd) and re-entry",
+			Switched:    "the host kernel's KVM (a world switch out of the guest and back)", Mechanism: "out to an ioeventfd port",
+			Run: vmSingle("exit-kernel-ioeventfd", kernels.KVMExitKernel, user, kernels.KVMExitIoeventfd),
+		}),
+		vmExitRow(model.Benchmark{
+			Name:        "vm/cpuid",
 			Description: "a 64-bit CPL3 guest executes `cpuid`: where this KVM intercepts it an in-kernel exit; KVM's counters say whether it did",
-			Op:          "one guest cpuid", HopsPerOp: 1,
-			Switched: "whoever intercepts cpuid (this KVM, or an outer hypervisor)", Mechanism: "guest cpuid",
-			Placements: single, Ladder: single, PlacementNote: oneThread,
-			StartIters: 64, Needs: needsKVM, Run: vmSingle("exit-kernel-cpuid", kernels.KVMExitKernel, user, kernels.KVMExitCPUID),
-		},
-		{
-			Name: "vm/switch-user", Rung: model.VM, Kind: model.Switch,
+			Op:          "one guest cpuid",
+			Switched:    "whoever intercepts cpuid (this KVM, or an outer hypervisor)", Mechanism: "guest cpuid",
+			Run: vmSingle("exit-kernel-cpuid", kernels.KVMExitKernel, user, kernels.KVMExitCPUID),
+		}),
+		vmSwitchRow(model.Benchmark{
+			Name:        "vm/switch-user",
 			Description: "two VMs in two processes pass a token through the host: VM A exits, its VMM writes a pipe and blocks; VM B's VMM wakes, runs B until it exits, and answers",
-			Op:          "round trip VM A -> VM B -> VM A (2 hops)", HopsPerOp: 2,
-			Switched: "another virtual machine (its VMM process and vCPU)", Mechanism: "exit to user space + pipe token + KVM_RUN",
-			Placements: pair, Ladder: single, ExpectSwitch: true,
-			StartIters: 16, Needs: needsKVM, Run: vmSwitch("switch-u", kernels.KVMSwitchUA, kernels.KVMSwitchUB, user, 0, false),
-		},
-		{
-			Name: "vm/switch-kernel", Rung: model.VM, Kind: model.Switch,
+			Switched:    "another virtual machine (its VMM process and vCPU)", Mechanism: "exit to user space + pipe token + KVM_RUN",
+			Needs: needsKVM, Run: vmSwitch("switch-u", kernels.KVMSwitchUA, kernels.KVMSwitchUB, user, 0, false),
+		}),
+		vmSwitchRow(model.Benchmark{
+			Name:        "vm/switch-kernel",
 			Description: "two VMs in two processes ring each other's doorbell purely in the kernel: A's ioeventfd is B's irqfd and back; each guest halts until interrupted",
-			Op:          "round trip VM A -> VM B -> VM A (2 hops)", HopsPerOp: 2,
-			Switched: "another virtual machine (its halted vCPU thread)", Mechanism: "ioeventfd -> irqfd doorbells, in-kernel LAPIC, hlt",
-			Placements: pair, Ladder: single, ExpectSwitch: true,
-			StartIters: 16, Needs: needsKVMInKernel, Run: vmSwitch("switch-k", kernels.KVMSwitchKA, kernels.KVMSwitchKB, kern, kernels.KVMHaltPollDefault, true),
-		},
+			Switched:    "another virtual machine (its halted vCPU thread)", Mechanism: "ioeventfd -> irqfd doorbells, in-kernel LAPIC, hlt",
+			Needs: needsKVMInKernel, Run: vmSwitch("switch-k", kernels.KVMSwitchKA, kernels.KVMSwitchKB, kern, kernels.KVMHaltPollDefault, true),
+		}),
 	}
+}
+
+// vmExitRow completes an exit row: a reference figure of one exit per op,
+// made by one thread (the guest and its VMM) on one CPU.
+func vmExitRow(b model.Benchmark) *model.Benchmark {
+	b.Rung, b.Kind, b.HopsPerOp = model.VM, model.RefKind, 1
+	b.Placements, b.Ladder = single, single
+	b.PlacementNote = "the guest and its VMM are one thread: same-cpu means pinned to one CPU"
+	b.StartIters, b.Needs = 64, needsKVM
+	return &b
+}
+
+// vmSwitchRow completes a VM-to-VM row: a round trip of two hops between
+// two VMs in two processes, each hop a switch.
+func vmSwitchRow(b model.Benchmark) *model.Benchmark {
+	b.Rung, b.Kind, b.ExpectSwitch = model.VM, model.Switch, true
+	b.Op, b.HopsPerOp = "round trip VM A -> VM B -> VM A (2 hops)", 2
+	b.Placements, b.Ladder = []model.Placement{model.SameCPU, model.CrossCPU}, single
+	b.StartIters = 16
+	return &b
 }

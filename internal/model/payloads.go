@@ -53,6 +53,15 @@ type RingData struct {
 	ContainersVerified int    `json:"containers_verified,omitempty"`
 }
 
+// KVMData is what KVM itself counted over a vm block: its vCPU statistics
+// divided by the block's ops (exits, insn_emulation, halt_exits, ...; a
+// statistic the kernel lacks is absent), and the guest mode the block ran
+// ("kernel": CPL0, "user": CPL3, "real"), as internal/kvm names it.
+type KVMData struct {
+	GuestMode string             `json:"guest_mode"`
+	PerOp     map[string]float64 `json:"per_op"`
+}
+
 // SpawnData describes a creation measurement (its samples are the
 // response's NS: nanoseconds per creation).
 type SpawnData struct {

@@ -186,6 +186,9 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 	if len(resps) > 0 && len(resps[0].Evidence) > 0 {
 		r.Evidence = maps.Clone(resps[0].Evidence)
 	}
+	if len(resps) > 0 {
+		r.KVM = resps[0].KVM
+	}
 	var contended *result.Flag
 	r.BlockInfo, contended = experiment.Blocks(run.Blocks)
 	for i := range r.BlockInfo {

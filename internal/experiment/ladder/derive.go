@@ -2,8 +2,6 @@ package ladder
 
 import (
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/kvm"
 	"github.com/ctxbench/ctxbench/internal/result"
@@ -79,7 +77,7 @@ func vmDecomposition(rs []result.Result) *result.VMDecomposition {
 	}
 	user, kern, sw, proc := find("vm/exit-user"), find("vm/exit-kernel"), find("vm/switch-user"), find("process/pipe")
 	v := &result.VMDecomposition{}
-	if user != nil && kern != nil && oneExitPerOp(*user) && oneExitPerOp(*kern) && user.Evidence["guest"] == kern.Evidence["guest"] {
+	if user != nil && kern != nil && oneExitPerOp(*user) && oneExitPerOp(*kern) && user.KVM.GuestMode == kern.KVM.GuestMode {
 		v.Exit = &result.VMExitParts{ExitUserNS: user.OneWayNS.Median, ExitKernelNS: kern.OneWayNS.Median,
 			ReturnToVMMNS:       kvm.UserExitCost(user.OneWayNS.Median, kern.OneWayNS.Median),
 			ReturnToVMMInterval: perRound(func(m []float64) float64 { return kvm.UserExitCost(m[0], m[1]) }, *user, *kern)}
@@ -95,15 +93,13 @@ func vmDecomposition(rs []result.Result) *result.VMDecomposition {
 	return v
 }
 
-// oneExitPerOp reads KVM's exit count per op from a vm row's evidence.
+// oneExitPerOp says whether KVM counted one exit per op on a vm row.
 func oneExitPerOp(r result.Result) bool {
-	for _, kv := range strings.Fields(r.Evidence["kvm_stats_per_op"]) {
-		if v, ok := strings.CutPrefix(kv, "exits="); ok {
-			x, err := strconv.ParseFloat(v, 64)
-			return err == nil && math.Abs(x-1) <= 0.05
-		}
+	if r.KVM == nil {
+		return false
 	}
-	return false
+	x, ok := r.KVM.PerOp["exits"]
+	return ok && math.Abs(x-1) <= 0.05
 }
 
 // perRound is a figure combining rows, taken round by round (the ladder's

@@ -1,9 +1,12 @@
 package ladder
 
 import (
+	"encoding/json"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/schedule"
 	"github.com/ctxbench/ctxbench/internal/stats"
 )
 
@@ -32,28 +35,61 @@ func TestBaselineIsThePublishedRowWhenMeasured(t *testing.T) {
 // The vm decomposition appears only with its rows, and the exit comparison
 // only when both exits were one real exit per op of the same guest mode.
 func TestVMDecomposition(t *testing.T) {
-	row := func(name string, median float64, exits, guest string) result.Result {
+	row := func(name string, median float64, exits float64, guest string) result.Result {
 		r := result.Result{Name: name, Placement: "same-cpu", OneWayNS: result.Figure{Summary: stats.Summary{N: 10, Median: median}}}
-		if exits != "" {
-			r.Evidence = map[string]string{"kvm_stats_per_op": "exits=" + exits + " fpu_reload=1.00", "guest": guest}
+		if guest != "" {
+			r.KVM = &result.KVMCounts{GuestMode: guest, PerOp: map[string]float64{"exits": exits, "fpu_reload": 1}}
 		}
 		return r
 	}
 	rs := []result.Result{
-		row("process/pipe", 2600, "", ""),
-		row("vm/exit-user", 29000, "1.00", "CPL3"),
-		row("vm/exit-kernel", 3000, "1.00", "CPL3"),
-		row("vm/switch-user", 34000, "1.00", "CPL3"),
+		row("process/pipe", 2600, 0, ""),
+		row("vm/exit-user", 29000, 1, "user"),
+		row("vm/exit-kernel", 3000, 1, "user"),
+		row("vm/switch-user", 34000, 1, "user"),
 	}
 	v := vmDecomposition(rs)
 	if v == nil || v.Exit == nil || v.Exit.ReturnToVMMNS != 26000 || v.Switch == nil || v.Switch.ResidualNS != 2400 {
 		t.Fatalf("decomposition %+v", v)
 	}
-	rs[2] = row("vm/exit-kernel", 3000, "0.00", "CPL3") // an emulated guest made no exit
+	rs[2] = row("vm/exit-kernel", 3000, 1, "kernel") // another guest mode
+	if v := vmDecomposition(rs); v == nil || v.Exit != nil || v.Switch == nil {
+		t.Fatalf("exit comparison across guest modes: %+v", v)
+	}
+	rs[2] = row("vm/exit-kernel", 3000, 0, "user") // an emulated guest made no exit
 	if v := vmDecomposition(rs); v == nil || v.Exit != nil || v.Switch == nil {
 		t.Fatalf("exit comparison without a real kernel exit: %+v", v)
 	}
+	rs[2] = row("vm/exit-kernel", 3000, 0, "") // no counters (KVM's statistics unreadable)
+	if v := vmDecomposition(rs); v == nil || v.Exit != nil || v.Switch == nil {
+		t.Fatalf("exit comparison without KVM's counters: %+v", v)
+	}
 	if v := vmDecomposition(rs[:1]); v != nil {
 		t.Fatalf("decomposition without vm rows: %+v", v)
+	}
+}
+
+// KVM's counters reach the decomposition typed: the worker's payload, as
+// sent over the wire, of the cell's first block becomes the row's.
+func TestKVMCountsReachTheRow(t *testing.T) {
+	vm := &model.Benchmark{Name: "vm/exit-user", Rung: model.VM, Kind: model.RefKind, HopsPerOp: 1, Placements: []model.Placement{model.SameCPU}}
+	c, err := schedule.Place(vm, model.SameCPU, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := resp(100, 0, 0, 1, 0), resp(100, 0, 0, 1, 0)
+	first.KVM = &model.KVMData{GuestMode: "user", PerOp: map[string]float64{"exits": 1, "insn_emulation": 0}}
+	second.KVM = &model.KVMData{GuestMode: "user", PerOp: map[string]float64{"exits": 2}}
+	wire, err := json.Marshal(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent model.Response
+	if err := json.Unmarshal(wire, &sent); err != nil {
+		t.Fatal(err)
+	}
+	r := Aggregate(cellRun(c, 10, sent, second), "host")
+	if r.KVM == nil || r.KVM.GuestMode != "user" || r.KVM.PerOp["exits"] != 1 || !oneExitPerOp(r) {
+		t.Fatalf("the row's KVM counts: %+v", r.KVM)
 	}
 }
