@@ -374,14 +374,7 @@ func verdict(sr *result.PoolServer) string {
 	}
 	for _, c := range sr.Published {
 		if c.Client == s.Client && c.Placement == s.Placement && c.Workers == s.Workers {
-			fmt.Fprintf(&b, "; %s", c.Summary)
-			if c.SignificantlySlower {
-				b.WriteString(" — the published direction holds")
-			} else if c.BlogDirectionHolds {
-				b.WriteString(" — slower, but not significantly")
-			} else {
-				b.WriteString(" — the published direction does not hold")
-			}
+			fmt.Fprintf(&b, "; %s — %s", c.Summary, direction(c))
 		}
 	}
 	if len(s.ClientBoundPoints) > 0 {
@@ -395,6 +388,22 @@ func verdict(sr *result.PoolServer) string {
 		fmt.Fprintf(&b, "; DISTURBED: other processes used %.0f%% of the CPUs during the median window", f*100)
 	}
 	return b.String()
+}
+
+// direction judges the published claim (the larger pool is slower) from
+// the time ratio's interval over windows, by the one verdict rule: at 95%
+// or it says there are not enough windows to tell.
+func direction(c result.PoolComparison) string {
+	iv := stats.Interval{What: fmt.Sprintf("time per query, pool %d/%d", c.PoolB, c.PoolA), Level: c.TimeRatio.Confidence,
+		Unit: stats.UnitWindows, Null: 1, OK: c.TimeRatio.Low != nil && c.TimeRatio.High != nil}
+	if iv.OK {
+		iv.Lo, iv.Hi = *c.TimeRatio.Low, *c.TimeRatio.High
+	}
+	return stats.Verdict(iv, stats.Words{
+		Above:  fmt.Sprintf("pool %d is slower, the published direction holds", c.PoolB),
+		Below:  fmt.Sprintf("pool %d is faster, the published direction does not hold", c.PoolB),
+		Within: "no difference resolved",
+	})
 }
 
 // windowEstimate is the median of repeated windows with its interval.

@@ -33,3 +33,26 @@ func TestAnalyseSeriesLeavesOutClientBoundPoints(t *testing.T) {
 		t.Errorf("note %q", s.Note)
 	}
 }
+
+// The published direction is judged from the time ratio's interval over
+// windows at 95%: a point estimate above 1 with an interval that holds 1,
+// or an interval below 95%, draws no verdict.
+func TestDirectionIsAVerdictAt95(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, c := range []struct {
+		lo, hi *float64
+		level  float64
+		want   string
+	}{
+		{f(1.05), f(1.30), 0.95, "pool 90 is slower, the published direction holds"},
+		{f(0.80), f(0.95), 0.95, "pool 90 is faster, the published direction does not hold"},
+		{f(0.95), f(1.20), 0.95, "no difference resolved"},
+		{f(1.05), f(1.30), 0.50, "not enough rounds to tell (interval at 50%)"},
+		{nil, nil, 0, "no interval: no verdict"},
+	} {
+		pc := result.PoolComparison{PoolA: 10, PoolB: 90, TimeRatio: result.PoolRatio{Estimate: 1.1, Low: c.lo, High: c.hi, Confidence: c.level}}
+		if got := direction(pc); !strings.HasPrefix(got, c.want) {
+			t.Errorf("direction(%v, %v at %v) = %q, want it to open with %q", c.lo, c.hi, c.level, got, c.want)
+		}
+	}
+}

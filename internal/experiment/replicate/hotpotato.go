@@ -120,8 +120,8 @@ func HotPotato(env result.Environment, points []HotPotatoPoint, roundsMeasured f
 				set("address_space_overhead_pct_of_net_high", w.Hi)
 				set("address_space_overhead_pct_of_net_confidence", w.Confidence)
 			}
-			netOverhead = " — " + verdict(interval{What: "its share", Lo: w.Lo, Hi: w.Hi, Level: w.Confidence, Unit: unitRounds, Format: "%+.0f%%", OK: w.OK},
-				words{Above: "resolved", Below: "resolved", Within: "not resolved here"})
+			netOverhead = " — " + stats.Verdict(stats.Interval{What: "its share", Lo: w.Lo, Hi: w.Hi, Level: w.Confidence, Unit: stats.UnitRounds, Format: "%+.0f%%", OK: w.OK},
+				stats.Words{Above: "resolved", Below: "resolved", Within: "not resolved here"})
 		}
 		if t.SwitchesPerHop != nil && p.SwitchesPerHop != nil {
 			set("thread_switches_per_hop", *t.SwitchesPerHop)
@@ -147,8 +147,8 @@ func HotPotato(env result.Environment, points []HotPotatoPoint, roundsMeasured f
 		set("process_over_thread_ratio_confidence", cmp.Confidence)
 		// With the blocks unknown the fallback compares samples: the
 		// interval is shown, but verdict gives none from it.
-		sig := verdict(interval{What: "processes/threads", Lo: cmp.Lo, Hi: cmp.Hi, Level: cmp.Confidence, Unit: cmp.Method, Null: 1, OK: cmp.OK},
-			words{Above: "resolved", Below: "resolved", Within: "not resolved here"})
+		sig := stats.Verdict(stats.Interval{What: "processes/threads", Lo: cmp.Lo, Hi: cmp.Hi, Level: cmp.Confidence, Unit: cmp.Method, Null: 1, OK: cmp.OK},
+			stats.Words{Above: "resolved", Below: "resolved", Within: "not resolved here"})
 		hw := "instructions and core cycles: not measured — this machine has no usable hardware performance counters (perf hardware events unsupported)"
 		if t.InstructionsPerHop != nil && p.InstructionsPerHop != nil {
 			set("thread_instructions_per_hop", *t.InstructionsPerHop)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/experiment"
-	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/schedule"
@@ -43,7 +43,7 @@ func block(ctx context.Context, e experiment.Env, name string, p model.Placement
 	if err != nil {
 		return c, model.Response{}, err
 	}
-	if err := machine.WaitPerfHooksOff(ctx); err != nil {
+	if err := host.WaitPerfHooksOff(ctx); err != nil {
 		return c, model.Response{}, err
 	}
 	resp, err := e.Executor.Block(ctx, c, c.Request(iters, samples, warmup, false), timeout)
@@ -108,8 +108,8 @@ func goroutinePingPong(ctx context.Context, e experiment.Env, quick bool) ([]res
 		vals["ratio_N_over_1_low"], vals["ratio_N_over_1_high"], vals["ratio_N_over_1_confidence"] = cmp.Lo, cmp.Hi, cmp.Confidence
 	}
 	nameN := "GOMAXPROCS=" + gmp["gomaxprocsN"]
-	direction := verdict(interval{What: nameN + " over GOMAXPROCS=1", Lo: cmp.Lo, Hi: cmp.Hi, Level: cmp.Confidence, Unit: cmp.Method, Null: 1, OK: cmp.OK},
-		words{Above: "GOMAXPROCS=1 is faster, the published direction holds here",
+	direction := stats.Verdict(stats.Interval{What: nameN + " over GOMAXPROCS=1", Lo: cmp.Lo, Hi: cmp.Hi, Level: cmp.Confidence, Unit: cmp.Method, Null: 1, OK: cmp.OK},
+		stats.Words{Above: "GOMAXPROCS=1 is faster, the published direction holds here",
 			Below:  nameN + " is faster, the published direction does not hold here",
 			Within: "no difference resolved here"})
 	summary := fmt.Sprintf("%s/GOMAXPROCS=1 = %.2f; %s", nameN, ratio, direction)
@@ -194,7 +194,7 @@ func perfPipe(ctx context.Context, cpu int, threads bool, loops int) (float64, e
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
-	if err := machine.StartPinned(cmd, []int{cpu}); err != nil {
+	if err := host.StartPinned(cmd, []int{cpu}); err != nil {
 		return 0, err
 	}
 	if err := cmd.Wait(); err != nil {
@@ -257,8 +257,8 @@ func perfBench(ctx context.Context, e experiment.Env, quick bool) ([]result.Repl
 		vals[kind+"_ratio_low"], vals[kind+"_ratio_high"] = cmp.Lo, cmp.Hi
 		vals[kind+"_ratio_confidence"] = cmp.Confidence
 		// Each round is one whole perf run and one ctxbench block, paired.
-		sig := verdict(interval{What: "ratio", Lo: cmp.Lo, Hi: cmp.Hi, Level: cmp.Confidence, Unit: unitPairedRounds, Null: 1, OK: cmp.OK},
-			words{Above: "different", Below: "different", Within: "not resolved here"})
+		sig := stats.Verdict(stats.Interval{What: "ratio", Lo: cmp.Lo, Hi: cmp.Hi, Level: cmp.Confidence, Unit: stats.UnitPairedRounds, Null: 1, OK: cmp.OK},
+			stats.Words{Above: "different", Below: "different", Within: "not resolved here"})
 		measured = append(measured, fmt.Sprintf("%s: perf %s per hop (usecs/op ÷ 2), ctxbench %s/pipe %s per hop, ratio %.2f, %s",
 			label, units.Time(p), kind, units.Time(o), o/p, sig))
 	}
