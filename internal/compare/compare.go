@@ -19,6 +19,8 @@
 package compare
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -539,19 +541,24 @@ func sameNames(c *Comparison) bool {
 	return false
 }
 
-// attr is one environment attribute that changes what a figure means.
+// attr is one environment attribute that changes what a figure means,
+// in words. covers names the fields of the history's fingerprint
+// (result.FingerprintFields, by JSON key) it speaks for: the fingerprint
+// is the one list of what makes two runs unlike, and a field no attr
+// covers is still checked, by its own name (envDiff).
 type attr struct {
-	key   string
-	value func(e *result.Document) string
-	shown bool // printed in the shared header when equal
+	key    string
+	value  func(e *result.Document) string
+	shown  bool // printed in the shared header when equal
+	covers []string
 }
 
 var attrs = []attr{
 	{"cpu", func(d *result.Document) string {
 		c := d.Environment.CPU
 		return fmt.Sprintf("%s (family %d model %d stepping %d), %d CPUs", c.Model, c.Family, c.ModelID, c.Stepping, c.Logical)
-	}, true},
-	{"kernel", func(d *result.Document) string { return d.Environment.Kernel }, true},
+	}, true, []string{"cpu", "logical_cpus"}},
+	{"kernel", func(d *result.Document) string { return d.Environment.Kernel }, true, []string{"kernel"}},
 	{"virtualization", func(d *result.Document) string {
 		v := d.Environment.Virtualization
 		s := v.Label
@@ -559,25 +566,25 @@ var attrs = []attr{
 			s += ", kvm backend " + v.KVM.Backend
 		}
 		return s
-	}, true},
-	{"mitigations", func(d *result.Document) string { return mitigations(d.Environment.Mitigations) }, false},
+	}, true, []string{"virtualization", "kvm_backend"}},
+	{"mitigations", func(d *result.Document) string { return mitigations(d.Environment.Mitigations) }, false, []string{"mitigations"}},
 	{"smt", func(d *result.Document) string {
 		return fmt.Sprintf("%d thread(s) per core, active %v", d.Environment.CPU.ThreadsPerCore, d.Environment.CPU.SMTActive)
-	}, false},
-	{"cpufreq governor", func(d *result.Document) string { return orNone(d.Environment.CPU.Governor) }, false},
+	}, false, []string{"smt_active"}},
+	{"cpufreq governor", func(d *result.Document) string { return orNone(d.Environment.CPU.Governor) }, false, []string{"governor"}},
 	{"idle", func(d *result.Document) string {
 		i := d.Environment.Idle
 		return fmt.Sprintf("driver %s, governor %s", orNone(i.Driver), orNone(i.Governor))
-	}, false},
+	}, false, []string{"idle_driver", "idle_governor"}},
 	{"cgroup", func(d *result.Document) string {
 		g := d.Environment.Cgroup
 		return fmt.Sprintf("%s, cpu controller %s, depth %d", orNone(g.Version), orNone(g.CPUController), g.Depth)
-	}, false},
-	{"clocksource", func(d *result.Document) string { return d.Environment.Clocksource }, false},
-	{"host", func(d *result.Document) string { return d.Environment.Hostname }, false},
+	}, false, []string{"cgroup_depth"}},
+	{"clocksource", func(d *result.Document) string { return d.Environment.Clocksource }, false, []string{"clocksource"}},
+	{"host", func(d *result.Document) string { return d.Environment.Hostname }, false, []string{"host"}},
 	{"ctxbench", func(d *result.Document) string {
 		return fmt.Sprintf("%s (%s, cgo %v)", d.Tool.Version, d.Tool.GoVersion, d.Tool.Cgo)
-	}, false},
+	}, false, []string{"version", "go_version", "cgo"}},
 }
 
 func orNone(s string) string {
@@ -630,7 +637,62 @@ func envDiff(inputs []Input) (shared, diffs []string) {
 		}
 		diffs = append(diffs, fmt.Sprintf("%s differs: %s", a.key, strings.Join(parts, " vs ")))
 	}
-	return shared, diffs
+	return shared, append(diffs, fingerprintDiffs(inputs)...)
+}
+
+// fingerprintDiffs are the differences in the fingerprint's fields that
+// no attr speaks for (microcode, kernel build and boot options, the build
+// of ctxbench, the settings that change a figure), each by its own name.
+func fingerprintDiffs(inputs []Input) []string {
+	covered := map[string]bool{}
+	for _, a := range attrs {
+		for _, k := range a.covers {
+			covered[k] = true
+		}
+	}
+	fields := make([]map[string]any, len(inputs))
+	for i, in := range inputs {
+		_, _, b := result.FingerprintOf(in.Doc)
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()            // 2000000, not 2e+06
+		_ = dec.Decode(&fields[i]) // FingerprintOf's own encoding
+	}
+	var keys []string
+	for k := range fields[0] {
+		keys = append(keys, k)
+	}
+	for _, f := range fields[1:] {
+		for k := range f {
+			if _, ok := fields[0][k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		if covered[k] {
+			continue
+		}
+		vals := make([]string, len(inputs))
+		same := true
+		for i := range inputs {
+			vals[i] = fmt.Sprint(fields[i][k])
+			if fields[i][k] == nil {
+				vals[i] = ""
+			}
+			same = same && vals[i] == vals[0]
+		}
+		if same {
+			continue
+		}
+		var parts []string
+		for i, in := range inputs {
+			parts = append(parts, fmt.Sprintf("%s (%s)", quoteEmpty(vals[i]), in.Label))
+		}
+		out = append(out, fmt.Sprintf("%s differs: %s", strings.ReplaceAll(k, "_", " "), strings.Join(parts, " vs ")))
+	}
+	return out
 }
 
 func quoteEmpty(s string) string {

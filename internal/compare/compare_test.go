@@ -265,3 +265,33 @@ func TestLearnedReproducibility(t *testing.T) {
 		t.Errorf("different fingerprints: %d rows against reproducibility; hints %q", c.Tables[0].Reproducible, c.Hints)
 	}
 }
+
+// compare warns about every field of the history's fingerprint that
+// differs, those it has words for and those it has not: the fingerprint
+// is the one list of what makes two runs unlike.
+func TestEnvironmentCheckCoversTheFingerprint(t *testing.T) {
+	a := doc(t, testdoc.Options{Seed: 1})
+	b := doc(t, testdoc.Options{Seed: 1})
+	b.Environment.CPU.Microcode = "0xdeadbeef"
+	b.Settings.SamplesPerBlock = a.Settings.SamplesPerBlock + 3
+	b.Settings.MinTimeNS = a.Settings.MinTimeNS + 1_000_000
+	b.Environment.Kernel = "6.99.0-other"
+	c := run(t, compare.Options{}, in("a", a), in("b", b))
+	all := strings.Join(c.EnvDiffs, "\n")
+	for _, want := range []string{"microcode differs: ", "samples per block differs: ", "min time ns differs: ", "kernel differs: "} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %q among the differences:\n%s", want, all)
+		}
+	}
+	if strings.Count(all, "kernel differs") != 1 {
+		t.Errorf("the kernel is warned about more than once:\n%s", all)
+	}
+	_, key, _ := result.FingerprintOf(a)
+	if _, key2, _ := result.FingerprintOf(b); key == key2 {
+		t.Error("the fingerprints of unlike runs are equal")
+	}
+	same := run(t, compare.Options{}, in("a", a), in("a2", doc(t, testdoc.Options{Seed: 1})))
+	if len(same.EnvDiffs) != 0 {
+		t.Errorf("like runs differ: %v", same.EnvDiffs)
+	}
+}

@@ -100,8 +100,9 @@ type History struct {
 // and scheduling behaviour, the build of ctxbench (commit, or a hash of the
 // executable when no clean commit is recorded), and the settings that
 // change a figure (not those that only change its precision, such as
-// --runs). It holds what compare's environment check warns about, so a
-// change tested against reproducibility never crosses one of those.
+// --runs). compare warns about every field of it that differs between
+// two runs (internal/compare attrs and fingerprintDiffs), so a change
+// tested against reproducibility never crosses one of those unsaid.
 type FingerprintFields struct {
 	Host          string `json:"host"`
 	CPU           string `json:"cpu"`
