@@ -2,7 +2,11 @@
 # docs.sh: regenerate, from one real run of the default ladder on this
 # machine, the figures the docs quote, each stamped with the host and date:
 #   README.md       the ladder excerpt between the ladder-excerpt markers
+#   docs/vm.md      the VM rows (switch, exit, creation, memory) and the VM
+#                   decomposition, between the vm-figures markers
 #   docs/report.png the top of that run's report, shot by headless Chromium
+# Figures elsewhere in docs/ are dated records of one investigation (what
+# was measured, when, on which machine), not this machine's figures.
 # It measures for about a minute and installs nothing (scripts/setup.sh test
 # installs Chromium). GO names the go command (default: go).
 set -euo pipefail
@@ -15,6 +19,9 @@ chromium=$(command -v chromium || command -v chromium-browser) ||
 begin='<!-- ladder-excerpt:begin -->' end='<!-- ladder-excerpt:end -->'
 grep -qxF "$begin" README.md && grep -qxF "$end" README.md ||
 	die "README.md has no '$begin' ... '$end' lines around the ladder excerpt"
+vmbegin='<!-- vm-figures:begin -->' vmend='<!-- vm-figures:end -->'
+grep -qxF "$vmbegin" docs/vm.md && grep -qxF "$vmend" docs/vm.md ||
+	die "docs/vm.md has no '$vmbegin' ... '$vmend' lines around its figures"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -51,12 +58,29 @@ done
 	fi
 } >"$tmp/excerpt"
 
-awk -v begin="$begin" -v end="$end" -v excerpt="$tmp/excerpt" '
-	$0 == begin { print; print "```"; while ((getline l < excerpt) > 0) print l; print "```"; skip = 1; next }
-	$0 == end { skip = 0 }
-	!skip' README.md >"$tmp/README.md"
-cp "$tmp/README.md" README.md
+# splice FILE BEGIN END EXCERPT: replace what stands between the marker
+# lines BEGIN and END of FILE by EXCERPT, fenced as code.
+splice() {
+	awk -v begin="$2" -v end="$3" -v excerpt="$4" '
+		$0 == begin { print; print "```"; while ((getline l < excerpt) > 0) print l; print "```"; skip = 1; next }
+		$0 == end { skip = 0 }
+		!skip' "$1" >"$tmp/spliced"
+	cp "$tmp/spliced" "$1"
+}
+splice README.md "$begin" "$end" "$tmp/excerpt"
 echo "README.md: ladder excerpt rewritten ($(wc -l <"$tmp/rows") rows): $(head -1 "$tmp/excerpt")"
+
+# docs/vm.md: every table's vm rows under that table's header, the mark's
+# legend and the VM decomposition lines.
+{
+	echo "# $host, $when"
+	awk '/^(RUNG|CONTEXT) / { head = $0; shown = 0; next } /^$/ { head = "" }
+		head != "" && $1 == "vm" { if (!shown++) print head; print }' "$tmp/table"
+	grep -E '^(‡ |VM exit: |VM-to-VM hop )' "$tmp/table" || true
+} >"$tmp/vm"
+[ "$(grep -c '^vm ' "$tmp/vm")" -gt 0 ] || echo "docs: no vm row in this run (no usable /dev/kvm?); docs/vm.md says so" >&2
+splice docs/vm.md "$vmbegin" "$vmend" "$tmp/vm"
+echo "docs/vm.md: VM figures rewritten ($(grep -c '^vm ' "$tmp/vm") rows)"
 
 # The report's top.
 "$tmp/ctxbench" report "reference=$tmp/ladder.json" -o "$tmp/report.html" >/dev/null 2>"$tmp/report.err" ||

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/probe"
 	"github.com/ctxbench/ctxbench/internal/stats"
@@ -53,7 +53,7 @@ func probePlacements(b probe.Bench) (all, ladder []model.Placement) {
 
 // workerCPUs is this process's affinity: the placement the runner gave it.
 func workerCPUs() []int {
-	cpus, _ := machine.Of(0)
+	cpus, _ := host.Of(0)
 	return cpus
 }
 
@@ -103,7 +103,10 @@ func probeSwitch(b probe.Bench) func(context.Context, model.Request) (model.Resp
 			r.A.Voluntary = *bl.CtxSwitches
 		}
 		settings := bl.SettingsList()
-		r.Label = &model.Label{What: b.Switched, Mechanism: b.Mechanism, Settings: settings}
+		r.Label = &model.Label{What: b.Switched, Mechanism: b.Mechanism, Settings: settings, Stackless: b.Stackless}
+		if b.Stackless {
+			r.Label.Caveat = "stackless: resumes a heap frame, switches no stack"
+		}
 		r.SwitchMethod = "the probe's own count of its whole process's OS context switches (voluntary and involuntary " +
 			"together, reported under voluntary) over the timed samples"
 		r.Evidence = map[string]string{

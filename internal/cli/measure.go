@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -21,8 +22,8 @@ import (
 	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/experiment"
 	"github.com/ctxbench/ctxbench/internal/experiment/ladder"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
-	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
@@ -243,8 +244,7 @@ func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Pl
 	if err != nil {
 		return schedule.Options{}, set, nil, nil, err
 	}
-	if err := checkExports([2]string{"--export-json", m.exportJSON}, [2]string{"--export-csv", m.exportCSV},
-		[2]string{"--export-markdown", m.exportMarkdown}, [2]string{"--export-gobench", m.exportGoBench}); err != nil {
+	if err := checkAll(m.exports(nil)); err != nil {
 		return schedule.Options{}, set, nil, nil, err
 	}
 	seed := m.seed
@@ -272,7 +272,7 @@ func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Pl
 // resolveCPUs parses --cpus and checks every CPU against this process's
 // affinity: asking for a CPU we may not run on is bad input.
 func resolveCPUs(s string) ([]int, error) {
-	allowed, _ := machine.Of(0)
+	allowed, _ := host.Of(0)
 	if strings.TrimSpace(s) == "" {
 		return allowed, nil
 	}
@@ -281,7 +281,7 @@ func resolveCPUs(s string) ([]int, error) {
 			return nil, usagef("--cpus %q has an empty element (examples: 1, 0,1, 0-3)", s)
 		}
 	}
-	cpus := machine.ParseCPUList(s)
+	cpus := host.ParseCPUList(s)
 	if len(cpus) == 0 {
 		return nil, usagef("--cpus %q is not a CPU list (examples: 1, 0,1, 0-3)", s)
 	}
@@ -491,19 +491,17 @@ func ladderStep(o schedule.Options, benches []*model.Benchmark, placements []mod
 }
 
 // deriveLadder stores the figures that combine the ladder's rows.
-func deriveLadder(d *result.Document) { d.Derived = ladder.Derive(d.Results) }
+func deriveLadder(d *result.Document) {
+	d.Derived = ladder.Derive(d.Results)
+	ladder.CrossCPU(d)
+}
 
 // present writes the document's exports, then shows it with show on the
 // terminal — stdout, or stderr when an export claims stdout ("-") — and
 // says where the JSON went.
 func present(doc *result.Document, mf *measureFlags, stdout, stderr io.Writer, show func(io.Writer)) error {
-	table := stdout
-	for _, f := range []string{mf.exportJSON, mf.exportCSV, mf.exportMarkdown, mf.exportGoBench} {
-		if f == "-" {
-			table = stderr
-		}
-	}
-	if err := writeExports(doc, mf, stdout); err != nil {
+	table, err := saveExports(doc, mf.exports(doc), stdout, stderr)
+	if err != nil {
 		return err
 	}
 	if !mf.quiet {
@@ -513,4 +511,37 @@ func present(doc *result.Document, mf *measureFlags, stdout, stderr io.Writer, s
 		}
 	}
 	return nil
+}
+
+// exports is the table of what a measuring command can write, by flag.
+// A document with creation or memory sections (the default ladder) also
+// writes them beside the CSV, one file each (their columns differ):
+// FILE.csv → FILE-creation.csv, FILE-memory.csv; the Markdown export holds
+// every section in one file.
+func (m *measureFlags) exports(doc *result.Document) []export {
+	ex := []export{
+		jsonExport(m.exportJSON),
+		{"--export-csv", m.exportCSV, render.CSV},
+		{"--export-markdown", m.exportMarkdown, render.Markdown},
+		{"--export-gobench", m.exportGoBench, render.GoBench},
+	}
+	if doc != nil && m.exportCSV != "" && m.exportCSV != "-" {
+		if len(doc.Spawn) > 0 {
+			ex = append(ex, export{"--export-csv", sectionPath(m.exportCSV, "creation"), render.SpawnCSV})
+		}
+		if len(doc.Memory) > 0 {
+			ex = append(ex, export{"--export-csv", sectionPath(m.exportCSV, "memory"), render.MemoryCSV})
+		}
+	}
+	return ex
+}
+
+// sectionPath names a section's file beside path: ladder.csv →
+// ladder-memory.csv (a path without an extension gets ".csv").
+func sectionPath(path, section string) string {
+	ext := filepath.Ext(path)
+	if ext == "" {
+		ext = ".csv"
+	}
+	return strings.TrimSuffix(path, filepath.Ext(path)) + "-" + section + ext
 }

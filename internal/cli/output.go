@@ -36,16 +36,7 @@ func checkExports(pairs ...[2]string) error {
 // saveJSON writes the document when asked and returns where the tables go:
 // stdout, unless the JSON claimed it.
 func saveJSON(doc *result.Document, path string, stdout, stderr io.Writer) (io.Writer, error) {
-	if path == "" {
-		return stdout, nil
-	}
-	if err := doc.Save(path, stdout); err != nil {
-		return stdout, fmt.Errorf("writing %s: %w", path, err)
-	}
-	if path == "-" {
-		return stderr, nil
-	}
-	return stdout, nil
+	return saveExports(doc, []export{jsonExport(path)}, stdout, stderr)
 }
 
 // failed is the exit error of a run in which some measurements failed: how

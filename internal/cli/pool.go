@@ -33,6 +33,7 @@ type poolFlags struct {
 	seed                                  uint64
 	pgDSN, redisURL                       string
 	lf                                    lockFlags
+	flags                                 *pflag.FlagSet // what was given, for the settings record
 }
 
 func newPool(stdout, stderr io.Writer) *cobra.Command {
@@ -59,6 +60,7 @@ method. Needs: apt-get install -y postgresql redis-server`,
   ctxbench pool --export-json pools.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			pf.flags = cmd.Flags()
 			cfg, err := pf.config(cmd.Flags())
 			if err != nil {
 				return err
@@ -186,7 +188,7 @@ func runPool(ctx context.Context, pf *poolFlags, cfg pool.Config, stdout, stderr
 	} else if !pf.quiet {
 		prog = &poolLog{w: stderr}
 	}
-	spec, err := newSpec(poolSettings(cfg, pf.quick), &pf.lf, true, stderr, nil)
+	spec, err := newSpec(poolSettings(cfg, pf.quick, pf.flags), &pf.lf, true, stderr, nil)
 	if err != nil {
 		return err
 	}
@@ -232,11 +234,18 @@ func runPool(ctx context.Context, pf *poolFlags, cfg pool.Config, stdout, stderr
 }
 
 // poolSettings is the settings record of a sweep: its preset, placements
-// and seed.
-func poolSettings(cfg pool.Config, quick bool) result.Settings {
+// and seed. As run's, a preset whose sampling a flag changed (window
+// length, warm-up, repetitions) is recorded as "custom", never as the
+// preset it no longer is.
+func poolSettings(cfg pool.Config, quick bool, f *pflag.FlagSet) result.Settings {
 	preset := "default"
 	if quick {
 		preset = "quick"
+	}
+	for _, name := range []string{"duration", "warmup-time", "warmup", "runs", "repetitions"} {
+		if fl := f.Lookup(name); fl != nil && fl.Changed {
+			preset = "custom"
+		}
 	}
 	return result.Settings{Preset: preset, Placements: cfg.Placements, Seed: int64(cfg.Seed)}
 }

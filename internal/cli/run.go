@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -116,35 +114,6 @@ func runLadder(ctx context.Context, mf *measureFlags, benches []*model.Benchmark
 		return err
 	}
 	return failed(doc, "measurements", len(doc.Failures)+len(doc.Results)+len(doc.Spawn)+len(doc.Memory))
-}
-
-// writeExports writes every requested export atomically.
-func writeExports(doc *result.Document, mf *measureFlags, stdout io.Writer) error {
-	if mf.exportJSON != "" {
-		if err := doc.Save(mf.exportJSON, stdout); err != nil {
-			return fmt.Errorf("writing %s: %w", mf.exportJSON, err)
-		}
-	}
-	for _, e := range []struct {
-		path  string
-		write func(io.Writer, *result.Document) error
-	}{
-		{mf.exportCSV, render.CSV},
-		{mf.exportMarkdown, render.Markdown},
-		{mf.exportGoBench, render.GoBench},
-	} {
-		if e.path == "" {
-			continue
-		}
-		var buf bytes.Buffer
-		if err := e.write(&buf, doc); err != nil {
-			return err
-		}
-		if err := result.WriteFile(e.path, buf.Bytes(), stdout); err != nil {
-			return fmt.Errorf("writing %s: %w", e.path, err)
-		}
-	}
-	return nil
 }
 
 // deriveHierarchy sets the published hierarchy beside the ladder.

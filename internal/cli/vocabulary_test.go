@@ -121,7 +121,26 @@ func poolConfig(t *testing.T, args ...string) (pool.Config, result.Settings) {
 	if err != nil {
 		t.Fatalf("%v: %v", args, err)
 	}
-	return cfg, poolSettings(cfg, pf.quick)
+	return cfg, poolSettings(cfg, pf.quick, cmd.Flags())
+}
+
+// A sampling flag makes pool's preset "custom", as it does run's.
+func TestPoolPresetRecordsSamplingFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "default"},
+		{[]string{"--quick"}, "quick"},
+		{[]string{"--runs", "7"}, "custom"},
+		{[]string{"--quick", "--duration", "2s"}, "custom"},
+		{[]string{"--warmup-time", "300ms"}, "custom"},
+		{[]string{"--pool-sizes", "1,2"}, "default"}, // what is swept, not how each point is sampled
+	} {
+		if _, set := poolConfig(t, c.args...); set.Preset != c.want {
+			t.Errorf("%v: preset %q, want %q", c.args, set.Preset, c.want)
+		}
+	}
 }
 
 // Pool's seed behaves as run's: not given, it comes from the clock (no

@@ -24,6 +24,9 @@ func Blocks(blocks []schedule.Block) ([]result.BlockInfo, *result.Flag) {
 			Reruns: b.Reruns, Contended: b.Contended}
 		if c != nil {
 			out[i].NeighbourBusy = c.NeighbourBusy
+			if n := c.ReschedIPIs; n >= 0 {
+				out[i].ReschedIPIs = &n
+			}
 		}
 		if b.Contended {
 			hit = append(hit, i)

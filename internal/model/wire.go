@@ -42,6 +42,8 @@ type Response struct {
 	Ring    *RingData   `json:"ring,omitempty"`
 	Spawn   *SpawnData  `json:"spawn,omitempty"`
 	Memory  *MemoryData `json:"memory,omitempty"`
+	// KVM is what KVM counted over a vm block.
+	KVM *KVMData `json:"kvm,omitempty"`
 	// Label is what the benchmark found out about itself (how a VM's guest
 	// really ran, what a container side entered); the placement, settings
 	// and host are added by the caller.
@@ -55,7 +57,7 @@ type Response struct {
 	// did not enter); a flagged figure is never reported as verified.
 	Flags []Flag `json:"flags,omitempty"`
 	// Evidence is key/value proof of what was verified (namespace inodes,
-	// cgroup path, KVM's counters...).
+	// cgroup path, how a VM's guest ran...), for the reader.
 	Evidence map[string]string `json:"evidence,omitempty"`
 	// Explain is the traced block's hop split into phases (Trace only).
 	Explain *Explain `json:"explain,omitempty"`
@@ -80,6 +82,9 @@ type Contention struct {
 	// not idle: on a VM whose vCPUs share a physical core or
 	// a cache, their load slows the measured CPU without taking it.
 	NeighbourBusy float64 `json:"neighbour_busy,omitempty"`
+	// ReschedIPIs is the rescheduling IPIs the CPUs received over the
+	// block (start-up included); -1 where the machine does not count them.
+	ReschedIPIs int64 `json:"resched_ipis,omitempty"`
 }
 
 // OtherShare is the share of the CPUs' time that neither idled nor ran the
@@ -130,12 +135,16 @@ type Flag struct {
 // was handed to, how, under which isolation, where, with which settings,
 // on which host. String joins the parts that are set, in this order.
 type Label struct {
-	What      string   `json:"what"`
-	Mechanism string   `json:"mechanism,omitempty"`
-	Isolation string   `json:"isolation,omitempty"` // namespaces, cgroups, filters entered (verified)
-	Guest     string   `json:"guest,omitempty"`     // how a VM guest really ran: backend, execution mode
-	Caveat    string   `json:"caveat,omitempty"`    // what the figure is not, e.g. "NOT a hardware VM exit"
-	Workload  string   `json:"workload,omitempty"`  // e.g. a ring's working set
+	What      string `json:"what"`
+	Mechanism string `json:"mechanism,omitempty"`
+	Isolation string `json:"isolation,omitempty"` // namespaces, cgroups, filters entered (verified)
+	Guest     string `json:"guest,omitempty"`     // how a VM guest really ran: backend, execution mode
+	Caveat    string `json:"caveat,omitempty"`    // what the figure is not, e.g. "NOT a hardware VM exit"
+	// Stackless marks a switch that resumes a heap frame and swaps no stack
+	// (C++20 coroutines, tokio futures, promises, asyncio): a tier apart
+	// from stack switches, never to be read as cheaper than the floor.
+	Stackless bool     `json:"stackless,omitempty"`
+	Workload  string   `json:"workload,omitempty"` // e.g. a ring's working set
 	Placement string   `json:"placement,omitempty"`
 	Settings  []string `json:"settings,omitempty"`
 	Host      string   `json:"host,omitempty"`

@@ -53,7 +53,8 @@ func CSV(w io.Writer, d *result.Document) error {
 	return cw.Error()
 }
 
-// Markdown writes the ladder as a Markdown table.
+// Markdown writes the ladder as a Markdown table, followed by the creation
+// and memory tables where the document holds them.
 func Markdown(w io.Writer, d *result.Document) error {
 	fmt.Fprintf(w, "Host: %s\n\n", d.Environment.HostLine())
 	fmt.Fprintln(w, "| Rung | Benchmark | Placement | One-way (median) | p10–p90 | CI (this sitting) | Reproducibility | TSC ticks | × goroutine | Switches/hop |")
@@ -76,15 +77,43 @@ func Markdown(w io.Writer, d *result.Document) error {
 				rp += "′"
 			}
 		}
-		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Rung, r.Name, r.Placement,
+		name := "`" + r.Name + "`" + strings.TrimPrefix(MarkedName(r), r.Name)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Rung, name, r.Placement,
 			units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci, rp, cyc, multiple(r, baseline(d)), switchesCell(r))
 	}
 	fmt.Fprintln(w, "\nOne-way = time per hop; p10–p90 and the intervals are in the unit of the median beside them. CI (this sitting) = where this sitting's median lies, 95% from its block medians (another level is given beside it).")
 	for _, l := range reproLegend(d, d.Results) {
 		fmt.Fprintln(w, strings.ReplaceAll(l, "±REPRO", "Reproducibility"))
 	}
+	for _, l := range MarkLegends(d.Results) {
+		fmt.Fprintln(w, l)
+	}
+	first := true
+	for _, r := range d.Results {
+		if c := r.CrossCPU; c != nil && c.Consists != "" {
+			if first {
+				fmt.Fprintln(w, "\nWhat a cross-CPU hop adds, as far as the run can tell:")
+				first = false
+			}
+			fmt.Fprintf(w, "- `%s` %s: %s\n", r.Name, r.Placement, mdEscape(c.Consists))
+		}
+	}
 	if b := baseline(d); b != nil {
 		fmt.Fprintln(w, multipleLegend(d.Results, b, "× goroutine", fmt.Sprintf("`%s` %s", b.Name, b.Placement)))
+	}
+	// The default ladder's creation and memory sections, as their own
+	// tables: a Markdown export holds every table the terminal showed.
+	if len(d.Spawn) > 0 {
+		fmt.Fprintln(w, "\n## Creation")
+		fmt.Fprintln(w)
+		if err := spawnMarkdownTable(w, d); err != nil {
+			return err
+		}
+	}
+	if len(d.Memory) > 0 {
+		fmt.Fprintln(w, "\n## Memory")
+		fmt.Fprintln(w)
+		return memoryMarkdownTable(w, d)
 	}
 	return nil
 }

@@ -31,7 +31,6 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 	fmt.Fprintf(tw, "RUNG\tBENCHMARK\tPLACEMENT\tONE-WAY [p10–p90]\t±CI\t%sTSC TICKS\t× GOROUTINE\tSWITCHES/HOP\t\n", reproHead)
 	var notes []string
 	noisy := 0
-	exits := false
 	note := func(s string) string {
 		notes = append(notes, s)
 		return fmt.Sprintf(" [%d]", len(notes))
@@ -60,15 +59,14 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 				marks += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, wn.Message))
 			}
 		}
+		if c := r.CrossCPU; c != nil && c.Consists != "" {
+			marks += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, c.Consists))
+		}
 		if noiseWarned(r) {
 			ci += "~"
 			noisy++
 		}
-		name := r.Name
-		if isExit(r) {
-			name += " ‡"
-			exits = true
-		}
+		name := MarkedName(r)
 		rp := ""
 		if repro {
 			rp = reproCell(r) + "\t"
@@ -78,8 +76,11 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 			multiple(r, baseline(d)), sw, marks)
 	}
 	tw.Flush()
-	if exits {
-		fmt.Fprintln(w, "\n‡ per exit and re-entry of a VM (a world switch out of the guest and back), not per hop between two contexts.")
+	if ls := MarkLegends(d.Results); len(ls) > 0 {
+		fmt.Fprintln(w)
+		for _, l := range ls {
+			fmt.Fprintln(w, l)
+		}
 	}
 	if b := baseline(d); b != nil {
 		fmt.Fprintln(w, "\n"+multipleLegend(d.Results, b, "× GOROUTINE", fmt.Sprintf("%s %s (%s)", b.Name, b.Placement, units.Time(b.MedianNS))))

@@ -57,59 +57,23 @@ func Memory(w io.Writer, d *result.Document) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CONTEXT\tMEASUREMENT\tHELD\tPSS\tRSS\tKERNEL\tCHARGED\tVIRTUAL\tRUNTIME'S OWN COUNT\t")
 	negative := false
-	// bytes renders a per-context figure that cannot be negative: a
-	// negative one is a difference of two readings that moved by less than
-	// their noise, not a figure, and is shown as n/a* (footnoted below).
-	bytes := func(v float64) string {
-		if v < 0 {
-			negative = true
-			return "n/a*"
-		}
-		return units.Bytes(v)
-	}
 	for _, m := range d.Memory {
-		held := fmt.Sprintf("%d", m.Contexts)
-		if m.Contexts < m.Requested {
-			held = fmt.Sprintf("%d of %d", m.Contexts, m.Requested)
+		cells := []string{m.Kind, m.Name, memHeld(m)}
+		for _, c := range memoryCells(m) {
+			cells = append(cells, memText(c))
+			negative = negative || c.state == memNegative
 		}
-		charged := "—"
-		if m.ChargedBytes != 0 {
-			charged = bytes(m.ChargedBytes)
-		}
-		own := "—"
-		if m.RuntimeBytes > 0 {
-			own = units.Bytes(m.RuntimeBytes)
-		}
-		dash := func(v float64) string {
-			if v == 0 && m.RuntimeBytes > 0 {
-				return "—" // a runtime probe measures what its runtime counts, not these
-			}
-			return bytes(v)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", m.Kind, m.Name, held, dash(m.PSSBytes), dash(m.RSSBytes),
-			dash(m.KernelBytes), charged, dash(m.VirtBytes), own)
+		fmt.Fprintf(tw, "%s\t\n", strings.Join(cells, "\t"))
 	}
 	tw.Flush()
-	// What KERNEL and CHARGED are (internal/memory, docs/spawn-memory.md):
-	// the two kernel-side columns differ in source and in what they hold.
-	fmt.Fprintln(w, "KERNEL = kernel stacks + page tables per context (for VMs also KVM's own page tables), from machine-wide /proc/meminfo deltas, so other activity moves it; slab is left out of every row, the VM row's too (slab_bytes_per_context in the JSON). CHARGED = user pages + kernel memory (stacks, page tables, slab) charged to the memory cgroup the contexts were born in: exact and undisturbed, but kernel objects allocated without __GFP_ACCOUNT are not charged (for containers a lower bound); — where not measured (no usable memory cgroup; VMs).")
+	fmt.Fprintln(w, memoryLegend)
 	if negative {
-		fmt.Fprintln(w, "n/a*: the difference came out negative: the counter moved by less than its noise (other activity on the machine outweighed these contexts), so there is no figure; a context cannot cost less than nothing.")
+		fmt.Fprintln(w, memoryNegativeLegend)
 	}
 	for _, m := range d.Memory {
 		for _, c := range m.Claims {
-			text, differs := splitClaim(c)
-			line := fmt.Sprintf("  %s — claim: %s (%s)%s", m.Name, text, c.Source, differs)
-			switch {
-			case differs != "":
-				// The size it names is of something else (a stack
-				// reservation, not memory held): no yardstick for PSS.
-			case c.BytesPerContext > 0 && m.PSSBytes > 0:
-				line += fmt.Sprintf("; measured PSS is %.2fx that", m.PSSBytes/c.BytesPerContext)
-			case c.BytesPerContext > 0 && m.RuntimeBytes > 0:
-				line += fmt.Sprintf("; the runtime's own count is %.2fx that", m.RuntimeBytes/c.BytesPerContext)
-			}
-			fmt.Fprintln(w, line)
+			text, differs, multiple := memClaim(m, c)
+			fmt.Fprintf(w, "  %s — claim: %s (%s)%s%s\n", m.Name, text, c.Source, differs, multiple)
 		}
 		if m.Limit != "" {
 			fmt.Fprintf(w, "  %s — held %d of %d: %s\n", m.Name, m.Contexts, m.Requested, m.Limit)

@@ -14,8 +14,9 @@ import (
 )
 
 // The creation and memory sections as CSV and Markdown, for `ctxbench
-// spawn` and `ctxbench memory` (the ladder's CSV and Markdown are its
-// switch rows only: these sections have other columns).
+// spawn`, `ctxbench memory` and the default ladder (whose Markdown holds
+// every section; its CSV is one file per section, since the sections have
+// other columns).
 
 // SpawnCSV writes one row per creation kind: the median per creation, its
 // spread, the interval of the median with its level and what it rests on,
@@ -73,6 +74,10 @@ func claimsLine(cs []result.Claim, claim string) string {
 // them with their sources numbered below the table.
 func SpawnMarkdown(w io.Writer, d *result.Document) error {
 	fmt.Fprintf(w, "Host: %s\n\n", d.Environment.HostLine())
+	return spawnMarkdownTable(w, d)
+}
+
+func spawnMarkdownTable(w io.Writer, d *result.Document) error {
 	fmt.Fprintln(w, "| Context | Measurement | Per creation (median) | p10–p90 | CI (this sitting) | Claim beside it |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---|")
 	var src sourceList
@@ -176,6 +181,57 @@ func memoryCells(m result.Memory) []memCell {
 	}
 }
 
+// memText is a memory cell as every table shows it: a size, "—" where
+// not measured, "n/a*" where the difference came out negative.
+func memText(c memCell) string {
+	switch c.state {
+	case memFigure:
+		return units.Bytes(c.v)
+	case memNotMeasured:
+		return "—"
+	}
+	return "n/a*"
+}
+
+// memHeld is how many contexts were held, "N of M" when a limit held it short.
+func memHeld(m result.Memory) string {
+	if m.Contexts < m.Requested {
+		return strconv.Itoa(m.Contexts) + " of " + strconv.Itoa(m.Requested)
+	}
+	return strconv.Itoa(m.Contexts)
+}
+
+// What KERNEL and CHARGED are (internal/memory, docs/spawn-memory.md): the
+// two kernel-side columns differ in source and in what they hold. Every
+// memory table prints these same words under it.
+const (
+	memoryLegend = "Per context, while all of them were held parked at once; VIRTUAL is address space reserved, not memory used. " +
+		"KERNEL = kernel stacks + page tables per context (for VMs also KVM's own page tables), from machine-wide /proc/meminfo deltas, so other activity moves it; slab is left out of every row, the VM row's too (slab_bytes_per_context in the JSON). " +
+		"CHARGED = user pages + kernel memory (stacks, page tables, slab) charged to the memory cgroup the contexts were born in: exact and undisturbed, but kernel objects allocated without __GFP_ACCOUNT are not charged (for containers a lower bound). " +
+		"— = not measured for this row (a runtime's probe counts what its runtime counts; no usable memory cgroup; VMs have no CHARGED)."
+	memoryNegativeLegend = "n/a* = the difference came out negative: the counter moved by less than its noise (other activity on the machine outweighed these contexts), so there is no figure; a context cannot cost less than nothing."
+)
+
+// memClaim is a claim's text with, where it is like for like, the measured
+// figure as a multiple of it: never beside a missing or negative figure,
+// nor beside one the claim is not like for like with.
+func memClaim(m result.Memory, c result.Claim) (text, differs, multiple string) {
+	text, differs = splitClaim(c)
+	byColumn := map[string]memCell{}
+	for _, mc := range memoryCells(m) {
+		byColumn[mc.column] = mc
+	}
+	pss, own := byColumn["pss"], byColumn["runtime"]
+	switch {
+	case differs != "" || c.BytesPerContext <= 0:
+	case pss.state == memFigure && pss.v > 0:
+		multiple = "; measured PSS is " + units.Multiple(pss.v/c.BytesPerContext) + " that"
+	case own.state == memFigure:
+		multiple = "; the runtime's own count is " + units.Multiple(own.v/c.BytesPerContext) + " that"
+	}
+	return text, differs, multiple
+}
+
 // MemoryCSV writes one row per memory kind with every column of the
 // memory table: how many contexts were held of how many asked for, then
 // bytes per context. A figure not measured is empty; a negative one is
@@ -213,53 +269,30 @@ func MemoryCSV(w io.Writer, d *result.Document) error {
 // the limit that held it short.
 func MemoryMarkdown(w io.Writer, d *result.Document) error {
 	fmt.Fprintf(w, "Host: %s\n\n", d.Environment.HostLine())
+	return memoryMarkdownTable(w, d)
+}
+
+func memoryMarkdownTable(w io.Writer, d *result.Document) error {
 	fmt.Fprintln(w, "| Context | Measurement | Held | PSS | RSS | Kernel | Charged | Virtual | Runtime's own count |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|")
 	negative := false
 	for _, m := range d.Memory {
-		held := strconv.Itoa(m.Contexts)
-		if m.Contexts < m.Requested {
-			held += " of " + strconv.Itoa(m.Requested)
-		}
-		cells := []string{mdEscape(m.Kind), "`" + m.Name + "`", held}
+		cells := []string{mdEscape(m.Kind), "`" + m.Name + "`", memHeld(m)}
 		for _, c := range memoryCells(m) {
-			switch c.state {
-			case memFigure:
-				cells = append(cells, units.Bytes(c.v))
-			case memNotMeasured:
-				cells = append(cells, "—")
-			case memNegative:
-				cells = append(cells, "n/a*")
-				negative = true
-			}
+			cells = append(cells, memText(c))
+			negative = negative || c.state == memNegative
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
-	fmt.Fprintln(w, "\nPer context, while all of them were held parked at once. Virtual is address space reserved, not memory used. Kernel = kernel stacks and page tables (for VMs also KVM's own), from machine-wide /proc/meminfo deltas, so other activity on the machine moves it; slab is in the JSON only. Charged = what the memory cgroup the contexts were born in was charged (user pages and accounted kernel memory): undisturbed by the rest of the machine, a lower bound for containers. — = not measured for this row.")
+	fmt.Fprintln(w, "\n"+memoryLegend)
 	if negative {
-		fmt.Fprintln(w, "\nn/a* = the difference came out negative: the counter moved by less than its noise, so there is no figure.")
+		fmt.Fprintln(w, "\n"+memoryNegativeLegend)
 	}
 	var notes []string
 	for _, m := range d.Memory {
-		byColumn := map[string]memCell{}
-		for _, c := range memoryCells(m) {
-			byColumn[c.column] = c
-		}
-		pss, own := byColumn["pss"], byColumn["runtime"]
 		for _, c := range m.Claims {
-			text, differs := splitClaim(c)
-			note := fmt.Sprintf("- `%s` — claim: %s (%s)%s", m.Name, mdEscape(text), mdEscape(c.Source), mdEscape(differs))
-			// The claim's size beside the figure it is about, as the
-			// terminal's notes set it: never beside a missing or negative
-			// figure, nor beside one the claim is not like for like with.
-			switch {
-			case differs != "":
-			case c.BytesPerContext > 0 && pss.state == memFigure && pss.v > 0:
-				note += "; measured PSS is " + units.Multiple(pss.v/c.BytesPerContext) + " that"
-			case c.BytesPerContext > 0 && own.state == memFigure:
-				note += "; the runtime's own count is " + units.Multiple(own.v/c.BytesPerContext) + " that"
-			}
-			notes = append(notes, note)
+			text, differs, multiple := memClaim(m, c)
+			notes = append(notes, fmt.Sprintf("- `%s` — claim: %s (%s)%s%s", m.Name, mdEscape(text), mdEscape(c.Source), mdEscape(differs), multiple))
 		}
 		if len(m.Claims) == 0 && m.Claim != "" {
 			notes = append(notes, fmt.Sprintf("- `%s` — claim: %s", m.Name, mdEscape(m.Claim)))

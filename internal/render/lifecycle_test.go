@@ -29,10 +29,10 @@ func TestMemoryClaimNotLikeForLikeHasNoMultiple(t *testing.T) {
 	if !strings.Contains(l, "~100 GB (src-a)"+caveat) {
 		t.Errorf("the source is not right after the claim, before what differs:\n%s", l)
 	}
-	if strings.Contains(l, "x that") {
+	if strings.Contains(l, "× that") || strings.Contains(l, "x that") {
 		t.Errorf("a multiple of PSS over a stack reservation:\n%s", l)
 	}
-	if l := tableLine(t, out, "memory/thread — claim: a thread holds", "src-b"); !strings.Contains(l, "measured PSS is 1.00x that") {
+	if l := tableLine(t, out, "memory/thread — claim: a thread holds", "src-b"); !strings.Contains(l, "measured PSS is 1.00× that") {
 		t.Errorf("a like-for-like claim lost its multiple:\n%s", l)
 	}
 }

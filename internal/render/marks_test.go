@@ -233,7 +233,7 @@ func TestMemoryNegativeIsNotAFigure(t *testing.T) {
 	if !strings.Contains(l, "n/a*") || strings.Contains(l, "49.5") {
 		t.Errorf("a negative KERNEL is shown as a figure: %q", l)
 	}
-	if !strings.Contains(out, "n/a*: the difference came out negative: the counter moved by less than its noise") {
+	if !strings.Contains(out, "n/a* = the difference came out negative: the counter moved by less than its noise") {
 		t.Errorf("no footnote says what n/a* means:\n%s", out)
 	}
 	for _, want := range []string{"KERNEL = kernel stacks + page tables", "slab is left out", "CHARGED = user pages + kernel memory"} {
@@ -264,6 +264,26 @@ func TestLevelMark(t *testing.T) {
 	for c, want := range map[float64]string{0: "", 0.75: " @75%", 0.946: " @94.6%", 0.95: "", 0.979: ""} {
 		if got := render.LevelMark(c); got != want {
 			t.Errorf("LevelMark(%v) = %q, want %q", c, got, want)
+		}
+	}
+}
+
+// A stackless row carries the same mark, explained once, in the terminal
+// table and the Markdown export; a stack switch carries none.
+func TestStacklessRowsAreMarked(t *testing.T) {
+	d := fake(t)
+	r := row(t, d, "thread/futex", "same-cpu")
+	r.Name, r.Rung = "runtime/node-promise", "runtime"
+	r.Label.Stackless = true
+	for surface, out := range map[string]string{"ladder": ladderText(d), "markdown": markdownText(t, d)} {
+		if l := tableLine(t, out, "runtime/node-promise", "same-cpu"); !strings.Contains(l, "§") {
+			t.Errorf("%s: the stackless row is not marked: %q", surface, l)
+		}
+		if l := tableLine(t, out, "thread/pipe", "same-cpu"); strings.Contains(l, "§") {
+			t.Errorf("%s: a stack switch is marked stackless: %q", surface, l)
+		}
+		if strings.Count(out, "§ stackless: resumes a heap frame") != 1 {
+			t.Errorf("%s: the § mark is not explained exactly once:\n%s", surface, out)
 		}
 	}
 }

@@ -65,22 +65,26 @@ func TestMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	testdoc.Golden(t, "fake.md", buf.Bytes())
-	rows, cols := 0, -1
+	// Each table (the ladder's, then creation's and memory's under their
+	// headings) has rows of its header's width; all rows are there.
+	tables, rows, cols := 0, 0, -1
 	for _, l := range strings.Split(buf.String(), "\n") {
 		if !strings.HasPrefix(l, "|") {
+			cols = -1
 			continue
 		}
 		n := strings.Count(l, "|")
 		if cols < 0 {
 			cols = n
+			tables++
 		}
 		if n != cols {
 			t.Errorf("table row with %d cells, the header has %d: %s", n-1, cols-1, l)
 		}
 		rows++
 	}
-	if rows != len(d.Results)+2 {
-		t.Errorf("%d table lines, want header, rule and %d rows", rows, len(d.Results))
+	if want := 2*3 + len(d.Results) + len(d.Spawn) + len(d.Memory); tables != 3 || rows != want {
+		t.Errorf("%d tables of %d lines in all, want 3 tables (switches, creation, memory) of %d", tables, rows, want)
 	}
 }
 

@@ -109,6 +109,16 @@ type IdleInfo struct {
 	Driver   string   `json:"driver"`
 	Governor string   `json:"governor"`
 	States   []string `json:"states,omitempty"`
+	// HaltPollNS is the haltpoll governor's poll limit
+	// (guest_halt_poll_ns: sysfs, else the command line) when haltpoll is
+	// the driver; absent otherwise, or where neither says.
+	HaltPollNS *uint64 `json:"guest_halt_poll_ns,omitempty"`
+	// Halts says how an idle CPU waits, from the configuration: true, it
+	// halts at once (no cpuidle driver and no idle=poll, or haltpoll with
+	// polling off), so waking it takes an interrupt and, in a guest, a trip
+	// through the host; false, it polls first; null, its governor chooses
+	// (a driver with a polling state).
+	Halts *bool `json:"halts,omitempty"`
 }
 
 // PerfInfo says which perf events work here.

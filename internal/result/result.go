@@ -113,7 +113,10 @@ type Result struct {
 	// ("label") and by part ("label_parts"): see labels.go.
 	Label model.Label `json:"-"`
 
-	OneWayNS     Figure         `json:"one_way_ns"`
+	OneWayNS Figure `json:"one_way_ns"`
+	// CrossCPU, on a cross-cpu row, says what its extra cost over the
+	// same benchmark's same-cpu row consists of (derived).
+	CrossCPU     *CrossCPU      `json:"cross_cpu,omitempty"`
 	OneWayCycles *stats.Summary `json:"one_way_cycles"` // TSC reference cycles per hop; null without a usable TSC
 	// Samples are the raw per-sample figures, one-way ns, in the order taken.
 	Samples []float64 `json:"samples"`
@@ -136,6 +139,9 @@ type Result struct {
 	// block (e.g. the namespaces and cgroup each side entered, how a VM's
 	// guest ran), by key.
 	Evidence map[string]string `json:"evidence,omitempty"`
+	// KVM is what KVM itself counted per op in the first block, and the
+	// guest mode (vm rows): the VM decomposition reads it.
+	KVM *KVMCounts `json:"kvm,omitempty"`
 
 	IterationsPerSample uint64 `json:"iterations_per_sample"`
 	// Blocks is how many blocks (worker processes) the samples came from;
@@ -182,6 +188,9 @@ type BlockInfo struct {
 	// parent process, which on short back-to-back blocks (--quick) keeps a
 	// neighbour busy by itself.
 	NeighbourBusy float64 `json:"neighbour_busy,omitempty"`
+	// ReschedIPIs is the rescheduling IPIs the block's CPUs received
+	// (/proc/interrupts RES), start-up included; null where not counted.
+	ReschedIPIs *int64 `json:"resched_ipis,omitempty"`
 }
 
 // Verification is the evidence behind SwitchesPerHop.
@@ -218,6 +227,11 @@ type PlacementInfo struct {
 	// above (the kernels record sightings in a 64-bit mask).
 	Note string `json:"note,omitempty"`
 }
+
+// KVMCounts is what KVM counted over a vm block (the worker's type, as
+// sent): its vCPU statistics per op, by the kernel's names, and the guest
+// mode ("kernel", "user", "real").
+type KVMCounts = model.KVMData
 
 // Flag marks a figure that must not be read at face value (codes such as
 // "switch-count", "placement", "isolation", "hop-count").

@@ -3,7 +3,7 @@ package schedule
 import (
 	"golang.org/x/sys/unix"
 
-	"github.com/ctxbench/ctxbench/internal/machine"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/model"
 )
 
@@ -15,26 +15,29 @@ import (
 // in (Options.ContentionLimit).
 type account struct {
 	cpus, others  []int
-	clock, oclock machine.CPUClock
+	clock, oclock host.CPUClock
 	own           int64
 }
 
 func beginAccount() account {
-	cpus, _ := machine.Of(0)
-	others := machine.OtherCPUs(cpus)
-	return account{cpus: cpus, others: others, clock: machine.ReadCPUClock(cpus), oclock: machine.ReadCPUClock(others), own: ownCPU()}
+	cpus, _ := host.Of(0)
+	others := host.OtherCPUs(cpus)
+	return account{cpus: cpus, others: others, clock: host.ReadCPUClock(cpus), oclock: host.ReadCPUClock(others), own: ownCPU()}
 }
 
 func (a account) end() *model.Contention {
 	own := ownCPU()
-	c := machine.ReadCPUClock(a.cpus)
+	c := host.ReadCPUClock(a.cpus)
 	ct := &model.Contention{
 		WallNS: c.At.Sub(a.clock.At).Nanoseconds(), CPUs: a.cpus,
 		IdleNS: c.IdleNS - a.clock.IdleNS, OwnNS: own - a.own, StealNS: c.StealNS - a.clock.StealNS,
-		IdlePrecise: c.IdlePrecise && a.clock.IdlePrecise,
+		IdlePrecise: c.IdlePrecise && a.clock.IdlePrecise, ReschedIPIs: -1,
+	}
+	if c.ReschedIPIs >= 0 && a.clock.ReschedIPIs >= 0 {
+		ct.ReschedIPIs = c.ReschedIPIs - a.clock.ReschedIPIs
 	}
 	if len(a.others) > 0 {
-		o := machine.ReadCPUClock(a.others)
+		o := host.ReadCPUClock(a.others)
 		// Not idle is busy: cpuidle's residency counts in microseconds
 		// where /proc/stat's busy ticks (10 ms) are coarser than a block.
 		if wall := o.At.Sub(a.oclock.At).Nanoseconds() * int64(len(a.others)); wall > 0 {

@@ -137,10 +137,10 @@ func TestMemoryClaimsNotLikeForLike(t *testing.T) {
 	if !strings.Contains(l, "not like for like: that is a stack reservation (address space), this is PSS, the memory held") {
 		t.Errorf("the reservation claim does not say what differs:\n%s", l)
 	}
-	if strings.Contains(l, "x that") {
+	if strings.Contains(l, "× that") || strings.Contains(l, "x that") {
 		t.Errorf("a multiple of PSS over a stack reservation is printed:\n%s", l)
 	}
-	if l := lineOf(t, out, "memory/goroutine — claim: 2.583 kB per goroutine"); !strings.Contains(l, "measured PSS is 1.07x that") {
+	if l := lineOf(t, out, "memory/goroutine — claim: 2.583 kB per goroutine"); !strings.Contains(l, "measured PSS is 1.07× that") {
 		t.Errorf("a like-for-like claim lost its multiple:\n%s", l)
 	}
 	if l := lineOf(t, out, "memory/vm — claim: Firecracker"); !strings.Contains(l, "not like for like") {

@@ -398,6 +398,9 @@ func ladderRow(rv *runView, r result.Result, x scale, ticks []tick, notes *noteS
 		}
 		row.Notes = append(row.Notes, notes.add(fmt.Sprintf("%s %s (%s): %s", r.Name, r.Placement, rv.Tag, w.Message)))
 	}
+	if c := r.CrossCPU; c != nil && c.Consists != "" {
+		row.Notes = append(row.Notes, notes.add(fmt.Sprintf("%s %s (%s): %s", r.Name, r.Placement, rv.Tag, c.Consists)))
+	}
 	row.Noise = strings.Join(noise, "\n")
 	title := summaryTitle(r.Label.String(), s.Summary, "per hop")
 	if r.Op != "" {
