@@ -31,7 +31,7 @@ const CVWarn = 0.10
 // figures, their summary, and the verification of switch counts and
 // placement.
 func Aggregate(run schedule.CellRun, host string) result.Result {
-	c, iters, perf := run.Cell, run.Iters, run.Perf
+	c := run.Cell
 	resps := make([]model.Response, len(run.Blocks))
 	for i, b := range run.Blocks {
 		resps[i] = b.Resp
@@ -40,18 +40,67 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 	r := result.Result{
 		Name: b.Name, Rung: string(b.Rung), Placement: string(c.Placement), Kind: string(b.Kind),
 		Description: b.Description, Op: b.Op, HopsPerOp: b.HopsPerOp,
-		IterationsPerSample: iters, Blocks: len(resps), Settings: settings(b, resps),
+		IterationsPerSample: run.Iters, Blocks: len(resps), Settings: settings(b, resps),
 		Flags: []result.Flag{},
 	}
-	var cycles []float64
-	var nominalHops float64          // over the blocks whose hops are counted
-	sizes := make([]int, len(resps)) // samples per block: blocks are the unit of every interval
-	tscOK := true
-	var sw, vol, invol int64
-	var hops float64
-	var seenA, seenB uint64
+	t := tally(&r, b, resps, run.Iters)
+	summarizeCell(&r, &t)
+	verifySwitches(&r, c, resps, t, run.Perf)
+	checkPlacement(&r, c, t.seenA, t.seenB)
+	r.Warnings = append(r.Warnings, noiseWarnings(r.OneWayNS.Summary, c.Placement)...)
+	if run.Missed != "" {
+		fix := "quiet the machine, pin with --cpus, or give more time with --target-budget"
+		if strings.Contains(run.Missed, "more blocks cannot") {
+			fix = "more sittings narrow it (each run adds one to the history), not more blocks; or ask for a wider target"
+		}
+		r.Warnings = append(r.Warnings, result.Warning{Code: "target-ci", Message: "did not reach the target interval: " + run.Missed, Fix: fix})
+	}
+	keepBlockFlags(&r, resps)
+	if len(resps) > 0 && len(resps[0].Evidence) > 0 {
+		r.Evidence = maps.Clone(resps[0].Evidence)
+	}
+	if len(resps) > 0 {
+		r.KVM = resps[0].KVM
+	}
+	var contended *result.Flag
+	r.BlockInfo, contended = experiment.Blocks(run.Blocks)
+	for i := range r.BlockInfo {
+		r.BlockInfo[i].Samples = t.sizes[i] // after any warm-up dropped
+	}
+	if contended != nil {
+		r.Flags = append(r.Flags, *contended)
+		r.Verification.Verified = false
+	}
+	r.Label = Label(c, r.Settings, host)
+	if len(resps) > 0 && resps[0].Label != nil {
+		// The benchmark described itself from what it found (how a VM's
+		// guest really ran, what a container entered); placement and host
+		// still come from here.
+		l := *resps[0].Label
+		l.Placement, l.Host = placementText(c), host
+		r.Label = l
+	}
+	return r
+}
+
+// counts is what a cell's blocks add up to: the per-sample cycles and
+// block sizes beside r.Samples, the hops counted and nominal, the switches
+// of both sides, and the CPUs each side was seen on.
+type counts struct {
+	cycles            []float64
+	sizes             []int // samples per block: blocks are the unit of every interval
+	tscOK             bool
+	hops, nominalHops float64 // nominal: over the blocks whose hops are counted
+	sw, vol, invol    int64
+	seenA, seenB      uint64
+}
+
+// tally puts every block's samples into r as one-way figures and adds up
+// the rest.
+func tally(r *result.Result, b *model.Benchmark, resps []model.Response, iters uint64) counts {
+	t := counts{sizes: make([]int, len(resps)), tscOK: true}
 	for bi, resp := range resps {
-		sizes[bi] = len(resp.NS)
+		t.sizes[bi] = len(resp.NS)
 		it := iters
 		if resp.Iters > 0 {
 			it = resp.Iters
@@ -64,47 +113,60 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 			nominal := float64(resp.A.Ops) * b.HopsPerOp
 			if counted := b.HopsIn(resp); counted > 0 {
 				perSample *= counted / nominal
-				nominalHops += nominal
+				t.nominalHops += nominal
 			}
 		}
 		for i, ns := range resp.NS {
 			r.Samples = append(r.Samples, float64(ns)/perSample)
 			if resp.TSC[i] == 0 {
-				tscOK = false
+				t.tscOK = false
 			}
-			cycles = append(cycles, float64(resp.TSC[i])/perSample)
+			t.cycles = append(t.cycles, float64(resp.TSC[i])/perSample)
 		}
-		vol += resp.A.Voluntary + resp.B.Voluntary
-		invol += resp.A.Involuntary + resp.B.Involuntary
-		sw += resp.A.Switches() + resp.B.Switches()
-		hops += b.HopsIn(resp)
-		seenA |= resp.A.CPUsSeen
-		seenB |= resp.B.CPUsSeen
+		t.vol += resp.A.Voluntary + resp.B.Voluntary
+		t.invol += resp.A.Involuntary + resp.B.Involuntary
+		t.sw += resp.A.Switches() + resp.B.Switches()
+		t.hops += b.HopsIn(resp)
+		t.seenA |= resp.A.CPUsSeen
+		t.seenB |= resp.B.CPUsSeen
 	}
+	return t
+}
+
+// summarizeCell drops a warm-up that outlasted the discarded samples, then
+// summarizes the figures by blocks, and flags hops that were not what the
+// ops make.
+func summarizeCell(r *result.Result, t *counts) {
 	// Warm-up that outlasted the discarded samples, seen across blocks,
 	// is dropped from every block, and said (warning code warmup).
-	if drop := stats.SteadyStart(r.Samples, sizes); drop > 0 {
+	if drop := stats.SteadyStart(r.Samples, t.sizes); drop > 0 {
 		var kept []int
-		r.Samples, kept = stats.DropLeading(r.Samples, sizes, drop)
-		if len(cycles) > 0 {
-			cycles, _ = stats.DropLeading(cycles, sizes, drop)
+		r.Samples, kept = stats.DropLeading(r.Samples, t.sizes, drop)
+		if len(t.cycles) > 0 {
+			t.cycles, _ = stats.DropLeading(t.cycles, t.sizes, drop)
 		}
-		sizes = kept
+		t.sizes = kept
 		r.WarmupDropped = drop
 		r.Warnings = append(r.Warnings, result.Warning{Code: "warmup", Message: fmt.Sprintf(
 			"the first %d measured sample(s) of every block were still warming up (above the rest of their block in most blocks: a sign test across blocks) and were dropped", drop),
 			Fix: "raise --warmup"})
 	}
-	r.OneWayNS.Summary = stats.SummarizeBlocks(r.Samples, sizes)
-	if nominalHops > 0 && math.Abs(hops/nominalHops-1) > HopTolerance {
+	r.OneWayNS.Summary = stats.SummarizeBlocks(r.Samples, t.sizes)
+	if t.nominalHops > 0 && math.Abs(t.hops/t.nominalHops-1) > HopTolerance {
 		r.Flags = append(r.Flags, result.Flag{Code: "hop-count", Message: fmt.Sprintf(
-			"%.0f hops counted where the ops make %.0f (%.3f of nominal): the figure is per counted hop", hops, nominalHops, hops/nominalHops)})
+			"%.0f hops counted where the ops make %.0f (%.3f of nominal): the figure is per counted hop", t.hops, t.nominalHops, t.hops/t.nominalHops)})
 	}
-	if tscOK && len(cycles) > 0 {
-		s := stats.SummarizeBlocks(cycles, sizes)
+	if t.tscOK && len(t.cycles) > 0 {
+		s := stats.SummarizeBlocks(t.cycles, t.sizes)
 		r.OneWayCycles = &s
 	}
+}
 
+// verifySwitches sets the switches per hop and whether they verify the
+// figure (one per hop where a kernel switch is expected), saying how they
+// were counted.
+func verifySwitches(r *result.Result, c schedule.Cell, resps []model.Response, t counts, perf *model.Response) {
+	b := c.Bench
 	v := &r.Verification
 	v.Method = "getrusage(RUSAGE_THREAD) voluntary + involuntary switches of both sides over every measured block"
 	var proc int64
@@ -122,9 +184,9 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 	if len(resps) > 0 && resps[0].SwitchMethod != "" {
 		v.Method = resps[0].SwitchMethod // the benchmark counted its own way (a probe's whole process)
 	}
-	v.Hops, v.Voluntary, v.Involuntary = hops, vol, invol
-	if hops > 0 {
-		perHop := float64(sw) / hops
+	v.Hops, v.Voluntary, v.Involuntary = t.hops, t.vol, t.invol
+	if t.hops > 0 {
+		perHop := float64(t.sw) / t.hops
 		if b.ExpectSwitch {
 			one := 1.0
 			v.ExpectedPerHop = &one
@@ -138,14 +200,18 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 			v.Note = "no kernel switch is expected; the count shows what the OS did underneath"
 		}
 	}
-	if proc > 0 && hops > 0 {
-		x := float64(proc) / hops
+	if proc > 0 && t.hops > 0 {
+		x := float64(proc) / t.hops
 		v.OSSwitchesPerHop = &x
 	}
 	if perf != nil {
 		perfVerify(v, b, *perf)
 	}
+}
 
+// checkPlacement records where each side was allowed and seen, and flags a
+// side seen outside its CPUs or migrations counted while pinned.
+func checkPlacement(r *result.Result, c schedule.Cell, seenA, seenB uint64) {
 	r.Placed = result.PlacementInfo{
 		Requested: string(c.Placement), CPUA: c.CPUSetA, CPUB: c.CPUSetB,
 		ObservedA: maskCPUs(seenA), ObservedB: maskCPUs(seenB), OK: true,
@@ -161,53 +227,24 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 		r.Placed.OK = false
 		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("side B was seen on CPUs %v, outside %v", bad, c.CPUSetB)})
 	}
-	if v.PerfMigrations != nil && *v.PerfMigrations > 0 && c.Placement != model.Unpinned {
-		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("%d CPU migrations counted in the perf block although both sides were pinned", *v.PerfMigrations)})
+	if m := r.Verification.PerfMigrations; m != nil && *m > 0 && c.Placement != model.Unpinned {
+		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("%d CPU migrations counted in the perf block although both sides were pinned", *m)})
 	}
-	r.Warnings = append(r.Warnings, noiseWarnings(r.OneWayNS.Summary, c.Placement)...)
-	if run.Missed != "" {
-		fix := "quiet the machine, pin with --cpus, or give more time with --target-budget"
-		if strings.Contains(run.Missed, "more blocks cannot") {
-			fix = "more sittings narrow it (each run adds one to the history), not more blocks; or ask for a wider target"
-		}
-		r.Warnings = append(r.Warnings, result.Warning{Code: "target-ci", Message: "did not reach the target interval: " + run.Missed, Fix: fix})
-	}
-	// A flag a block raised is kept once, whichever blocks raised it.
-	seenFlag := map[model.Flag]bool{}
+}
+
+// keepBlockFlags keeps a flag a block raised once, whichever blocks raised
+// it; a flagged block leaves the figure unverified.
+func keepBlockFlags(r *result.Result, resps []model.Response) {
+	seen := map[model.Flag]bool{}
 	for _, resp := range resps {
 		for _, f := range resp.Flags {
-			if !seenFlag[f] {
-				seenFlag[f] = true
+			if !seen[f] {
+				seen[f] = true
 				r.Flags = append(r.Flags, f)
 			}
-			v.Verified = false
+			r.Verification.Verified = false
 		}
 	}
-	if len(resps) > 0 && len(resps[0].Evidence) > 0 {
-		r.Evidence = maps.Clone(resps[0].Evidence)
-	}
-	if len(resps) > 0 {
-		r.KVM = resps[0].KVM
-	}
-	var contended *result.Flag
-	r.BlockInfo, contended = experiment.Blocks(run.Blocks)
-	for i := range r.BlockInfo {
-		r.BlockInfo[i].Samples = sizes[i] // after any warm-up dropped
-	}
-	if contended != nil {
-		r.Flags = append(r.Flags, *contended)
-		v.Verified = false
-	}
-	r.Label = Label(c, r.Settings, host)
-	if len(resps) > 0 && resps[0].Label != nil {
-		// The benchmark described itself from what it found (how a VM's
-		// guest really ran, what a container entered); placement and host
-		// still come from here.
-		l := *resps[0].Label
-		l.Placement, l.Host = placementText(c), host
-		r.Label = l
-	}
-	return r
 }
 
 func switchFlag(c schedule.Cell, perHop float64, perf *model.Response) result.Flag {

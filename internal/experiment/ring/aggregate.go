@@ -91,53 +91,8 @@ func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string
 	}
 	r.Verified = exact && len(resps) > 0
 
-	if expected > 0 {
-		perHop := float64(switches) / expected
-		if c.Bench.ExpectSwitch {
-			r.SwitchesPerHop = &perHop
-			if perHop > 0 {
-				raw, net := r.RawNS.Median/perHop, r.NetNS/perHop
-				r.RawNSPerSwitch, r.NetNSPerSwitch = &raw, &net
-				r.RawPerSwitchInterval = &result.Interval{Median: raw, Low: r.RawNS.CILow / perHop, High: r.RawNS.CIHigh / perHop,
-					Confidence: r.RawNS.Confidence, Rounds: r.RawNS.Blocks}
-				if iv := r.NetInterval; iv != nil {
-					r.NetPerSwitchInterval = &result.Interval{Median: iv.Median / perHop, Low: iv.Low / perHop, High: iv.High / perHop,
-						Confidence: iv.Confidence, Rounds: iv.Rounds}
-				}
-			}
-			// A ring hop is verified when it switched at least once: a
-			// token that arrives before its reader sleeps is no switch.
-			// More than one per hop is the scheduler's order on one CPU
-			// (the woken member preempts the waker, which runs again only
-			// to block): reported, not flagged, since every hop did switch.
-			switch {
-			case perHop < 1-SwitchTolerance:
-				r.Verified = false
-				r.Flags = append(r.Flags, switchFlag(c, perHop, r.Voluntary, r.Involuntary))
-			case perHop > 1+SwitchTolerance:
-				r.Warnings = append(r.Warnings, result.Warning{Code: "switches-above-one", Message: switchFlag(c, perHop, r.Voluntary, r.Involuntary).Message})
-			}
-		} else {
-			r.OSSwitchesPerHop = &perHop
-		}
-	}
-	if perf != nil && perf.Ring != nil && perf.Ring.Rounds > 0 {
-		hops := float64(c.Tasks) * float64(perf.Ring.Rounds)
-		// Every side must have counted: a missing members' count would
-		// divide the head's alone by all the hops.
-		if perf.A.PerfSwitches >= 0 && perf.B.PerfSwitches >= 0 {
-			x := float64(perf.A.PerfSwitches+perf.B.PerfSwitches) / hops
-			r.PerfSwitchesPerHop = &x
-		}
-		if perf.A.PerfInstructions >= 0 && perf.B.PerfInstructions >= 0 {
-			x := float64(perf.A.PerfInstructions+perf.B.PerfInstructions) / hops
-			r.InstructionsPerHop = &x
-		}
-		if perf.A.PerfCycles >= 0 && perf.B.PerfCycles >= 0 {
-			x := float64(perf.A.PerfCycles+perf.B.PerfCycles) / hops
-			r.CyclesPerHop = &x
-		}
-	}
+	verifyRingSwitches(&r, c, switches, expected)
+	perfPerHop(&r, c, perf)
 	if r.NetNS <= 0 {
 		r.Flags = append(r.Flags, result.Flag{Code: "net-nonpositive", Message: fmt.Sprintf(
 			"net %s per hop: the one-context overhead (%s) costs as much as or more than a whole ring hop (%s), so the subtraction says nothing about the switch; read raw and overhead instead (lmbench's own table has such entries)",
@@ -182,6 +137,63 @@ func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string
 	}
 	r.Label = Label(c, r, host)
 	return r
+}
+
+// verifyRingSwitches sets the switches per hop and their figures per
+// switch, and flags a ring whose hops did not all switch.
+func verifyRingSwitches(r *result.Ring, c Cell, switches int64, expected float64) {
+	if expected > 0 {
+		perHop := float64(switches) / expected
+		if c.Bench.ExpectSwitch {
+			r.SwitchesPerHop = &perHop
+			if perHop > 0 {
+				raw, net := r.RawNS.Median/perHop, r.NetNS/perHop
+				r.RawNSPerSwitch, r.NetNSPerSwitch = &raw, &net
+				r.RawPerSwitchInterval = &result.Interval{Median: raw, Low: r.RawNS.CILow / perHop, High: r.RawNS.CIHigh / perHop,
+					Confidence: r.RawNS.Confidence, Rounds: r.RawNS.Blocks}
+				if iv := r.NetInterval; iv != nil {
+					r.NetPerSwitchInterval = &result.Interval{Median: iv.Median / perHop, Low: iv.Low / perHop, High: iv.High / perHop,
+						Confidence: iv.Confidence, Rounds: iv.Rounds}
+				}
+			}
+			// A ring hop is verified when it switched at least once: a
+			// token that arrives before its reader sleeps is no switch.
+			// More than one per hop is the scheduler's order on one CPU
+			// (the woken member preempts the waker, which runs again only
+			// to block): reported, not flagged, since every hop did switch.
+			switch {
+			case perHop < 1-SwitchTolerance:
+				r.Verified = false
+				r.Flags = append(r.Flags, switchFlag(c, perHop, r.Voluntary, r.Involuntary))
+			case perHop > 1+SwitchTolerance:
+				r.Warnings = append(r.Warnings, result.Warning{Code: "switches-above-one", Message: switchFlag(c, perHop, r.Voluntary, r.Involuntary).Message})
+			}
+		} else {
+			r.OSSwitchesPerHop = &perHop
+		}
+	}
+}
+
+// perfPerHop sets the perf block's switches, instructions and cycles per
+// hop, where every side counted them.
+func perfPerHop(r *result.Ring, c Cell, perf *model.Response) {
+	if perf != nil && perf.Ring != nil && perf.Ring.Rounds > 0 {
+		hops := float64(c.Tasks) * float64(perf.Ring.Rounds)
+		// Every side must have counted: a missing members' count would
+		// divide the head's alone by all the hops.
+		if perf.A.PerfSwitches >= 0 && perf.B.PerfSwitches >= 0 {
+			x := float64(perf.A.PerfSwitches+perf.B.PerfSwitches) / hops
+			r.PerfSwitchesPerHop = &x
+		}
+		if perf.A.PerfInstructions >= 0 && perf.B.PerfInstructions >= 0 {
+			x := float64(perf.A.PerfInstructions+perf.B.PerfInstructions) / hops
+			r.InstructionsPerHop = &x
+		}
+		if perf.A.PerfCycles >= 0 && perf.B.PerfCycles >= 0 {
+			x := float64(perf.A.PerfCycles+perf.B.PerfCycles) / hops
+			r.CyclesPerHop = &x
+		}
+	}
 }
 
 func switchFlag(c Cell, perHop float64, vol, invol int64) result.Flag {
