@@ -111,29 +111,7 @@ func RingGo(blk Block, cfg RingConfig) (out RingOutput, err error) {
 	noteCPU(&out.A.CPUsSeen)
 	iters := blk.Iters
 	if iters == 0 {
-		// As ring.c: one round wakes every member, then double the rounds
-		// until a run lasts a quarter of the target sample; that run is
-		// timed twice and the faster kept.
-		round()
-		var best int64
-		for k, again := uint64(1), false; ; {
-			t0 := now()
-			for j := uint64(0); j < k; j++ {
-				round()
-			}
-			el := max(now().ns-t0.ns, 1)
-			if uint64(el) >= cfg.MinSampleNS/4 || k >= 1<<24 {
-				if !again {
-					best, again = el, true
-					continue
-				}
-				best = min(best, el)
-				iters = max(1, uint64(float64(k)*float64(cfg.MinSampleNS)/float64(best)+0.999))
-				break
-			}
-			k *= 2
-		}
-		iters = min(iters, 1<<30)
+		iters = calibrateRounds(round, cfg.MinSampleNS)
 	}
 	out.RoundsPerSample = iters
 	out.NS = make([]uint64, blk.Samples)
@@ -178,38 +156,73 @@ func RingGo(blk Block, cfg RingConfig) (out RingOutput, err error) {
 	}
 
 	if cfg.Overhead {
-		// One goroutine, the same channels, no switch: send into each
-		// channel's slot and take the token back out.
-		out.OverheadNS, out.OverheadTSC = make([]uint64, blk.Samples), make([]uint64, blk.Samples)
-		out.HotNS, out.HotTSC = make([]uint64, blk.Samples), make([]uint64, blk.Samples)
-		t := uint64(0)
-		for s := 0; s < blk.Warmup+blk.Samples; s++ {
-			for hot := 0; hot < 2; hot++ {
-				t0 := now()
-				for i := uint64(0); i < iters; i++ {
-					for k, c := range chans {
-						if hot == 1 {
-							acc += ringTouch(set)
-						} else {
-							acc += ringTouch(sets[k])
-						}
-						c <- t + 1
-						t = <-c
-					}
-				}
-				t1 := now()
-				if s >= blk.Warmup {
-					ns, tsc := out.OverheadNS, out.OverheadTSC
-					if hot == 1 {
-						ns, tsc = out.HotNS, out.HotTSC
-					}
-					ns[s-blk.Warmup] = uint64(t1.ns - t0.ns)
-					tsc[s-blk.Warmup] = t1.tsc - t0.tsc
-				}
-			}
-		}
+		acc += ringOverhead(&out, blk, iters, chans, sets, set)
 	}
 	ringSink += acc
 	runtime.KeepAlive(sets)
 	return out, nil
+}
+
+// calibrateRounds finds the rounds per sample, as ring.c does: one round
+// wakes every member, then the rounds double until a run lasts a quarter
+// of the target sample; that run is timed twice and the faster kept.
+func calibrateRounds(round func(), targetNS uint64) uint64 {
+	round()
+	var best int64
+	var iters uint64
+	for k, again := uint64(1), false; ; {
+		t0 := now()
+		for j := uint64(0); j < k; j++ {
+			round()
+		}
+		el := max(now().ns-t0.ns, 1)
+		if uint64(el) >= targetNS/4 || k >= 1<<24 {
+			if !again {
+				best, again = el, true
+				continue
+			}
+			best = min(best, el)
+			iters = max(1, uint64(float64(k)*float64(targetNS)/float64(best)+0.999))
+			break
+		}
+		k *= 2
+	}
+	return min(iters, 1<<30)
+}
+
+// ringOverhead times the one-context overheads into out: one goroutine,
+// the same channels, no switch — send into each channel's slot and take
+// the token back out, touching each member's working set (or, hot, the
+// head's own). It returns the sums, to keep the touching alive.
+func ringOverhead(out *RingOutput, blk Block, iters uint64, chans []chan uint64, sets [][]uint64, set []uint64) uint64 {
+	var acc uint64
+	out.OverheadNS, out.OverheadTSC = make([]uint64, blk.Samples), make([]uint64, blk.Samples)
+	out.HotNS, out.HotTSC = make([]uint64, blk.Samples), make([]uint64, blk.Samples)
+	t := uint64(0)
+	for s := 0; s < blk.Warmup+blk.Samples; s++ {
+		for hot := 0; hot < 2; hot++ {
+			t0 := now()
+			for i := uint64(0); i < iters; i++ {
+				for k, c := range chans {
+					if hot == 1 {
+						acc += ringTouch(set)
+					} else {
+						acc += ringTouch(sets[k])
+					}
+					c <- t + 1
+					t = <-c
+				}
+			}
+			t1 := now()
+			if s >= blk.Warmup {
+				ns, tsc := out.OverheadNS, out.OverheadTSC
+				if hot == 1 {
+					ns, tsc = out.HotNS, out.HotTSC
+				}
+				ns[s-blk.Warmup] = uint64(t1.ns - t0.ns)
+				tsc[s-blk.Warmup] = t1.tsc - t0.tsc
+			}
+		}
+	}
+	return acc
 }
