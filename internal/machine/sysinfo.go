@@ -59,6 +59,7 @@ func Collect(o Options) result.Environment {
 	env.Cmdline = r.Read("proc/cmdline")
 	env.CPU = cpuInfo(r, o)
 	env.Virtualization = virtualization(r, o, env.CPU, env.Cmdline, env.Kernel)
+	env.Topology = topology(r, env.Virtualization.Guest)
 	env.Clocksource = r.Read("sys/devices/system/clocksource/clocksource0/current_clocksource")
 	env.Mitigations = mitigations(r)
 	env.Cgroup = cgroupInfo(r)
@@ -141,6 +142,21 @@ func cpuInfo(r host.Root, o Options) result.CPUInfo {
 		c.Allowed, _ = host.Of(0)
 	}
 	return c
+}
+
+// topology is the levels of the CPU topology the online CPUs have, each
+// with a pair of CPUs that realises it. A guest's is the one its
+// hypervisor presents: where the vCPUs run on the host it does not say.
+func topology(r host.Root, guest bool) []result.TopologyLevel {
+	var out []result.TopologyLevel
+	for _, l := range host.ReadTopology(r).Levels(nil) {
+		d := l.Description
+		if guest {
+			d += "; as the hypervisor presents it"
+		}
+		out = append(out, result.TopologyLevel{Name: string(l.Level), CPUs: [2]int{l.A, l.B}, Description: d})
+	}
+	return out
 }
 
 func virtualization(r host.Root, o Options, cpu result.CPUInfo, cmdline, kernel string) result.Virtualization {

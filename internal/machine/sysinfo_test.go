@@ -1,8 +1,10 @@
 package machine
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +136,26 @@ func TestEmptyRootNeverFails(t *testing.T) {
 	if e.Virtualization.KVM.Device || e.Virtualization.KVM.Reason == "" {
 		t.Fatalf("no /dev/kvm should give a reason: %+v", e.Virtualization.KVM)
 	}
+	if e.Topology != nil {
+		t.Errorf("topology of no CPUs: %+v", e.Topology)
+	}
+}
+
+// The environment records the levels of the topology host finds, in its
+// order, with their pairs: here a recorded hybrid laptop's.
+func TestTopologyRecorded(t *testing.T) {
+	e := Collect(Options{Root: "../host/testdata/topology/intel-hybrid", NoProbe: true})
+	var got []string
+	for _, l := range e.Topology {
+		got = append(got, fmt.Sprintf("%s %d,%d", l.Name, l.CPUs[0], l.CPUs[1]))
+		if l.Description == "" {
+			t.Errorf("%s: no description", l.Name)
+		}
+	}
+	want := []string{"smt-sibling 6,7", "same-llc 11,15", "p-to-e 7,15", "cross-cpu 0,15"}
+	if !slices.Equal(got, want) {
+		t.Errorf("topology %v, want %v", got, want)
+	}
 }
 
 func TestParseSize(t *testing.T) {
@@ -151,5 +173,30 @@ func TestSteal(t *testing.T) {
 	}
 	if w := RunWarnings(s); len(w) != 1 || w[0].Code != "steal" {
 		t.Fatalf("no steal warning: %+v", w)
+	}
+}
+
+// A guest's topology is the one its hypervisor presents, and says so.
+func TestTopologyOfAGuest(t *testing.T) {
+	files := map[string]string{
+		"proc/cpuinfo":                  "processor : 0\nflags : tsc hypervisor\nprocessor : 1\n",
+		"sys/devices/system/cpu/online": "0-1",
+	}
+	for _, n := range []string{"0", "1"} {
+		d := "sys/devices/system/cpu/cpu" + n + "/"
+		files[d+"topology/physical_package_id"] = "0"
+		files[d+"topology/core_cpus_list"] = n
+		files[d+"cache/index0/level"] = "3"
+		files[d+"cache/index0/type"] = "Unified"
+		files[d+"cache/index0/shared_cpu_list"] = "0-1"
+	}
+	e := Collect(Options{Root: fakeRoot(t, files), NoProbe: true})
+	if len(e.Topology) != 2 || e.Topology[0].Name != "same-llc" || e.Topology[1].Name != "cross-cpu" {
+		t.Fatalf("topology %+v", e.Topology)
+	}
+	for _, l := range e.Topology {
+		if !strings.HasSuffix(l.Description, "as the hypervisor presents it") {
+			t.Errorf("%s: %q does not say it is the hypervisor's", l.Name, l.Description)
+		}
 	}
 }

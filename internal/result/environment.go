@@ -15,6 +15,7 @@ type Environment struct {
 	KernelBuild    string            `json:"kernel_build"` // uname version
 	Cmdline        string            `json:"cmdline"`
 	CPU            CPUInfo           `json:"cpu"`
+	Topology       []TopologyLevel   `json:"topology,omitempty"` // the levels of the CPU topology present, nearest first
 	Virtualization Virtualization    `json:"virtualization"`
 	Clocksource    string            `json:"clocksource"`
 	Mitigations    map[string]string `json:"mitigations"`
@@ -51,6 +52,19 @@ type CPUInfo struct {
 type CoreType struct {
 	Name string `json:"name"`
 	CPUs []int  `json:"cpus"`
+}
+
+// TopologyLevel is a level of the CPU topology the machine has, as sysfs
+// says (internal/host's Level): a pair of CPUs that realises it and what
+// tells the two apart.
+type TopologyLevel struct {
+	// Name is smt-sibling, same-llc, other-llc, other-node, other-package,
+	// p-to-e or cross-cpu.
+	Name string `json:"name"`
+	// CPUs is the pair: the first wakes the second (p-to-e: the P core
+	// first).
+	CPUs        [2]int `json:"cpus"`
+	Description string `json:"description"`
 }
 
 // TSCInfo says whether reference cycles can be read from the TSC.
