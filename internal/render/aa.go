@@ -25,7 +25,7 @@ func AA(w io.Writer, doc *result.Document) {
 	}
 	fmt.Fprintf(w, "%d independent sittings of the same cells", a.Sittings)
 	if total > 0 {
-		fmt.Fprintf(w, ", %.0f s each on average", total/float64(len(a.SittingSeconds)))
+		fmt.Fprintf(w, ", %s s each on average", units.Fixed(total/float64(len(a.SittingSeconds)), 0))
 	}
 	fmt.Fprintln(w)
 	if doc.Settings.DryRun {
@@ -40,9 +40,9 @@ func AA(w io.Writer, doc *result.Document) {
 		for i, m := range c.Medians {
 			meds[i] = units.In(m, u)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%.1f%%\t±%.1f%%\t%.0f%%\t%d/%d\t%d/%d\t±%.1f%%\t\n", c.Name, c.Placement,
-			strings.Join(meds, " "), u.Name, 100*c.RunToRun, 100*c.HalfWidth, 100*c.BetweenBlocks,
-			round(c.Coverage*float64(c.Pairs)), c.Pairs, c.FalsePositives, c.Comparisons, 100*c.Resolvable)
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t±%s\t%s\t%d/%d\t%d/%d\t±%s\t\n", c.Name, c.Placement,
+			strings.Join(meds, " "), u.Name, units.Percent(100*c.RunToRun, 1), units.Percent(100*c.HalfWidth, 1), units.Percent(100*c.BetweenBlocks, 0),
+			round(c.Coverage*float64(c.Pairs)), c.Pairs, c.FalsePositives, c.Comparisons, units.Percent(100*c.Resolvable, 1))
 	}
 	tw.Flush()
 	for _, c := range a.Cells {
@@ -51,9 +51,9 @@ func AA(w io.Writer, doc *result.Document) {
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "precision coverage: another sitting's median fell inside a sitting's 95%% precision interval (±CI) in %.0f%% of %d pairs (honest intervals of equal width: about 83%%; that interval covers its own sitting only)\n", 100*a.Coverage, a.Pairs)
-	fmt.Fprintf(w, "precision false positives: tested against the two sittings' precision alone, %d of %d adjacent identical sittings were called different (%.0f%%; at α=%g about %.0f%% is expected)\n",
-		a.FalsePositives, a.Comparisons, 100*a.FalseRate, a.Alpha, 100*a.Alpha)
+	fmt.Fprintf(w, "precision coverage: another sitting's median fell inside a sitting's 95%% precision interval (±CI) in %s of %d pairs (honest intervals of equal width: about 83%%; that interval covers its own sitting only)\n", units.Percent(100*a.Coverage, 0), a.Pairs)
+	fmt.Fprintf(w, "precision false positives: tested against the two sittings' precision alone, %d of %d adjacent identical sittings were called different (%s; at α=%s about %s is expected)\n",
+		a.FalsePositives, a.Comparisons, units.Percent(100*a.FalseRate, 0), units.Digits(a.Alpha, -1), units.Percent(100*a.Alpha, 0))
 	if a.ReproPairs > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "reproducibility (each sitting's interval learned from the machine's history up to and including it, checked against the sittings after it):")
@@ -63,16 +63,16 @@ func AA(w io.Writer, doc *result.Document) {
 			if c.ReproPairs == 0 {
 				continue
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%.1f%%\t±%.1f%%\t%d/%d\t%d/%d\t\n", c.Name, c.Placement, 100*c.BetweenCV, 100*c.ReproHalfWidth,
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t±%s\t%d/%d\t%d/%d\t\n", c.Name, c.Placement, units.Percent(100*c.BetweenCV, 1), units.Percent(100*c.ReproHalfWidth, 1),
 				round(c.ReproCoverage*float64(c.ReproPairs)), c.ReproPairs, c.ReproFalsePositives, c.ReproComparisons)
 		}
 		tw.Flush()
-		fmt.Fprintf(w, "repro coverage: a later sitting's median fell inside a sitting's 95%% reproducibility interval (±REPRO) in %.0f%% of %d pairs (about 95%% is honest; the first sittings of a new machine are wide on purpose)\n", 100*a.ReproCoverage, a.ReproPairs)
-		fmt.Fprintf(w, "repro false positives: compare, testing against reproducibility learned before the later sitting, called %d of %d adjacent identical sittings different (α=%g)\n", a.ReproFalsePositives, a.ReproComparisons, a.Alpha)
+		fmt.Fprintf(w, "repro coverage: a later sitting's median fell inside a sitting's 95%% reproducibility interval (±REPRO) in %s of %d pairs (about 95%% is honest; the first sittings of a new machine are wide on purpose)\n", units.Percent(100*a.ReproCoverage, 0), a.ReproPairs)
+		fmt.Fprintf(w, "repro false positives: compare, testing against reproducibility learned before the later sitting, called %d of %d adjacent identical sittings different (α=%s)\n", a.ReproFalsePositives, a.ReproComparisons, units.Digits(a.Alpha, -1))
 	} else if !doc.Settings.DryRun {
 		fmt.Fprintln(w, "reproducibility: not learned (the history is off, or could not be opened: see the line above); the intervals above cover one sitting each")
 	}
-	fmt.Fprintf(w, "resolvable: one sitting against another resolves a change of about ±%.1f%% here; a smaller one needs more blocks (--runs, --target-ci) or a quieter machine\n", 100*a.Resolvable)
+	fmt.Fprintf(w, "resolvable: one sitting against another resolves a change of about ±%s here; a smaller one needs more blocks (--runs, --target-ci) or a quieter machine\n", units.Percent(100*a.Resolvable, 1))
 	if len(a.Distinct) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "different cells told apart, sitting by sitting (their blocks paired by round):")

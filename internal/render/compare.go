@@ -13,58 +13,34 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/internal/compare"
+	"github.com/ctxbench/ctxbench/internal/units"
 )
-
-// unit is a time unit a row is shown in.
-type unit struct {
-	name  string
-	scale float64
-}
 
 // rowUnit picks one unit for a whole row, from its first figure, so the
 // cells of a row read against each other without converting.
-func rowUnit(r *compare.Row) unit {
+func rowUnit(r *compare.Row) units.Unit {
 	for _, c := range r.Cells {
 		if c.Present {
-			return unitFor(c.Summary.Median)
+			return units.TimeUnit(c.Summary.Median)
 		}
 	}
-	return unit{"ns", 1}
+	return units.TimeUnit(0)
 }
 
-func unitFor(ns float64) unit {
-	switch {
-	case ns >= 1e9:
-		return unit{"s", 1e9}
-	case ns >= 1e6:
-		return unit{"ms", 1e6}
-	case ns >= 1e3:
-		return unit{"µs", 1e3}
+// CompareRows are a table's rows, then its geomean row where it has one.
+func CompareRows(t *compare.Table) []*compare.Row {
+	if t.Geomean == nil {
+		return t.Rows
 	}
-	return unit{"ns", 1}
-}
-
-// sig3 renders v with three significant digits.
-func sig3(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return "?"
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	default:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	}
+	return append(slices.Clone(t.Rows), t.Geomean)
 }
 
 // formatCell renders "median ± CI%" in unit u ("± ∞" without an interval).
-func formatCell(c compare.Cell, u unit, geo bool) string {
+func formatCell(c compare.Cell, u units.Unit, geo bool) string {
 	if !c.Present {
 		return "—"
 	}
-	v := sig3(c.Summary.Median/u.scale) + " " + u.name
+	v := units.In(c.Summary.Median, u) + " " + u.Name
 	if geo {
 		return v
 	}
@@ -72,7 +48,7 @@ func formatCell(c compare.Cell, u unit, geo bool) string {
 	if math.IsNaN(ci) {
 		return v + " ± ∞"
 	}
-	return v + fmt.Sprintf(" ± %.0f%%", ci)
+	return v + " ± " + units.Percent(ci, 0)
 }
 
 // formatDelta renders a change with its interval: "+7.1% [+3.0%, +11.4%]
@@ -84,7 +60,7 @@ func formatDelta(d compare.Delta) string {
 		return ""
 	}
 	if !d.Tested {
-		return fmt.Sprintf("%+.2f%%", 100*d.Change)
+		return units.SignedPercent(100*d.Change, 2)
 	}
 	n := strconv.Itoa(d.N1)
 	if d.N1 != d.N2 {
@@ -92,12 +68,12 @@ func formatDelta(d compare.Delta) string {
 	}
 	ch := "~"
 	if d.Significant {
-		ch = fmt.Sprintf("%+.1f%%", 100*d.Change)
+		ch = units.SignedPercent(100*d.Change, 1)
 	}
 	if d.Hi == d.Lo && d.Lo == 0 && d.Confidence == 0 {
 		return fmt.Sprintf("%s (no interval) n=%s", ch, n)
 	}
-	return fmt.Sprintf("%s [%+.1f%%, %+.1f%%] n=%s", ch, 100*d.Lo, 100*d.Hi, n)
+	return fmt.Sprintf("%s [%s, %s] n=%s", ch, units.SignedPercent(100*d.Lo, 1), units.SignedPercent(100*d.Hi, 1), n)
 }
 
 var superscripts = []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -154,7 +130,7 @@ func cmpColumnPlacement(c *compare.Comparison, i int) string {
 
 // cellText renders a cell; with rows matched by name only and a column of
 // mixed placements, the cell says its placement.
-func cmpCellText(c *compare.Comparison, i int, cell compare.Cell, u unit, geo bool) string {
+func cmpCellText(c *compare.Comparison, i int, cell compare.Cell, u units.Unit, geo bool) string {
 	s := formatCell(cell, u, geo)
 	if c.IgnorePlacement && cell.Present && cell.Placement != "" && cmpColumnPlacement(c, i) == "" {
 		s += " [" + cell.Placement + "]"
@@ -202,7 +178,7 @@ func CompareText(w io.Writer, c *compare.Comparison) error {
 	for _, s := range c.Shared {
 		fmt.Fprintln(w, s)
 	}
-	fmt.Fprintf(w, "cells: median ± CI of the median (blocks as the unit); vs base: change [%g%% interval], Hodges–Lehmann on block medians, n = blocks (~ = the interval contains no change)\n", 100*(1-c.Alpha))
+	fmt.Fprintf(w, "cells: median ± CI of the median (blocks as the unit); vs base: change [%s interval], Hodges–Lehmann on block medians, n = blocks (~ = the interval contains no change)\n", units.Digits(100*(1-c.Alpha), -1)+"%")
 	for _, t := range c.Tables {
 		fmt.Fprintln(w)
 		if msg := cmpUnshared(c, t); msg != "" {
@@ -257,11 +233,7 @@ func writeTextTable(w io.Writer, c *compare.Comparison, t *compare.Table) {
 			head2 = append(head2, []string{t.Unit, "vs base"})
 		}
 	}
-	rows := t.Rows
-	if t.Geomean != nil {
-		rows = append(append([]*compare.Row{}, rows...), t.Geomean)
-	}
-	for _, r := range rows {
+	for _, r := range CompareRows(t) {
 		geo := r == t.Geomean
 		u := rowUnit(r)
 		line := [][]string{{r.Name}}
@@ -357,7 +329,7 @@ func CompareMarkdown(w io.Writer, c *compare.Comparison) error {
 	for _, s := range c.Shared {
 		fmt.Fprintf(w, "- %s\n", s)
 	}
-	fmt.Fprintf(w, "\nCells: median ± CI of the median (blocks as the unit). *vs base*: change [%g%% interval], Hodges–Lehmann on block medians, n = blocks (`~` = the interval contains no change).\n", 100*(1-c.Alpha))
+	fmt.Fprintf(w, "\nCells: median ± CI of the median (blocks as the unit). *vs base*: change [%s interval], Hodges–Lehmann on block medians, n = blocks (`~` = the interval contains no change).\n", units.Digits(100*(1-c.Alpha), -1)+"%")
 	for _, t := range c.Tables {
 		if msg := cmpUnshared(c, t); msg != "" {
 			fmt.Fprintf(w, "\n%s\n", msg)
@@ -381,11 +353,7 @@ func CompareMarkdown(w io.Writer, c *compare.Comparison) error {
 			}
 		}
 		fmt.Fprintf(w, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
-		rows := t.Rows
-		if t.Geomean != nil {
-			rows = append(append([]*compare.Row{}, rows...), t.Geomean)
-		}
-		for _, r := range rows {
+		for _, r := range CompareRows(t) {
 			geo := r == t.Geomean
 			u := rowUnit(r)
 			name := "`" + r.Name + "`"
@@ -440,13 +408,9 @@ func CompareCSV(w io.Writer, c *compare.Comparison) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"table", "unit", "name", "placement", "input", "n", "median", "ci_low", "ci_high",
 		"change", "change_low", "change_high", "unit", "p", "significant", "notes"})
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	f := func(v float64) string { return units.Digits(v, -1) } // every digit: a program reads it back
 	for _, t := range c.Tables {
-		rows := t.Rows
-		if t.Geomean != nil {
-			rows = append(append([]*compare.Row{}, rows...), t.Geomean)
-		}
-		for _, r := range rows {
+		for _, r := range CompareRows(t) {
 			geo := r == t.Geomean
 			for i, cell := range r.Cells {
 				if !cell.Present {
@@ -510,7 +474,7 @@ func writePhaseChanges(w io.Writer, c *compare.Comparison) {
 		const shown = 8
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, p := range ps[:min(shown, len(ps))] {
-			fmt.Fprintf(tw, "  %+.0f\t%s → %s\t%s\t\n", p.CurNS-p.BaseNS, sig3(p.BaseNS), sig3(p.CurNS), p.Phase)
+			fmt.Fprintf(tw, "  %s\t%s → %s\t%s\t\n", units.Signed(p.CurNS-p.BaseNS, 0), units.Sig(p.BaseNS), units.Sig(p.CurNS), p.Phase)
 		}
 		tw.Flush()
 		if len(ps) > shown {

@@ -28,8 +28,8 @@ func Explain(w io.Writer, doc *result.Document) {
 		fmt.Fprintf(w, "\n%s %s — %s\n", r.Name, r.Placement, r.Label.What)
 		fmt.Fprintf(w, "  one-way (median): %s untraced, %s traced — the probes cost %s [%s, %s] (%d blocks each, interleaved)\n",
 			units.Time(e.UntracedOneWayNS), units.Time(e.TracedOneWayNS), units.Change(e.ProbeCost), units.Change(e.ProbeCostLow), units.Change(e.ProbeCostHigh), e.Blocks)
-		fmt.Fprintf(w, "  closure: the phases sum to %.0f%% of the traced hop (mean %s); %.0f%% of the kernel clock's %s per hop",
-			100*e.Closure, units.Time(e.TracedMeanNS), 100*e.KernelClosure, units.Time(e.KernelHopNS))
+		fmt.Fprintf(w, "  closure: the phases sum to %s of the traced hop (mean %s); %s of the kernel clock's %s per hop",
+			units.Percent(100*e.Closure, 0), units.Time(e.TracedMeanNS), units.Percent(100*e.KernelClosure, 0), units.Time(e.KernelHopNS))
 		if e.OtherNS > 0 {
 			fmt.Fprintf(w, " (other tasks and idle took %s more)", units.Time(e.OtherNS))
 		}
@@ -41,7 +41,7 @@ func Explain(w io.Writer, doc *result.Document) {
 			if e.TracedMeanNS > 0 {
 				share = p.NsPerHop / e.TracedMeanNS
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%.0f%%\t%.2f\t%s\t\n", p.Name, units.Sig(p.NsPerHop), 100*share, p.PerHop, p.Probes)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t\n", p.Name, units.Sig(p.NsPerHop), units.Percent(100*share, 0), units.Fixed(p.PerHop, 2), p.Probes)
 		}
 		fmt.Fprintf(tw, "  not attributed\t%s\t\t\t\t\n", units.Sig(e.UnattributedNS))
 		tw.Flush()
@@ -76,18 +76,18 @@ func explainSteps(w io.Writer, x *result.ExplainDerived) {
 		resolved := "resolved"
 		switch {
 		case s.Confidence < 0.95-1e-9: // a verdict only from an interval at 95%
-			resolved = fmt.Sprintf("not enough rounds to tell: interval at %.0f%%", 100*s.Confidence)
+			resolved = "not enough rounds to tell: interval at " + units.Percent(100*s.Confidence, 0)
 		case !s.Resolved:
 			resolved = "not resolved here"
 		}
-		fmt.Fprintf(w, "\nstep %s: %s → %s, %s [%s, %s] untraced (%s); the traced phases change by %+.0f ns per hop:\n",
-			s.What, units.Time(s.FromNS), units.Time(s.ToNS), units.Change(s.Change), units.Change(s.ChangeLow), units.Change(s.ChangeHigh), resolved, s.TracedDeltaNS)
+		fmt.Fprintf(w, "\nstep %s: %s → %s, %s [%s, %s] untraced (%s); the traced phases change by %s ns per hop:\n",
+			s.What, units.Time(s.FromNS), units.Time(s.ToNS), units.Change(s.Change), units.Change(s.ChangeLow), units.Change(s.ChangeHigh), resolved, units.Signed(s.TracedDeltaNS, 0))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for i, p := range s.Phases {
 			if i == 6 {
 				break
 			}
-			fmt.Fprintf(tw, "  %+.0f ns\t%s\t(%s → %s)\t\n", p.DeltaNS, p.Name, units.Sig(p.FromNS), units.Sig(p.ToNS))
+			fmt.Fprintf(tw, "  %s ns\t%s\t(%s → %s)\t\n", units.Signed(p.DeltaNS, 0), p.Name, units.Sig(p.FromNS), units.Sig(p.ToNS))
 		}
 		tw.Flush()
 	}

@@ -12,16 +12,15 @@ import (
 	"github.com/ctxbench/ctxbench/internal/units"
 )
 
-func f64(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
 func optF64(v *float64) string {
 	if v == nil {
 		return ""
 	}
-	return f64(*v)
+	return units.Exact(*v)
 }
 
-// CSV writes one summary row per result (raw samples are in the JSON).
+// CSV writes one summary row per result (raw samples are in the JSON),
+// every figure with all its digits (units.Exact): a program reads it back.
 func CSV(w io.Writer, d *result.Document) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"name", "rung", "placement", "kind", "one_way_ns_median", "one_way_ns_p10", "one_way_ns_p90",
@@ -31,19 +30,19 @@ func CSV(w io.Writer, d *result.Document) error {
 	for _, r := range d.Results {
 		cyc := ""
 		if r.OneWayCycles != nil {
-			cyc = f64(r.OneWayCycles.Median)
+			cyc = units.Exact(r.OneWayCycles.Median)
 		}
 		var flags []string
 		for _, f := range r.Flags {
 			flags = append(flags, f.Code)
 		}
 		s := r.OneWayNS
-		row := []string{r.Name, r.Rung, r.Placement, r.Kind, f64(s.Median), f64(s.P10), f64(s.P90),
-			f64(s.CILow), f64(s.CIHigh), f64(s.CV), strconv.Itoa(s.N), cyc,
+		row := []string{r.Name, r.Rung, r.Placement, r.Kind, units.Exact(s.Median), units.Exact(s.P10), units.Exact(s.P90),
+			units.Exact(s.CILow), units.Exact(s.CIHigh), units.Exact(s.CV), strconv.Itoa(s.N), cyc,
 			optF64(r.SwitchesPerHop), strconv.FormatBool(r.Verification.Verified), strings.Join(flags, ";"), r.Label.String(),
-			f64(s.Confidence)}
+			units.Exact(s.Confidence)}
 		if rp := s.Reproducibility; rp != nil {
-			row = append(row, f64(rp.Low), f64(rp.High), f64(rp.Confidence), strconv.Itoa(rp.Sittings), f64(rp.BetweenCV))
+			row = append(row, units.Exact(rp.Low), units.Exact(rp.High), units.Exact(rp.Confidence), strconv.Itoa(rp.Sittings), units.Exact(rp.BetweenCV))
 		} else {
 			row = append(row, "", "", "", "", "") // not learned: empty, never a made-up interval
 		}
@@ -142,7 +141,7 @@ func GoBench(w io.Writer, d *result.Document) error {
 			vals = r.Samples
 		}
 		for _, v := range vals {
-			fmt.Fprintf(w, "%s\t%d\t%s ns/hop\n", name, r.IterationsPerSample, strconv.FormatFloat(v, 'f', 2, 64))
+			fmt.Fprintf(w, "%s\t%d\t%s ns/hop\n", name, r.IterationsPerSample, units.Fixed(v, 2))
 		}
 	}
 	return nil

@@ -37,7 +37,7 @@ func Hierarchy(w io.Writer, d *result.Document) {
 			if !h.Verified {
 				mark = "✗"
 			}
-			sw = fmt.Sprintf("%.2f %s", *h.SwitchesPerHop, mark)
+			sw = units.Fixed(*h.SwitchesPerHop, 2) + " " + mark
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s %s\t\n", h.Abstraction, h.Published, h.PublishedMultiple, units.Time(*h.MedianNS), x, sw, h.Name, h.Placement)
 		if h.Note != "" {

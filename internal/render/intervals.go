@@ -11,6 +11,7 @@ import (
 	"fmt"
 
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/units"
 )
 
 // aaHint names the command that teaches the machine its between-sitting
@@ -35,7 +36,7 @@ func reproCell(r result.Result) string {
 	if rp == nil {
 		return "—"
 	}
-	s := fmt.Sprintf("±%.0f%%", 100*rp.Half(r.OneWayNS.Median))
+	s := "±" + units.Percent(100*rp.Half(r.OneWayNS.Median), 0)
 	s += LevelMark(rp.Confidence)
 	if len(rp.PooledFrom) > 0 {
 		s += "′"

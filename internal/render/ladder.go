@@ -127,7 +127,7 @@ func whereTheTimeGoes(w io.Writer, d *result.Document) {
 		for _, p := range ps[:min(3, len(ps))] {
 			parts = append(parts, fmt.Sprintf("%s %s", units.Time(p.NsPerHop), p.Name))
 		}
-		fmt.Fprintf(w, "  %s %s (traced hop %s, phases close at %.0f%%): %s\n", r.Name, r.Placement, units.Time(e.TracedMeanNS), 100*e.Closure, strings.Join(parts, "; "))
+		fmt.Fprintf(w, "  %s %s (traced hop %s, phases close at %s): %s\n", r.Name, r.Placement, units.Time(e.TracedMeanNS), units.Percent(100*e.Closure, 0), strings.Join(parts, "; "))
 	}
 }
 
@@ -194,9 +194,16 @@ func Environment(w io.Writer, e result.Environment, st Style) {
 		perf += " (" + e.Perf.Reason + ")"
 	}
 	row("perf", perf)
-	row("load", fmt.Sprintf("%.2f %.2f, %d runnable of %d", e.Load.Load1, e.Load.Load5, e.Load.Runnable, e.Load.Procs))
+	row("load", fmt.Sprintf("%s %s, %d runnable of %d", units.Fixed(e.Load.Load1, 2), units.Fixed(e.Load.Load5, 2), e.Load.Runnable, e.Load.Procs))
 	for _, m := range Mitigations(e) {
 		row("mitigation", m)
+	}
+	for i, l := range e.Topology { // one row per level of the CPU topology, nearest first
+		k := ""
+		if i == 0 {
+			k = "topology"
+		}
+		row(k, fmt.Sprintf("%-13s CPUs %d,%d: %s", l.Name, l.CPUs[0], l.CPUs[1], l.Description))
 	}
 	kv.Flush()
 	Warnings(w, &result.Document{Warnings: e.Warnings}, st)

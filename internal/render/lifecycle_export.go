@@ -30,13 +30,13 @@ func SpawnCSV(w io.Writer, d *result.Document) error {
 		ps := s.PerCreateNS
 		lo, hi, conf := "", "", ""
 		if hasInterval(ps) {
-			lo, hi, conf = f64(ps.CILow), f64(ps.CIHigh), f64(ps.Confidence)
+			lo, hi, conf = units.Exact(ps.CILow), units.Exact(ps.CIHigh), units.Exact(ps.Confidence)
 		}
 		blocks := ""
 		if ps.Blocks > 0 {
 			blocks = strconv.Itoa(ps.Blocks)
 		}
-		_ = cw.Write([]string{s.Name, s.Kind, f64(ps.Median), f64(ps.P10), f64(ps.P90), lo, hi, conf, f64(ps.CV),
+		_ = cw.Write([]string{s.Name, s.Kind, units.Exact(ps.Median), units.Exact(ps.P10), units.Exact(ps.P90), lo, hi, conf, units.Exact(ps.CV),
 			strconv.Itoa(ps.N), blocks, ps.Interval, claimsLine(s.Claims, s.Claim), s.Label, strings.Join(s.Notes, "; ")})
 	}
 	cw.Flush()
@@ -251,7 +251,7 @@ func MemoryCSV(w io.Writer, d *result.Document) error {
 			v := ""
 			switch c.state {
 			case memFigure:
-				v = f64(c.v)
+				v = units.Exact(c.v)
 			case memNegative:
 				flags = append(flags, "negative-"+c.column)
 			}

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/units"
 )
 
 // PoolWorkers names a worker rule: a count, or as many as connections.
@@ -20,11 +21,11 @@ func PoolWorkers(w int) string {
 // Pools prints the connection-pool curves, one table per series, with
 // each curve's knee and fit, the published comparison and the verdicts.
 func Pools(w io.Writer, res *result.Pools) {
-	num := func(p *float64, f string) string {
+	num := func(p *float64, decimals int) string {
 		if p == nil {
 			return "-"
 		}
-		return fmt.Sprintf(f, *p)
+		return units.Fixed(*p, decimals)
 	}
 	for _, sr := range res.Servers {
 		for _, s := range sr.Series {
@@ -38,7 +39,7 @@ func Pools(w io.Writer, res *result.Pools) {
 					flags = append(flags, "client-bound")
 				}
 				if p.ForeignUtil > 0.1 {
-					flags = append(flags, fmt.Sprintf("busy %.0f%%", p.ForeignUtil*100))
+					flags = append(flags, "busy "+units.Percent(p.ForeignUtil*100, 0))
 				}
 				for _, win := range p.Windows {
 					if !win.Conns.Stable {
@@ -53,11 +54,11 @@ func Pools(w io.Writer, res *result.Pools) {
 					x := *v / 1e3
 					return &x
 				}
-				fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%.1f\t%.0f\t%.0f\t%s\t\n", p.Pool, p.QPS.Median,
-					p.LatencyNs.P50.Median/1e3, p.LatencyNs.P99.Median/1e3, p.PoolWaitNs/1e3, p.HeldNs/1e3,
-					num(p.PerQuery.ServerVoluntary, "%.2f"), num(p.PerQuery.ServerInvoluntary, "%.2f"), num(p.PerQuery.ServerAux, "%.3f"),
-					p.PerQuery.ClientVoluntary+p.PerQuery.ClientInvoluntary, num(cpuUs(p.PerQuery.ServerCPUNs), "%.1f"),
-					p.PerQuery.ClientCPUNs/1e3, p.ServerUtil*100, p.ClientUtil*100, strings.Join(flags, ","))
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.Pool, units.Fixed(p.QPS.Median, 0),
+					units.Fixed(p.LatencyNs.P50.Median/1e3, 0), units.Fixed(p.LatencyNs.P99.Median/1e3, 0), units.Fixed(p.PoolWaitNs/1e3, 0), units.Fixed(p.HeldNs/1e3, 0),
+					num(p.PerQuery.ServerVoluntary, 2), num(p.PerQuery.ServerInvoluntary, 2), num(p.PerQuery.ServerAux, 3),
+					units.Fixed(p.PerQuery.ClientVoluntary+p.PerQuery.ClientInvoluntary, 2), num(cpuUs(p.PerQuery.ServerCPUNs), 1),
+					units.Fixed(p.PerQuery.ClientCPUNs/1e3, 1), units.Fixed(p.ServerUtil*100, 0), units.Fixed(p.ClientUtil*100, 0), strings.Join(flags, ","))
 			}
 			tw.Flush()
 			if s.Knee != nil {
@@ -66,7 +67,7 @@ func Pools(w io.Writer, res *result.Pools) {
 				if u != nil && u.N95 != nil {
 					line += fmt.Sprintf(" [%d, %d]", u.N95[0], u.N95[1])
 				}
-				line += fmt.Sprintf(", peak %.0f q/s at pool %d", s.Knee.PeakX, s.Knee.PeakN)
+				line += fmt.Sprintf(", peak %s q/s at pool %d", units.Fixed(s.Knee.PeakX, 0), s.Knee.PeakN)
 				switch {
 				case s.Knee.Kneedle != nil:
 					line += fmt.Sprintf(", Kneedle %d", *s.Knee.Kneedle)
@@ -74,7 +75,7 @@ func Pools(w io.Writer, res *result.Pools) {
 					line += ", no Kneedle knee"
 				}
 				if s.USL != nil && s.USL.Error == "" {
-					line += fmt.Sprintf("; USL λ=%.0f α=%.3g%s β=%.3g%s N*=%s R²=%.2f", s.USL.Lambda, s.USL.Alpha, pair(u, true), s.USL.Beta, pair(u, false), num(s.USL.NStar, "%.0f"), s.USL.R2)
+					line += fmt.Sprintf("; USL λ=%s α=%s%s β=%s%s N*=%s R²=%s", units.Fixed(s.USL.Lambda, 0), units.Digits(s.USL.Alpha, 3), pair(u, true), units.Digits(s.USL.Beta, 3), pair(u, false), num(s.USL.NStar, 0), units.Fixed(s.USL.R2, 2))
 				}
 				fmt.Fprintf(w, "%s; %s\n", line, s.Shape)
 				if s.Note != "" {
@@ -107,5 +108,5 @@ func pair(u *result.PoolShapeUncertainty, alpha bool) string {
 	if iv == nil {
 		return ""
 	}
-	return fmt.Sprintf(" [%.3g, %.3g]", iv[0], iv[1])
+	return " [" + units.Digits(iv[0], 3) + ", " + units.Digits(iv[1], 3) + "]"
 }

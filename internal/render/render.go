@@ -43,7 +43,7 @@ func switchesCell(r result.Result) string {
 	if !r.Verification.Verified {
 		mark = "✗"
 	}
-	return fmt.Sprintf("%.2f %s", *r.SwitchesPerHop, mark)
+	return units.Fixed(*r.SwitchesPerHop, 2) + " " + mark
 }
 
 // multiple renders a row's multiple of the baseline row b. Where the
@@ -100,7 +100,7 @@ func ciPercent(median, lo, hi, confidence float64) string {
 	if median <= 0 || confidence <= 0 {
 		return "—"
 	}
-	s := fmt.Sprintf("±%.0f%%", 100*max(hi-median, median-lo)/median)
+	s := "±" + units.Percent(100*max(hi-median, median-lo)/median, 0)
 	s += LevelMark(confidence)
 	return s
 }
@@ -126,8 +126,8 @@ func LevelMark(confidence float64) string {
 	if !(confidence > 0) || confidence >= 0.95-1e-9 {
 		return ""
 	}
-	if pct := fmt.Sprintf("%.0f", 100*confidence); pct != "95" {
+	if pct := units.Fixed(100*confidence, 0); pct != "95" {
 		return " @" + pct + "%"
 	}
-	return fmt.Sprintf(" @%.1f%%", 100*confidence)
+	return " @" + units.Percent(100*confidence, 1)
 }

@@ -46,14 +46,14 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 			}
 			cyc := "-"
 			if r.RawCycles != nil {
-				cyc = fmt.Sprintf("%.0f", r.RawCycles.Median)
+				cyc = units.Fixed(r.RawCycles.Median, 0)
 			}
 			sw := "-"
 			switch {
 			case r.SwitchesPerHop != nil:
-				sw = fmt.Sprintf("%.2f", *r.SwitchesPerHop)
+				sw = units.Fixed(*r.SwitchesPerHop, 2)
 			case r.OSSwitchesPerHop != nil:
-				sw = fmt.Sprintf("(OS %.3f)", *r.OSSwitchesPerHop)
+				sw = "(OS " + units.Fixed(*r.OSSwitchesPerHop, 3) + ")"
 			}
 			ver := "yes"
 			if !r.Verified {
@@ -68,7 +68,7 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 			}
 			ratio := "-"
 			if r.RawNS.Median > 0 {
-				ratio = fmt.Sprintf("%.0f%%", 100*r.NetNS/r.RawNS.Median)
+				ratio = units.Percent(100*r.NetNS/r.RawNS.Median, 0)
 			}
 			perSwitch := "-"
 			if r.NetNSPerSwitch != nil {
@@ -80,7 +80,7 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 		}
 		tw.Flush()
 		if hi > 0 && hi/lo > 1+SwitchSpread {
-			fmt.Fprintf(w, "switches per hop range from %.2f to %.2f across these points: compare them per counted switch (net/switch), not per hop\n", lo, hi)
+			fmt.Fprintf(w, "switches per hop range from %s to %s across these points: compare them per counted switch (net/switch), not per hop\n", units.Fixed(lo, 2), units.Fixed(hi, 2))
 		}
 		printRingMatrix(w, rs)
 		printRingNotes(w, st, rs)
@@ -91,8 +91,8 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 	for _, s := range d.Skipped {
 		fmt.Fprintf(w, "skipped: %s: %s\n", s.Name, s.Error)
 	}
-	fmt.Fprintf(w, "\noverhead = the token passed through the same N pipes/channels and the same N working sets by one context, no switch; net = raw - overhead (never clamped); ≈ before a net: its interval, taken block by block, holds 0 (not resolved here). Load average %.2f at start, steal %.1f%% during the run.\n",
-		d.Environment.Load.Load1, d.Environment.Steal.Percent)
+	fmt.Fprintf(w, "\noverhead = the token passed through the same N pipes/channels and the same N working sets by one context, no switch; net = raw - overhead (never clamped); ≈ before a net: its interval, taken block by block, holds 0 (not resolved here). Load average %s at start, steal %s during the run.\n",
+		units.Fixed(d.Environment.Load.Load1, 2), units.Percent(d.Environment.Steal.Percent, 1))
 	Warnings(w, d, st)
 }
 
@@ -152,13 +152,13 @@ func printRingNotes(w io.Writer, st Style, rs []result.Ring) {
 				}
 			}
 			_, why, _ := strings.Cut(hits[0].msg, ": ")
-			summary = fmt.Sprintf("%.2f–%.2f switches per hop: %s", lo, hi, why)
+			summary = units.Fixed(lo, 2) + "–" + units.Fixed(hi, 2) + " switches per hop: " + why
 		case "note noise-cv":
 			worst := 0.0
 			for _, h := range hits {
 				worst = math.Max(worst, h.r.RawNS.CV)
 			}
-			summary = fmt.Sprintf("coefficient of variation of the raw samples 10%% or more, up to %.0f%%: the medians are robust, the means are not", 100*worst)
+			summary = "coefficient of variation of the raw samples 10% or more, up to " + units.Percent(100*worst, 0) + ": the medians are robust, the means are not"
 		}
 		fmt.Fprintf(w, "%s %d of %d points (%s): %s\n", label, len(hits), len(rs), strings.Join(pts, ", "), summary)
 	}

@@ -3,7 +3,11 @@
 // digits with the unit switched at every factor of 1000 (1024 for sizes),
 // so that the same figure reads the same in every table, the report and
 // compare. A column that must read in one unit asks Scale for it, the way
-// benchstat's unit scaler does.
+// benchstat's unit scaler does. Figures whose precision is their meaning
+// (switches per hop, a share in percent, a load average) are Fixed; axis
+// ticks and short labels are Short; what a program reads back is Exact. No
+// renderer formats a float itself (internal/render's
+// TestNumbersOnlyThroughUnits holds it to that).
 package units
 
 import (
@@ -21,11 +25,8 @@ var timeUnits = []Unit{{"s", 1e9}, {"ms", 1e6}, {"µs", 1e3}, {"ns", 1}}
 
 // TimeUnit is the unit a duration of ns nanoseconds is shown in.
 func TimeUnit(ns float64) Unit {
-	a := math.Abs(ns)
-	for _, u := range timeUnits {
-		if a >= u.Div {
-			return u
-		}
+	if u, ok := reach(timeUnits, ns); ok {
+		return u
 	}
 	return timeUnits[len(timeUnits)-1]
 }
@@ -58,7 +59,21 @@ func Scale(ns ...float64) Unit {
 	return TimeUnit(small)
 }
 
-var sizeUnits = []Unit{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+var (
+	sizeUnits  = []Unit{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+	countUnits = []Unit{{"G", 1e9}, {"M", 1e6}, {"k", 1e3}}
+)
+
+// reach is the largest of us (largest first) that v's magnitude reaches.
+func reach(us []Unit, v float64) (Unit, bool) {
+	a := math.Abs(v)
+	for _, u := range us {
+		if a >= u.Div {
+			return u, true
+		}
+	}
+	return Unit{}, false
+}
 
 // Bytes renders a byte count with a binary unit: "512 B", "2.72 KiB",
 // "8.00 MiB".
@@ -66,27 +81,19 @@ func Bytes(b float64) string {
 	if math.IsNaN(b) || math.IsInf(b, 0) {
 		return "?"
 	}
-	a := math.Abs(b)
-	for _, u := range sizeUnits {
-		if a >= u.Div {
-			return Sig(b/u.Div) + " " + u.Name
-		}
+	if u, ok := reach(sizeUnits, b); ok {
+		return Sig(b/u.Div) + " " + u.Name
 	}
 	return strconv.FormatFloat(b, 'f', 0, 64) + " B"
 }
 
 // Count renders a large count compactly: 950, 1.2k, 69.9k, 1.00M.
 func Count(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
+	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "?"
-	case a >= 1e9:
-		return Sig(v/1e9) + "G"
-	case a >= 1e6:
-		return Sig(v/1e6) + "M"
-	case a >= 1e3:
-		return Sig(v/1e3) + "k"
+	}
+	if u, ok := reach(countUnits, v); ok {
+		return Sig(v/u.Div) + u.Name
 	}
 	return strconv.FormatFloat(v, 'f', 0, 64)
 }
@@ -142,3 +149,78 @@ func Sig(v float64) string {
 	d := int(math.Ceil(-math.Log10(a))) + 2
 	return strconv.FormatFloat(v, 'f', d, 64)
 }
+
+// Fixed renders v with a fixed number of decimals ("%.2f"): for figures
+// whose precision is their meaning, not their size — switches per hop (1.00
+// is one), a load average, a frequency in GHz, a difference in whole ns.
+func Fixed(v float64, decimals int) string {
+	return strconv.FormatFloat(v, 'f', decimals, 64)
+}
+
+// Signed is Fixed with its sign always written ("%+.1f"): "+12", "-0.5",
+// "+0.0". A difference reads as one.
+func Signed(v float64, decimals int) string {
+	s := Fixed(v, decimals)
+	if s[0] != '-' && s[0] != '+' {
+		s = "+" + s
+	}
+	return s
+}
+
+// SignedTime is Time with a "+" before a positive difference
+// ("+1.20 µs", "-300 ns"; zero as Time writes it): a net or a change,
+// never a plain figure.
+func SignedTime(ns float64) string {
+	if ns > 0 {
+		return "+" + Time(ns)
+	}
+	return Time(ns)
+}
+
+// Percent renders points percentage points — a fraction the caller has
+// already multiplied by 100, or a figure kept in percent — with decimals:
+// Percent(7.14, 1) is "7.1%".
+func Percent(points float64, decimals int) string { return Fixed(points, decimals) + "%" }
+
+// SignedPercent is Percent with its sign always written: "+7.1%", "-2.0%".
+func SignedPercent(points float64, decimals int) string { return Signed(points, decimals) + "%" }
+
+// Digits renders v with at most n significant digits, trailing zeros
+// dropped and an exponent where v is very small or large ("%.3g": 0.05,
+// 2.5, 1.23e+06): the fitted parameters of a model. With n < 0, as many
+// digits as v needs to read back exactly ("%g"): a level or an α in a
+// sentence ("95%", "α=0.05"), and compare's CSV.
+func Digits(v float64, n int) string { return strconv.FormatFloat(v, 'g', n, 64) }
+
+// Short renders an axis tick or a short label: three significant digits at
+// most, trailing zeros dropped (1, 2.5, 10, 64).
+func Short(v float64) string { return Digits(v, 3) }
+
+// ShortTime is a duration as Short, in the unit Time would take: "10 µs",
+// "2 ms", "500 ns".
+func ShortTime(ns float64) string {
+	u := TimeUnit(ns)
+	return Short(ns/u.Div) + " " + u.Name
+}
+
+// ShortBytes is a byte count as Short, with a binary unit: "64 KiB",
+// "1.5 MiB", "512 B".
+func ShortBytes(b float64) string {
+	if u, ok := reach(sizeUnits, b); ok {
+		return Short(b/u.Div) + " " + u.Name
+	}
+	return Short(b) + " B"
+}
+
+// ShortCount is a count as Short: 950, 2k, 1.5M, 3G.
+func ShortCount(v float64) string {
+	if u, ok := reach(countUnits, v); ok {
+		return Short(v/u.Div) + u.Name
+	}
+	return Short(v)
+}
+
+// Exact renders v with every digit it has and no exponent (1234567.25,
+// 0.0000123): for machine-readable output — CSV a program reads back to
+// the last bit, SVG coordinates — never for a figure a person reads.
+func Exact(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

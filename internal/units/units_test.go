@@ -1,6 +1,7 @@
 package units
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -39,6 +40,59 @@ func TestBytesCountChangeMultiple(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// Fixed, Signed, Percent and Digits write what the printf verbs they
+// replace wrote, to the byte, signs of zero, NaN and infinities included:
+// moving a renderer onto them changes no output.
+func TestFixedDigitsArePrintf(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 0.004, 0.005, 0.5, 1, 1.005, 2.675, -2.675, 12.25, 99.95, 999.5, 1234567.891, 1e21, 1.5e-7,
+		math.NaN(), math.Inf(1), math.Inf(-1)}
+	for _, v := range vals {
+		for d := 0; d <= 3; d++ {
+			for _, c := range []struct{ got, want string }{
+				{Fixed(v, d), fmt.Sprintf("%.*f", d, v)},
+				{Signed(v, d), fmt.Sprintf("%+.*f", d, v)},
+				{Percent(v, d), fmt.Sprintf("%.*f%%", d, v)},
+				{SignedPercent(v, d), fmt.Sprintf("%+.*f%%", d, v)},
+			} {
+				if c.got != c.want {
+					t.Errorf("%v, %d decimals: got %q, printf %q", v, d, c.got, c.want)
+				}
+			}
+		}
+		for _, c := range []struct{ got, want string }{
+			{Digits(v, -1), fmt.Sprintf("%g", v)}, {Digits(v, 3), fmt.Sprintf("%.3g", v)}, {Digits(v, 6), fmt.Sprintf("%.6g", v)},
+			{Short(v), fmt.Sprintf("%.3g", v)},
+		} {
+			if c.got != c.want {
+				t.Errorf("%v: got %q, printf %q", v, c.got, c.want)
+			}
+		}
+	}
+}
+
+func TestShortAndExact(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{Short(1), "1"}, {Short(2.5), "2.5"}, {Short(64), "64"}, {Short(0.1), "0.1"},
+		{ShortTime(1), "1 ns"}, {ShortTime(500), "500 ns"}, {ShortTime(1e4), "10 µs"}, {ShortTime(2e6), "2 ms"}, {ShortTime(5e9), "5 s"},
+		{ShortBytes(512), "512 B"}, {ShortBytes(64 << 10), "64 KiB"}, {ShortBytes(1.5 * (1 << 20)), "1.5 MiB"}, {ShortBytes(2 << 30), "2 GiB"},
+		{ShortBytes(-2048), "-2 KiB"},
+		{ShortCount(950), "950"}, {ShortCount(2000), "2k"}, {ShortCount(1.5e6), "1.5M"}, {ShortCount(3e9), "3G"},
+		{Exact(1234567.25), "1234567.25"}, {Exact(0.0000123), "0.0000123"}, {Exact(4.030097616030414), "4.030097616030414"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+func TestSignedTime(t *testing.T) {
+	for ns, want := range map[float64]string{1200: "+1.20 µs", -300: "-300 ns", 0: Time(0)} {
+		if got := SignedTime(ns); got != want {
+			t.Errorf("SignedTime(%v) = %q, want %q", ns, got, want)
 		}
 	}
 }

@@ -165,9 +165,9 @@ func HotPotato(env result.Environment, points []HotPotatoPoint, roundsMeasured f
 			hw = "instructions and core cycles: the perf verification block did not return them"
 		}
 		measured = append(measured, fmt.Sprintf("%s, all 400 on CPU %d: threads %s, processes %s per hop%s; the address space adds %s (%+.0f%%; %s); %s",
-			g.Name, cpu, units.Time(t.RawNS.Median), units.Time(p.RawNS.Median), cyc, signedNS(over), 100*rel, sig, hw))
+			g.Name, cpu, units.Time(t.RawNS.Median), units.Time(p.RawNS.Median), cyc, units.SignedTime(over), 100*rel, sig, hw))
 		mistakes = append(mistakes, fmt.Sprintf("%s: the one-context pipe overhead is %s (threads' block) and %s (processes' block) per hop; net of it threads cost %s and processes %s per hop, so the address space adds %s of the net switch%s",
-			g.Name, units.Time(t.OverheadNS.Median), units.Time(p.OverheadNS.Median), signedNS(t.NetNS), signedNS(p.NetNS), pctOf(p.NetNS-t.NetNS, t.NetNS), netOverhead))
+			g.Name, units.Time(t.OverheadNS.Median), units.Time(p.OverheadNS.Median), units.SignedTime(t.NetNS), units.SignedTime(p.NetNS), pctOf(p.NetNS-t.NetNS, t.NetNS), netOverhead))
 		for _, r := range []*result.Ring{t, p} {
 			for _, f := range r.Flags {
 				notes = append(notes, fmt.Sprintf("%s ring flagged (%s): %s", r.Kind, f.Code, f.Message))
@@ -194,14 +194,7 @@ func HotPotato(env result.Environment, points []HotPotatoPoint, roundsMeasured f
 
 func pctOf(x, base float64) string {
 	if base <= 0 {
-		return fmt.Sprintf("%s (the threads' net is not positive, so no share can be given)", signedNS(x))
+		return fmt.Sprintf("%s (the threads' net is not positive, so no share can be given)", units.SignedTime(x))
 	}
-	return fmt.Sprintf("%s (%+.0f%%)", signedNS(x), 100*x/base)
-}
-
-func signedNS(ns float64) string {
-	if ns > 0 {
-		return "+" + units.Time(ns)
-	}
-	return units.Time(ns)
+	return fmt.Sprintf("%s (%+.0f%%)", units.SignedTime(x), 100*x/base)
 }

@@ -96,7 +96,7 @@ func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string
 	if r.NetNS <= 0 {
 		r.Flags = append(r.Flags, result.Flag{Code: "net-nonpositive", Message: fmt.Sprintf(
 			"net %s per hop: the one-context overhead (%s) costs as much as or more than a whole ring hop (%s), so the subtraction says nothing about the switch; read raw and overhead instead (lmbench's own table has such entries)",
-			signedNS(r.NetNS), units.Time(r.OverheadNS.Median), units.Time(r.RawNS.Median))})
+			units.SignedTime(r.NetNS), units.Time(r.OverheadNS.Median), units.Time(r.RawNS.Median))})
 	}
 
 	r.FitsIn, r.LLCBytes = fits(r.FootprintB, env.CPU.Caches)
@@ -282,13 +282,6 @@ func Label(c Cell, r result.Ring, host string) model.Label {
 		l.Placement = fmt.Sprintf("unpinned among CPUs %v", c.Affinity)
 	}
 	return l
-}
-
-func signedNS(ns float64) string {
-	if ns > 0 {
-		return "+" + units.Time(ns)
-	}
-	return units.Time(ns)
 }
 
 // SwitchTolerance is how far switches per hop may be from one before a

@@ -50,8 +50,8 @@ func explainViews(runs []*runView) []explainRun {
 				continue
 			}
 			v := explainView{Run: rv, Name: r.Name + " " + r.Placement,
-				Summary: fmt.Sprintf("%s per hop untraced, %s traced (the probes cost %s [%s, %s]); the phases sum to %.0f%% of the traced hop",
-					units.Time(e.UntracedOneWayNS), units.Time(e.TracedOneWayNS), units.Change(e.ProbeCost), units.Change(e.ProbeCostLow), units.Change(e.ProbeCostHigh), 100*e.Closure)}
+				Summary: fmt.Sprintf("%s per hop untraced, %s traced (the probes cost %s [%s, %s]); the phases sum to %s of the traced hop",
+					units.Time(e.UntracedOneWayNS), units.Time(e.TracedOneWayNS), units.Change(e.ProbeCost), units.Change(e.ProbeCostLow), units.Change(e.ProbeCostHigh), units.Percent(100*e.Closure, 0))}
 			const w, h = 720.0, 26.0
 			x := 0.0
 			var elems []Elem
@@ -66,10 +66,10 @@ func explainViews(runs []*runView) []explainRun {
 					share = p.NsPerHop / e.TracedMeanNS
 				}
 				pw := w * p.NsPerHop / scale
-				elems = append(elems, group(fmt.Sprintf("%s: %s per hop (%.0f%% of the traced hop; %.2f per hop) — %s", p.Name, units.Time(p.NsPerHop), 100*share, p.PerHop, p.What),
+				elems = append(elems, group(fmt.Sprintf("%s: %s per hop (%s of the traced hop; %s per hop) — %s", p.Name, units.Time(p.NsPerHop), units.Percent(100*share, 0), units.Fixed(p.PerHop, 2), p.What),
 					rect(x, 2, pw, h, cls)))
 				x += pw
-				v.Phases = append(v.Phases, explainPhaseView{Class: cls, Name: p.Name, NS: units.Time(p.NsPerHop), Share: fmt.Sprintf("%.0f%%", 100*share), What: p.What})
+				v.Phases = append(v.Phases, explainPhaseView{Class: cls, Name: p.Name, NS: units.Time(p.NsPerHop), Share: units.Percent(100*share, 0), What: p.What})
 			}
 			// The traced hop on the user clock, as a mark the bar should reach.
 			tx := w * e.TracedMeanNS / scale

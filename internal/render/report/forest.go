@@ -9,6 +9,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/compare"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
+	"github.com/ctxbench/ctxbench/internal/units"
 )
 
 // A forest is a table whose every row carries a small chart on one shared
@@ -89,8 +90,6 @@ func (n *noteSet) add(s string) int {
 	return len(n.list)
 }
 
-var placementOrder = []string{"same-cpu", "cross-cpu", "unpinned"}
-
 func placementClass(p string) (class, shape string) {
 	switch p {
 	case "same-cpu":
@@ -131,15 +130,6 @@ var rungTitles = map[string]string{
 	"reference": "reference rows — costs that are not switches",
 }
 
-var rungOrder = []string{"floor", "coroutine", "goroutine", "runtime", "thread", "process", "container", "vm", "reference"}
-
-func rungIndex(r string) int {
-	if i := slices.Index(rungOrder, r); i >= 0 {
-		return i
-	}
-	return len(rungOrder) - 1 // unknown rungs before reference rows would mislead; they go last
-}
-
 // axisFig draws a forest's shared axis: tick labels above tick marks.
 func axisFig(x scale, ticks []tick) Fig {
 	f := Fig{W: forestW, H: 22, Class: "axis-fig", Label: "axis"}
@@ -157,8 +147,9 @@ func axisFig(x scale, ticks []tick) Fig {
 	return f
 }
 
-// rowFig draws one forest row: grid, p10–p90 whisker, CI bar, median.
-func rowFig(x scale, ticks []tick, s stats.Summary, class, shape string, hollow bool, title string) Fig {
+// gridFig is a forest row's chart with the axis's grid drawn: a line at
+// every tick, fainter at the minor ones.
+func gridFig(x scale, ticks []tick, title string) Fig {
 	f := Fig{W: forestW, H: forestH, Class: "row-fig", Label: title}
 	for _, t := range ticks {
 		cls := "grid minor"
@@ -168,6 +159,12 @@ func rowFig(x scale, ticks []tick, s stats.Summary, class, shape string, hollow 
 		p := x.pos(t.V)
 		f.Elems = append(f.Elems, line(p, 0, p, forestH, cls))
 	}
+	return f
+}
+
+// rowFig draws one forest row: grid, p10–p90 whisker, CI bar, median.
+func rowFig(x scale, ticks []tick, s stats.Summary, class, shape string, hollow bool, title string) Fig {
+	f := gridFig(x, ticks, title)
 	mid := forestH / 2.0
 	var g []Elem
 	if s.P90 > 0 && s.P10 > 0 {
@@ -195,10 +192,10 @@ func rowFig(x scale, ticks []tick, s stats.Summary, class, shape string, hollow 
 func summaryTitle(label string, s stats.Summary, unit string) string {
 	ci := "no interval (too few samples)"
 	if s.Confidence > 0 {
-		ci = fmt.Sprintf("%.0f%% CI %s – %s", 100*s.Confidence, fmtNS(s.CILow), fmtNS(s.CIHigh))
+		ci = fmt.Sprintf("%s CI %s – %s", units.Percent(100*s.Confidence, 0), units.Time(s.CILow), units.Time(s.CIHigh))
 	}
 	return fmt.Sprintf("%s\nmedian %s %s · %s · p10–p90 %s – %s · n=%d",
-		label, fmtNS(s.Median), unit, ci, fmtNS(s.P10), fmtNS(s.P90), s.N)
+		label, units.Time(s.Median), unit, ci, units.Time(s.P10), units.Time(s.P90), s.N)
 }
 
 func ciText(s stats.Summary) string {
@@ -206,7 +203,7 @@ func ciText(s stats.Summary) string {
 	if math.IsNaN(p) {
 		return "—"
 	}
-	return fmt.Sprintf("±%.1f%%", p)
+	return "±" + units.Percent(p, 1)
 }
 
 func spreadText(s stats.Summary) string {
@@ -218,7 +215,7 @@ func spreadText(s stats.Summary) string {
 
 // fmtRange renders lo–hi with one unit when both take the same one.
 func fmtRange(lo, hi float64) string {
-	a, b := fmtNS(lo), fmtNS(hi)
+	a, b := units.Time(lo), units.Time(hi)
 	ua, ub := a[strings.LastIndexByte(a, ' ')+1:], b[strings.LastIndexByte(b, ' ')+1:]
 	if ua == ub {
 		return a[:len(a)-len(ua)-1] + "–" + b
@@ -292,6 +289,41 @@ func summaryDomain(ss []stats.Summary) (float64, float64) {
 	return lo, hi
 }
 
+// forestAxis is a forest's shared log axis over [lo, hi].
+func forestAxis(lo, hi float64) scale {
+	return scale{log: true, lo: lo, hi: hi, from: 8, to: forestW - 8}
+}
+
+// newForest is a forest on axis x with its ticks, of several runs when
+// more than one has rows in it (has).
+func newForest(id, axisTitle string, x scale, ticks []tick, runs []*runView, has func(*result.Document) bool) *forest {
+	return &forest{ID: id, Axis: axisFig(x, ticks), AxisTitle: axisTitle, MultiRun: runsWith(runs, has) > 1}
+}
+
+// itemForest is a forest of one group with a block per named item (a
+// creation or memory figure): in the order of the first run (then what
+// later runs add), each row followed by the same row of the other runs.
+func itemForest[T any](runs []*runView, id, axisTitle string, x scale, ticks []tick,
+	items func(*result.Document) []T, name func(T) string, row func(*runView, T, scale, []tick, *noteSet) forestRow) *forest {
+	f := newForest(id, axisTitle, x, ticks, runs, func(d *result.Document) bool { return len(items(d)) > 0 })
+	var notes noteSet
+	g := forestGroup{}
+	for _, n := range namesInOrder(runs, items, name) {
+		var rows []forestRow
+		for _, rv := range runs {
+			for _, it := range items(rv.Doc) {
+				if name(it) == n {
+					rows = append(rows, row(rv, it, x, ticks, &notes))
+				}
+			}
+		}
+		g.Blocks = append(g.Blocks, block(n, rows))
+	}
+	f.Groups = []forestGroup{g}
+	f.Notes = notes.list
+	return f
+}
+
 // ladderForest builds the switch ladder of every run: rows grouped by rung,
 // then benchmark, placement and run, so the same benchmark on several
 // machines sits on adjacent lines.
@@ -313,13 +345,12 @@ func ladderForest(runs []*runView) *forest {
 	if len(keys) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(keys, func(a, b key) int { return rungIndex(a.rung) - rungIndex(b.rung) })
+	slices.SortStableFunc(keys, func(a, b key) int { return result.RungIndex(a.rung) - result.RungIndex(b.rung) })
 	lo, hi := summaryDomain(all)
 	lo, hi = logDomain(lo, hi, 10)
-	x := scale{log: true, lo: lo, hi: hi, from: 8, to: forestW - 8}
-	ticks := logTicks(lo, hi, fmtNSTick)
-	f := &forest{ID: "ladder", Axis: axisFig(x, ticks), AxisTitle: "one-way ns per hop (log scale)",
-		MultiRun: runsWith(runs, func(d *result.Document) bool { return len(d.Results) > 0 }) > 1}
+	x := forestAxis(lo, hi)
+	ticks := logTicks(lo, hi, units.ShortTime)
+	f := newForest("ladder", "one-way ns per hop (log scale)", x, ticks, runs, func(d *result.Document) bool { return len(d.Results) > 0 })
 	var notes noteSet
 	var cur *forestGroup
 	for _, k := range keys {
@@ -332,7 +363,7 @@ func ladderForest(runs []*runView) *forest {
 			cur = &f.Groups[len(f.Groups)-1]
 		}
 		var rows []forestRow
-		for _, pl := range append(slices.Clone(placementOrder), otherPlacements(runs, k.name)...) {
+		for _, pl := range append(result.PlacementOrder(), otherPlacements(runs, k.name)...) {
 			for _, rv := range runs {
 				for _, r := range rv.Doc.Results {
 					if r.Name != k.name || r.Placement != pl {
@@ -354,6 +385,7 @@ func ladderForest(runs []*runView) *forest {
 }
 
 func otherPlacements(runs []*runView, name string) []string {
+	placementOrder := result.PlacementOrder()
 	var out []string
 	for _, rv := range runs {
 		for _, r := range rv.Doc.Results {
@@ -369,13 +401,13 @@ func ladderRow(rv *runView, r result.Result, x scale, ticks []tick, notes *noteS
 	cls, shape := placementClass(r.Placement)
 	s := r.OneWayNS
 	row := forestRow{Name: r.Name, Parts: r.Label.Parts(), Placement: r.Placement, PClass: cls, Run: rv,
-		Median: fmtNS(s.Median), CI: ciText(s.Summary), Repro: reproText(s), Spread: spreadText(s.Summary), N: s.N, Flagged: len(r.Flags) > 0,
+		Median: units.Time(s.Median), CI: ciText(s.Summary), Repro: reproText(s), Spread: spreadText(s.Summary), N: s.N, Flagged: len(r.Flags) > 0,
 		Switches: "—", SwClass: "none", Cycles: "—"}
 	if r.OneWayCycles != nil {
-		row.Cycles = sig(r.OneWayCycles.Median)
+		row.Cycles = units.Sig(r.OneWayCycles.Median)
 	}
 	if r.SwitchesPerHop != nil {
-		row.Switches = fmt.Sprintf("%.2f", *r.SwitchesPerHop)
+		row.Switches = units.Fixed(*r.SwitchesPerHop, 2)
 		if r.Verification.Verified {
 			row.Switches += " ✓"
 			row.SwClass = "ok"
@@ -417,11 +449,11 @@ func reproText(f result.Figure) string {
 	if rp == nil {
 		return "—"
 	}
-	s := fmt.Sprintf("±%.1f%% (%d sittings)", 100*rp.Half(f.Median), rp.Sittings)
+	half := "±" + units.Percent(100*rp.Half(f.Median), 1)
 	if len(rp.PooledFrom) > 0 {
-		s = fmt.Sprintf("±%.1f%% (pooled from %d cells)", 100*rp.Half(f.Median), len(rp.PooledFrom))
+		return fmt.Sprintf("%s (pooled from %d cells)", half, len(rp.PooledFrom))
 	}
-	return s
+	return fmt.Sprintf("%s (%d sittings)", half, rp.Sittings)
 }
 
 // spawnForest is the creation ladder: nanoseconds to create one context,
@@ -438,42 +470,27 @@ func spawnForest(runs []*runView) *forest {
 	}
 	lo, hi := summaryDomain(all)
 	lo, hi = logDomain(lo, hi, 10)
-	x := scale{log: true, lo: lo, hi: hi, from: 8, to: forestW - 8}
-	ticks := logTicks(lo, hi, fmtNSTick)
-	f := &forest{ID: "spawn", Axis: axisFig(x, ticks), AxisTitle: "ns to create one context (log scale)",
-		MultiRun: runsWith(runs, func(d *result.Document) bool { return len(d.Spawn) > 0 }) > 1}
-	var notes noteSet
-	g := forestGroup{}
-	// Rows in the order of the first run, each followed by the same row of
-	// the other runs.
-	names := namesInOrder(runs, func(d *result.Document) []result.Spawn { return d.Spawn }, func(s result.Spawn) string { return s.Name })
-	for _, name := range names {
-		var rows []forestRow
-		for _, rv := range runs {
-			for _, s := range rv.Doc.Spawn {
-				if s.Name != name {
-					continue
-				}
-				cls, shape := kindClass(s.Kind)
-				row := forestRow{Name: s.Name, Parts: textParts(s.Label), Placement: s.Kind,
-					PClass: cls, Run: rv, Median: fmtNS(s.PerCreateNS.Median), CI: ciText(s.PerCreateNS),
-					Spread: spreadText(s.PerCreateNS), N: s.PerCreateNS.N, Claim: s.Claim}
-				for _, n := range s.Notes {
-					row.Notes = append(row.Notes, notes.add(fmt.Sprintf("%s (%s): %s", s.Name, rv.Tag, n)))
-				}
-				title := summaryTitle(s.Label, s.PerCreateNS, "per create")
-				if s.Claim != "" {
-					title += "\nclaim: " + s.Claim
-				}
-				row.Fig = rowFig(x, ticks, s.PerCreateNS, cls, shape, false, title)
-				rows = append(rows, row)
-			}
-		}
-		g.Blocks = append(g.Blocks, block(name, rows))
+	x := forestAxis(lo, hi)
+	ticks := logTicks(lo, hi, units.ShortTime)
+	return itemForest(runs, "spawn", "ns to create one context (log scale)", x, ticks,
+		func(d *result.Document) []result.Spawn { return d.Spawn }, func(s result.Spawn) string { return s.Name }, spawnRow)
+}
+
+// spawnRow is a creation figure's row, with the claim beside it.
+func spawnRow(rv *runView, s result.Spawn, x scale, ticks []tick, notes *noteSet) forestRow {
+	cls, shape := kindClass(s.Kind)
+	row := forestRow{Name: s.Name, Parts: textParts(s.Label), Placement: s.Kind,
+		PClass: cls, Run: rv, Median: units.Time(s.PerCreateNS.Median), CI: ciText(s.PerCreateNS),
+		Spread: spreadText(s.PerCreateNS), N: s.PerCreateNS.N, Claim: s.Claim}
+	for _, n := range s.Notes {
+		row.Notes = append(row.Notes, notes.add(fmt.Sprintf("%s (%s): %s", s.Name, rv.Tag, n)))
 	}
-	f.Groups = []forestGroup{g}
-	f.Notes = notes.list
-	return f
+	title := summaryTitle(s.Label, s.PerCreateNS, "per create")
+	if s.Claim != "" {
+		title += "\nclaim: " + s.Claim
+	}
+	row.Fig = rowFig(x, ticks, s.PerCreateNS, cls, shape, false, title)
+	return row
 }
 
 // memoryForest is the memory ladder: bytes each context costs to keep, as
@@ -503,64 +520,44 @@ func memoryForest(runs []*runView) *forest {
 		lo, hi = 1024, 4096
 	}
 	lo, hi = logDomain(lo, hi, 2)
-	x := scale{log: true, lo: lo, hi: hi, from: 8, to: forestW - 8}
-	ticks := log2Ticks(lo, hi, fmtBytes, 8)
-	f := &forest{ID: "memory", Axis: axisFig(x, ticks), AxisTitle: "bytes per context (log scale)",
-		MultiRun: runsWith(runs, func(d *result.Document) bool { return len(d.Memory) > 0 }) > 1}
-	var notes noteSet
-	g := forestGroup{}
-	names := namesInOrder(runs, func(d *result.Document) []result.Memory { return d.Memory }, func(m result.Memory) string { return m.Name })
-	for _, name := range names {
-		var rows []forestRow
-		for _, rv := range runs {
-			for _, m := range rv.Doc.Memory {
-				if m.Name != name {
-					continue
-				}
-				cls, _ := kindClass(m.Kind)
-				row := forestRow{Name: m.Name, Parts: textParts(m.Label), Placement: m.Kind,
-					PClass: cls, Run: rv, Median: bytesOrDash(memFigure(m)), Claims: claimList(m), N: m.Contexts,
-					Extra: []string{bytesOrDash(m.ChargedBytes), bytesOrDash(m.RSSBytes), bytesOrDash(m.KernelBytes),
-						fmtCount(float64(m.Contexts)) + " / " + fmtCount(float64(m.Requested))}}
-				if m.Limit != "" {
-					what := "limit"
-					if m.Contexts < m.Requested {
-						what = fmt.Sprintf("held %d of %d asked for, stopped by", m.Contexts, m.Requested)
-					}
-					row.Notes = append(row.Notes, notes.add(fmt.Sprintf("%s (%s): %s %s", m.Name, rv.Tag, what, m.Limit)))
-				}
-				if len(m.Limits) > 0 {
-					row.Notes = append(row.Notes, notes.add(fmt.Sprintf("%s (%s): limits in force: %s", m.Name, rv.Tag, strings.Join(m.Limits, "; "))))
-				}
-				for _, s := range m.Notes {
-					row.Notes = append(row.Notes, notes.add(fmt.Sprintf("%s (%s): %s", m.Name, rv.Tag, s)))
-				}
-				title := fmt.Sprintf("%s\nPSS %s · charged %s · RSS %s · kernel %s · virtual %s per context, %d contexts held",
-					m.Label, bytesOrDash(m.PSSBytes), bytesOrDash(m.ChargedBytes), bytesOrDash(m.RSSBytes), bytesOrDash(m.KernelBytes), bytesOrDash(m.VirtBytes), m.Contexts)
-				for _, c := range claimList(m) {
-					title += "\n" + c
-				}
-				row.Fig = memoryFig(x, ticks, m, cls, title)
-				rows = append(rows, row)
-			}
+	x := forestAxis(lo, hi)
+	ticks := log2Ticks(lo, hi, units.ShortBytes, 8)
+	return itemForest(runs, "memory", "bytes per context (log scale)", x, ticks,
+		func(d *result.Document) []result.Memory { return d.Memory }, func(m result.Memory) string { return m.Name }, memoryRow)
+}
+
+// memoryRow is a memory figure's row: the headline figure, the other
+// kinds beside it, the claims, and the limit that held it short.
+func memoryRow(rv *runView, m result.Memory, x scale, ticks []tick, notes *noteSet) forestRow {
+	cls, _ := kindClass(m.Kind)
+	row := forestRow{Name: m.Name, Parts: textParts(m.Label), Placement: m.Kind,
+		PClass: cls, Run: rv, Median: bytesOrDash(memFigure(m)), Claims: claimList(m), N: m.Contexts,
+		Extra: []string{bytesOrDash(m.ChargedBytes), bytesOrDash(m.RSSBytes), bytesOrDash(m.KernelBytes),
+			units.ShortCount(float64(m.Contexts)) + " / " + units.ShortCount(float64(m.Requested))}}
+	if m.Limit != "" {
+		what := "limit"
+		if m.Contexts < m.Requested {
+			what = fmt.Sprintf("held %d of %d asked for, stopped by", m.Contexts, m.Requested)
 		}
-		g.Blocks = append(g.Blocks, block(name, rows))
+		row.Notes = append(row.Notes, notes.add(fmt.Sprintf("%s (%s): %s %s", m.Name, rv.Tag, what, m.Limit)))
 	}
-	f.Groups = []forestGroup{g}
-	f.Notes = notes.list
-	return f
+	if len(m.Limits) > 0 {
+		row.Notes = append(row.Notes, notes.add(fmt.Sprintf("%s (%s): limits in force: %s", m.Name, rv.Tag, strings.Join(m.Limits, "; "))))
+	}
+	for _, s := range m.Notes {
+		row.Notes = append(row.Notes, notes.add(fmt.Sprintf("%s (%s): %s", m.Name, rv.Tag, s)))
+	}
+	title := fmt.Sprintf("%s\nPSS %s · charged %s · RSS %s · kernel %s · virtual %s per context, %d contexts held",
+		m.Label, bytesOrDash(m.PSSBytes), bytesOrDash(m.ChargedBytes), bytesOrDash(m.RSSBytes), bytesOrDash(m.KernelBytes), bytesOrDash(m.VirtBytes), m.Contexts)
+	for _, c := range claimList(m) {
+		title += "\n" + c
+	}
+	row.Fig = memoryFig(x, ticks, m, cls, title)
+	return row
 }
 
 func memoryFig(x scale, ticks []tick, m result.Memory, cls, title string) Fig {
-	f := Fig{W: forestW, H: forestH, Class: "row-fig", Label: title}
-	for _, t := range ticks {
-		c := "grid minor"
-		if t.Major {
-			c = "grid"
-		}
-		p := x.pos(t.V)
-		f.Elems = append(f.Elems, line(p, 0, p, forestH, c))
-	}
+	f := gridFig(x, ticks, title)
 	mid := forestH / 2.0
 	var g []Elem
 	if m.VirtBytes > 0 {
@@ -588,7 +585,7 @@ func memoryFig(x scale, ticks []tick, m result.Memory, cls, title string) Fig {
 	for _, c := range m.Claims {
 		if c.BytesPerContext > 0 && c.Differs == "" {
 			cx := x.clampPos(c.BytesPerContext)
-			f.Elems = append(f.Elems, group(fmt.Sprintf("claim: %s — %s per context (%s)", c.Text, fmtBytes(c.BytesPerContext), c.Source),
+			f.Elems = append(f.Elems, group(fmt.Sprintf("claim: %s — %s per context (%s)", c.Text, units.ShortBytes(c.BytesPerContext), c.Source),
 				line(cx-4, mid-4, cx+4, mid+4, "claim-x"), line(cx-4, mid+4, cx+4, mid-4, "claim-x")))
 		}
 	}
@@ -609,7 +606,7 @@ func claimList(m result.Memory) []string {
 	for _, c := range m.Claims {
 		t := "claim: " + c.Text
 		if c.BytesPerContext > 0 && c.Differs == "" {
-			t += " — " + fmtBytes(c.BytesPerContext) + " per context (× on the chart)"
+			t += " — " + units.ShortBytes(c.BytesPerContext) + " per context (× on the chart)"
 		}
 		if c.Source != "" {
 			t += " — " + c.Source
@@ -637,7 +634,7 @@ func bytesOrDash(b float64) string {
 	if b <= 0 {
 		return "—"
 	}
-	return fmtBytes(b)
+	return units.ShortBytes(b)
 }
 
 // memFigure is a memory row's headline: PSS, or for another runtime's probe

@@ -23,7 +23,6 @@ import (
 	"io"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/compare"
@@ -150,7 +149,7 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 		v.FlagCount += len(w.Flags)
 	}
 	v.Env = buildEnv(v.Runs)
-	for _, p := range placementOrder {
+	for _, p := range result.PlacementOrder() {
 		cls, shape := placementClass(p)
 		v.Legend = append(v.Legend, legendItem{Class: cls, Shape: shape, Text: p, Swatch: swatch(cls, shape)})
 	}
@@ -195,12 +194,9 @@ func tag(i int) string {
 	return fmt.Sprintf("R%d", i+1)
 }
 
-// glance is the ladder in one line per rung, like for like: one fixed
-// mechanism per rung — a pipe ping-pong from threads to VMs, a futex
-// ping-pong beside it where one exists — so that a step between two rows
-// is a step of the rung, not of the mechanism. (The cheapest row per rung
-// compared thread/yield with process/futex, and the minimum over ten
-// container rows was biased low.)
+// glance is the ladder in one line per rung, like for like: the rows of
+// result.Headline (one fixed mechanism per rung, and why) that the runs
+// hold.
 type glance struct {
 	Cols []glanceCol
 	Rows []glanceRow
@@ -218,19 +214,18 @@ type glanceCell struct {
 	Flagged               bool
 }
 
-// glanceTable is the fixed row of each rung: its pipe and futex benchmarks
-// ("" where the rung has none; the floor and goroutines have one handoff).
-var glanceTable = []struct{ rung, pipe, futex string }{
-	{"floor", "floor/asm-swap", ""},
-	{"goroutine", "goroutine/chan-gomaxprocs1", ""},
-	{"thread", "thread/pipe", "thread/futex"},
-	{"process", "process/pipe", "process/futex"},
-	{"container", "container/pipe-full", "container/futex-full"},
-	{"vm", "vm/switch-user", ""},
+// headlineName is the benchmark of a headline row in a pipe or a futex
+// column ("" where the rung has none).
+func headlineName(t result.HeadlineRow, futex bool) string {
+	if futex {
+		return t.Futex
+	}
+	return t.Pipe
 }
 
 func buildGlance(runs []*runView) *glance {
 	g := &glance{}
+	headline := result.Headline()
 	find := func(rv *runView, name, pl string) *result.Result {
 		for i := range rv.Doc.Results {
 			if r := &rv.Doc.Results[i]; r.Name == name && r.Placement == pl && r.OneWayNS.N > 0 {
@@ -246,14 +241,11 @@ func buildGlance(runs []*runView) *glance {
 	}
 	var cols []colKey
 	for i, rv := range runs {
-		for _, pl := range placementOrder {
+		for _, pl := range result.PlacementOrder() {
 			for _, futex := range []bool{false, true} {
 				has := false
-				for _, t := range glanceTable {
-					name := t.pipe
-					if futex {
-						name = t.futex
-					}
+				for _, t := range headline {
+					name := headlineName(t, futex)
 					has = has || (name != "" && find(rv, name, pl) != nil)
 				}
 				if has {
@@ -273,14 +265,11 @@ func buildGlance(runs []*runView) *glance {
 		}
 		g.Cols = append(g.Cols, glanceCol{Run: runs[c.run].Tag, Placement: c.pl, PClass: cls, Mechanism: mech})
 	}
-	for _, t := range glanceTable {
-		row := glanceRow{Rung: t.rung}
+	for _, t := range headline {
+		row := glanceRow{Rung: t.Rung}
 		measured := false
 		for _, c := range cols {
-			name := t.pipe
-			if c.futex {
-				name = t.futex
-			}
+			name := headlineName(t, c.futex)
 			r := (*result.Result)(nil)
 			if name != "" {
 				r = find(runs[c.run], name, c.pl)
@@ -291,7 +280,7 @@ func buildGlance(runs []*runView) *glance {
 			}
 			measured = true
 			s := r.OneWayNS
-			row.Cells = append(row.Cells, glanceCell{Value: fmtNS(s.Median), Interval: fmt.Sprintf("[%s – %s]", fmtNS(s.CILow), fmtNS(s.CIHigh)),
+			row.Cells = append(row.Cells, glanceCell{Value: units.Time(s.Median), Interval: fmt.Sprintf("[%s – %s]", units.Time(s.CILow), units.Time(s.CIHigh)),
 				Name: r.Name, Flagged: len(r.Flags) > 0})
 		}
 		if measured {
@@ -318,7 +307,7 @@ func replViews(runs []*runView) []replView {
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				v.ValueList = append(v.ValueList, fmt.Sprintf("%s = %s", k, strconv.FormatFloat(r.Values[k], 'g', 6, 64)))
+				v.ValueList = append(v.ValueList, k+" = "+units.Digits(r.Values[k], 6))
 			}
 			out = append(out, v)
 		}
@@ -372,19 +361,15 @@ func buildCompare(c *compare.Comparison) *compareView {
 			continue
 		}
 		ct := compareTable{Title: t.Title, Unit: t.Unit}
-		rows := t.Rows
-		if t.Geomean != nil {
-			rows = append(append([]*compare.Row{}, rows...), t.Geomean)
-		}
-		for _, r := range rows {
+		for _, r := range render.CompareRows(t) {
 			geo := r == t.Geomean
 			cr := compareRow{Name: r.Name, Placement: r.Placement, Geo: geo}
 			for i, cell := range r.Cells {
 				cc := compareCell{Value: "—", Notes: cell.Notes}
 				if cell.Present {
-					cc.Value = fmtNS(cell.Summary.Median)
+					cc.Value = units.Time(cell.Summary.Median)
 					if ci := compare.CIPercent(cell.Summary); !geo && !math.IsNaN(ci) {
-						cc.Value += fmt.Sprintf(" ± %.0f%%", ci)
+						cc.Value += " ± " + units.Percent(ci, 0)
 					} else if !geo {
 						cc.Value += " ± ∞"
 					}
@@ -395,16 +380,18 @@ func buildCompare(c *compare.Comparison) *compareView {
 				}
 				d := r.Deltas[i]
 				dc := compareCell{IsDelta: true, Notes: d.Notes}
+				change := units.SignedPercent(100*d.Change, 1)
+				interval := "[" + units.SignedPercent(100*d.Lo, 1) + ", " + units.SignedPercent(100*d.Hi, 1) + "]"
 				switch {
 				case !d.Present:
 				case !d.Tested:
-					dc.Delta = fmt.Sprintf("%+.1f%%", 100*d.Change)
+					dc.Delta = change
 				case !d.Significant:
-					dc.Delta, dc.Class = fmt.Sprintf("~ [%+.1f%%, %+.1f%%]", 100*d.Lo, 100*d.Hi), "same"
+					dc.Delta, dc.Class = "~ "+interval, "same"
 				case d.Change > 0:
-					dc.Delta, dc.Class = fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%]", 100*d.Change, 100*d.Lo, 100*d.Hi), "worse"
+					dc.Delta, dc.Class = change+" "+interval, "worse"
 				default:
-					dc.Delta, dc.Class = fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%]", 100*d.Change, 100*d.Lo, 100*d.Hi), "better"
+					dc.Delta, dc.Class = change+" "+interval, "better"
 				}
 				cr.Cells = append(cr.Cells, dc)
 			}
@@ -435,7 +422,7 @@ func warnViews(runs []*runView) []warnView {
 		}
 		for _, r := range rv.Doc.Rings {
 			for _, f := range r.Flags {
-				w.Flags = append(w.Flags, fmt.Sprintf("%s ring of %d, %s, %s: %s — %s", r.Kind, r.Tasks, fmtBytes(float64(r.WorkingSetB)), r.Placement, f.Code, f.Message))
+				w.Flags = append(w.Flags, fmt.Sprintf("%s ring of %d, %s, %s: %s — %s", r.Kind, r.Tasks, units.ShortBytes(float64(r.WorkingSetB)), r.Placement, f.Code, f.Message))
 			}
 		}
 		out = append(out, w)
@@ -492,7 +479,7 @@ func buildEnv(runs []*runView) envView {
 		{"caches", func(d *result.Document) string {
 			var p []string
 			for _, c := range d.Environment.CPU.Caches {
-				p = append(p, fmt.Sprintf("L%d %s %s", c.Level, strings.ToLower(c.Type), fmtBytes(float64(c.SizeBytes))))
+				p = append(p, fmt.Sprintf("L%d %s %s", c.Level, strings.ToLower(c.Type), units.ShortBytes(float64(c.SizeBytes))))
 			}
 			return strings.Join(p, ", ")
 		}},
@@ -503,7 +490,7 @@ func buildEnv(runs []*runView) envView {
 			t := d.Environment.CPU.TSC
 			s := fmt.Sprintf("constant %v, nonstop %v, usable %v", t.Constant, t.Nonstop, t.Usable)
 			if t.HzMeasured > 0 {
-				s += fmt.Sprintf(", %.3f GHz measured", t.HzMeasured/1e9)
+				s += ", " + units.Fixed(t.HzMeasured/1e9, 3) + " GHz measured"
 			}
 			return s
 		}},
@@ -541,11 +528,11 @@ func buildEnv(runs []*runView) envView {
 		}},
 		{"load at start", func(d *result.Document) string {
 			l := d.Environment.Load
-			return fmt.Sprintf("%.2f / %.2f, %d runnable of %d", l.Load1, l.Load5, l.Runnable, l.Procs)
+			return fmt.Sprintf("%s / %s, %d runnable of %d", units.Fixed(l.Load1, 2), units.Fixed(l.Load5, 2), l.Runnable, l.Procs)
 		}},
 		{"steal during run", func(d *result.Document) string {
 			s := d.Environment.Steal
-			return fmt.Sprintf("%.1f%% steal, %.0f%% busy over %.0f s", s.Percent, s.BusyPercent, s.Seconds)
+			return fmt.Sprintf("%s steal, %s busy over %s s", units.Percent(s.Percent, 1), units.Percent(s.BusyPercent, 0), units.Fixed(s.Seconds, 0))
 		}},
 		{"kernel command line", func(d *result.Document) string { return d.Environment.Cmdline }},
 		{"ctxbench", func(d *result.Document) string {
@@ -555,7 +542,7 @@ func buildEnv(runs []*runView) envView {
 		{"settings", func(d *result.Document) string {
 			s := d.Settings
 			x := fmt.Sprintf("preset %s, %d samples per figure, %d per block, %d warm-up, %s per sample, CPUs %v, seed %d",
-				s.Preset, s.Runs, s.SamplesPerBlock, s.Warmup, fmtNS(float64(s.MinTimeNS)), s.CPUs, s.Seed)
+				s.Preset, s.Runs, s.SamplesPerBlock, s.Warmup, units.Time(float64(s.MinTimeNS)), s.CPUs, s.Seed)
 			if s.DryRun {
 				x += ", DRY RUN"
 			}

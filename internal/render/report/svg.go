@@ -3,8 +3,9 @@ package report
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/units"
 )
 
 // Charts are drawn here, in Go, as lists of SVG elements that the template
@@ -34,11 +35,12 @@ type Fig struct {
 	Elems []Elem
 }
 
+// num is an SVG coordinate or length, to a tenth of a pixel.
 func num(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "0"
 	}
-	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
+	return units.Exact(math.Round(v*10) / 10)
 }
 
 func line(x1, y1, x2, y2 float64, class string) Elem {
@@ -224,76 +226,6 @@ func linTicks(lo, hi float64, n int, format func(float64) string) ([]tick, float
 	}
 	return out, start, end
 }
-
-// Formatting of axis labels and figures.
-
-// fmtNS renders nanoseconds with three significant digits and a unit.
-func fmtNS(ns float64) string {
-	a := math.Abs(ns)
-	switch {
-	case math.IsNaN(ns) || math.IsInf(ns, 0):
-		return "?"
-	case a >= 1e9:
-		return sig(ns/1e9) + " s"
-	case a >= 1e6:
-		return sig(ns/1e6) + " ms"
-	case a >= 1e3:
-		return sig(ns/1e3) + " µs"
-	}
-	return sig(ns) + " ns"
-}
-
-// fmtNSTick renders an axis value (1 ns, 10 ns, 1 µs...).
-func fmtNSTick(ns float64) string {
-	switch {
-	case ns >= 1e9:
-		return trimZero(ns/1e9) + " s"
-	case ns >= 1e6:
-		return trimZero(ns/1e6) + " ms"
-	case ns >= 1e3:
-		return trimZero(ns/1e3) + " µs"
-	}
-	return trimZero(ns) + " ns"
-}
-
-func trimZero(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
-
-func sig(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
-}
-
-// fmtBytes renders a byte count with a binary unit.
-func fmtBytes(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return trimZero(b/(1<<30)) + " GiB"
-	case b >= 1<<20:
-		return trimZero(b/(1<<20)) + " MiB"
-	case b >= 1<<10:
-		return trimZero(b/(1<<10)) + " KiB"
-	}
-	return trimZero(b) + " B"
-}
-
-// fmtCount renders a count (1, 10, 1k, 1M).
-func fmtCount(v float64) string {
-	switch {
-	case v >= 1e6:
-		return trimZero(v/1e6) + "M"
-	case v >= 1e3:
-		return trimZero(v/1e3) + "k"
-	}
-	return trimZero(v)
-}
-
-func fmtPlain(v float64) string { return trimZero(v) }
 
 // plot is one chart panel with axes.
 type plot struct {
