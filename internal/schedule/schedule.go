@@ -250,14 +250,7 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]CellRun, error) {
 		}
 		var best Block
 		for attempt := 0; ; attempt++ {
-			if !o.DryRun {
-				// Not in the second after a perf block or probe closed
-				// its events: every switch would pay for perf's hooks.
-				if err := host.WaitPerfHooksOff(ctx); err != nil {
-					return Block{}, err
-				}
-			}
-			resp, err := o.Executor.Block(ctx, r.Cell, req, o.Timeout(r.Cell, n+o.Warmup))
+			resp, err := RunBlock(ctx, o.Executor, r.Cell, req, o.Timeout(r.Cell, n+o.Warmup), o.DryRun)
 			if err == nil {
 				err = o.Check(r.Cell, resp, n)
 			}

@@ -23,6 +23,9 @@ import (
 // FailedWindows and as a failure), not the sweep; a server that died or
 // hung ends the run with an error.
 func Run(ctx context.Context, env experiment.Env, cfg result.PoolConfig, prog pool.Progress) (part experiment.Part, err error) {
+	if prog == nil {
+		prog = pool.NoProgress{}
+	}
 	eng, err := pool.Begin(cfg, prog)
 	if err != nil {
 		return part, err
@@ -32,13 +35,13 @@ func Run(ctx context.Context, env experiment.Env, cfg result.PoolConfig, prog po
 			err = e
 		}
 	}()
-	res := eng.Result
-	total, done := 0, 0
+	res := pools(cfg, eng)
+	sw := &sweep{prog: prog}
 	for _, kind := range cfg.Servers {
-		total += len(eng.Points(kind)) * cfg.Repetitions
+		sw.total += len(eng.Points(kind)) * cfg.Repetitions
 	}
 	for i, kind := range cfg.Servers {
-		sr, err := runServer(ctx, eng, kind, cfg, uint64(i), prog, &done, total)
+		sr, err := runServer(ctx, eng, kind, cfg, uint64(i), sw)
 		if err != nil {
 			return part, err
 		}
@@ -48,11 +51,23 @@ func Run(ctx context.Context, env experiment.Env, cfg result.PoolConfig, prog po
 		}
 	}
 	analyze(res)
+	res.Warnings = append(res.Warnings, sw.retried...)
 	part.Pools = res
 	return part, nil
 }
 
-func runServer(ctx context.Context, eng *pool.Engine, kind string, cfg result.PoolConfig, salt uint64, prog pool.Progress, done *int, total int) (sr *result.PoolServer, err error) {
+// sweep is what runs across the servers: the progress (windows done of
+// total), and the windows that failed once and ran again, which become
+// warnings after the analysis's own.
+type sweep struct {
+	prog        pool.Progress
+	done, total int
+	retried     []string
+}
+
+// runServer starts a server, measures its idle baselines, runs its points'
+// windows on the scheduler's rounds and stops it.
+func runServer(ctx context.Context, eng *pool.Engine, kind string, cfg result.PoolConfig, salt uint64, sw *sweep) (sr *result.PoolServer, err error) {
 	srv, err := eng.Start(ctx, kind)
 	if err != nil {
 		return nil, err
@@ -66,6 +81,7 @@ func runServer(ctx context.Context, eng *pool.Engine, kind string, cfg result.Po
 	if err := srv.Baselines(ctx); err != nil {
 		return nil, err
 	}
+	rec := server(srv)
 	points := eng.Points(kind)
 	var recs []windowRecord
 	seq := 0
@@ -77,30 +93,30 @@ func runServer(ctx context.Context, eng *pool.Engine, kind string, cfg result.Po
 	got, _, err := schedule.Rounds(ctx, len(points), func(int) int { return cfg.Repetitions },
 		func(ctx context.Context, i, round int) (result.PoolWindow, error) {
 			w, err := srv.Window(ctx, spec(i, round))
-			if err != nil && !srv.Recoverable(ctx, err) {
-				// The server died or hung: nothing after this would be honest.
-				return w, schedule.Fatal(fmt.Errorf("%s: %w", srv.Where(spec(i, round)), err))
+			if err != nil {
+				if !srv.Recoverable(ctx, err) {
+					// The server died or hung: nothing after this would be honest.
+					return result.PoolWindow{}, schedule.Fatal(fmt.Errorf("%s: %w", srv.Where(spec(i, round)), err))
+				}
+				return result.PoolWindow{}, err
 			}
-			if err == nil {
-				seq++
-				w.Seq = seq
-			}
-			return w, err
+			seq++
+			return window(w, seq), nil
 		}, schedule.RoundOptions{
 			Seed:      int64(cfg.Seed + 0x5eed + salt),
 			KeepGoing: true,
 			Retry: func(i, round int, err error) bool {
 				// One retry: a long sweep should not be lost to one transient
 				// failure; the failure is kept in the warnings.
-				srv.Retried(spec(i, round), err)
+				sw.retried = append(sw.retried, fmt.Sprintf("%s: retried after: %v", srv.Where(spec(i, round)), err))
 				return true
 			},
 			OnFail: func(i, round int, err error) {
-				srv.Record.FailedWindows = append(srv.Record.FailedWindows, fmt.Sprintf("%s: %v", srv.Where(spec(i, round)), err))
+				rec.FailedWindows = append(rec.FailedWindows, fmt.Sprintf("%s: %v", srv.Where(spec(i, round)), err))
 			},
 			Step: func(i, round int) {
-				*done++
-				prog.Window(*done, total, spec(i, round))
+				sw.done++
+				sw.prog.Window(sw.done, sw.total, spec(i, round))
 			},
 		})
 	if err != nil {
@@ -114,7 +130,6 @@ func runServer(ctx context.Context, eng *pool.Engine, kind string, cfg result.Po
 			recs = append(recs, windowRecord{spec(i, d.Round), d.Value})
 		}
 	}
-	rec := srv.Record
 	rec.Series = buildSeries(kind, recs, eng.Placement)
 	return &rec, nil
 }

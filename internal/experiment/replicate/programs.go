@@ -27,27 +27,23 @@ import (
 
 // hidden runs one block of a hidden benchmark, unpinned across e.CPUs.
 func hidden(ctx context.Context, e experiment.Env, name string, iters uint64, timeout time.Duration) (model.Response, error) {
-	_, resp, err := block(ctx, e, name, model.Unpinned, iters, 1, 0, timeout)
-	return resp, err
+	return block(ctx, e, name, model.Unpinned, iters, 1, 0, timeout)
 }
 
 // block runs one block of a benchmark at a placement with fixed
-// iterations: the whole run timed the way a publication timed it. Like
-// the scheduler's, it waits out the second after perf events closed.
-func block(ctx context.Context, e experiment.Env, name string, p model.Placement, iters uint64, samples, warmup int, timeout time.Duration) (schedule.Cell, model.Response, error) {
+// iterations: the whole run timed the way a publication timed it. It is
+// not calibrated or interleaved, but it runs the scheduler's way
+// (schedule.RunBlock, the perf gate included).
+func block(ctx context.Context, e experiment.Env, name string, p model.Placement, iters uint64, samples, warmup int, timeout time.Duration) (model.Response, error) {
 	b := catalog.Lookup(name)
 	if b == nil {
-		return schedule.Cell{}, model.Response{}, fmt.Errorf("no benchmark %s", name)
+		return model.Response{}, fmt.Errorf("no benchmark %s", name)
 	}
 	c, err := schedule.Place(b, p, e.CPUs)
 	if err != nil {
-		return c, model.Response{}, err
+		return model.Response{}, err
 	}
-	if err := host.WaitPerfHooksOff(ctx); err != nil {
-		return c, model.Response{}, err
-	}
-	resp, err := e.Executor.Block(ctx, c, c.Request(iters, samples, warmup, false), timeout)
-	return c, resp, err
+	return schedule.RunBlock(ctx, e.Executor, c, c.Request(iters, samples, warmup, false), timeout, e.DryRun)
 }
 
 func perHop(resp model.Response, iters uint64, hopsPerOp float64) []float64 {
@@ -135,7 +131,7 @@ func forkTwoPipes(ctx context.Context, e experiment.Env, quick bool) ([]result.R
 		n = 20_000
 	}
 	fmt.Fprintf(e.Log, "fork-two-pipes: process pipe ping-pong, %d round trips, unpinned\n", n)
-	_, resp, err := block(ctx, e, "process/pipe", model.Unpinned, n, 1, 0, 10*time.Minute)
+	resp, err := block(ctx, e, "process/pipe", model.Unpinned, n, 1, 0, 10*time.Minute)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +143,7 @@ func forkTwoPipes(ctx context.Context, e experiment.Env, quick bool) ([]result.R
 	pinned := map[model.Placement]string{}
 	for _, p := range []model.Placement{model.SameCPU, model.CrossCPU} {
 		fmt.Fprintf(e.Log, "fork-two-pipes: %s, %d round trips × 5\n", p, small)
-		_, r, err := block(ctx, e, "process/pipe", p, small/5, 5, 1, 5*time.Minute)
+		r, err := block(ctx, e, "process/pipe", p, small/5, 5, 1, 5*time.Minute)
 		if err != nil {
 			vals[string(p)+"_error"] = 1
 			pinned[p] = "not measured (" + strings.SplitN(err.Error(), "\n", 2)[0] + ")"
@@ -230,7 +226,7 @@ func perfBench(ctx context.Context, e experiment.Env, quick bool) ([]result.Repl
 			}
 			res[kind].perf = append(res[kind].perf, us*1000/2)
 			iters := uint64(loops / 10)
-			_, resp, err := block(ctx, e, kind+"/pipe", model.SameCPU, iters, 10, 1, 5*time.Minute)
+			resp, err := block(ctx, e, kind+"/pipe", model.SameCPU, iters, 10, 1, 5*time.Minute)
 			if err != nil {
 				return nil, err
 			}

@@ -53,6 +53,66 @@ func newClient(ctx context.Context, kind string, t *target, n int) (client, erro
 	return c, nil
 }
 
+// holdAll takes n connections one after another and holds every one until
+// all are taken, so that they are n distinct connections (a pool would
+// hand an idle one back again); use runs on each as it is taken. Every
+// client opens its pool and reads its connections' ids this one way. All
+// are given back before holdAll returns, so a caller may close the pool
+// on its error: pgxpool's Close waits for every connection taken.
+func holdAll[C any](n int, take func(i int) (C, error), give func(C), use func(i int, c C) error) error {
+	held := make([]C, 0, n)
+	defer func() {
+		for _, h := range held {
+			give(h)
+		}
+	}()
+	for i := 0; i < n; i++ {
+		c, err := take(i)
+		if err != nil {
+			return err
+		}
+		held = append(held, c)
+		if err := use(i, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openAll opens a pool's n connections by holding them all at once, and
+// prepares the query on each (prepare runs it once), so that no timed
+// query opens a connection or prepares a statement.
+func openAll[C any](n int, take func() (C, error), give func(C), prepare func(C) error) error {
+	return holdAll(n, func(i int) (C, error) {
+		c, err := take()
+		if err != nil {
+			return c, fmt.Errorf("open connection %d of %d: %w", i+1, n, err)
+		}
+		return c, nil
+	}, give, func(i int, c C) error {
+		if err := prepare(c); err != nil {
+			return fmt.Errorf("prepare on connection %d: %w", i+1, err)
+		}
+		return nil
+	})
+}
+
+// sortedIDs holds all n connections and returns their server-side ids,
+// sorted; id reads one connection's.
+func sortedIDs[C any](n int, take func() (C, error), give func(C), id func(i int, c C) (int64, error)) ([]int64, error) {
+	out := make([]int64, 0, n)
+	err := holdAll(n, func(int) (C, error) { return take() }, give, func(i int, c C) error {
+		v, err := id(i, c)
+		out = append(out, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 func pgQuery(table string) string {
 	return "SELECT name FROM " + pgx.Identifier{table}.Sanitize() + " WHERE id=$1"
 }
@@ -84,48 +144,22 @@ func newPgxpool(ctx context.Context, t *target, n int) (*pgxClient, error) {
 		return nil, err
 	}
 	c := &pgxClient{p: p, n: n, q: pgQuery(t.table)}
-	// Open all n connections by holding them at once, and prepare the query on each
-	// (the default statement cache prepares on first use).
-	held := make([]*pgxpool.Conn, 0, n)
-	defer func() {
-		for _, h := range held {
-			h.Release()
-		}
-	}()
-	for i := 0; i < n; i++ {
-		conn, err := p.Acquire(ctx)
-		if err != nil {
-			p.Close()
-			return nil, fmt.Errorf("open connection %d of %d: %w", i+1, n, err)
-		}
-		held = append(held, conn)
-		var name string
-		if err := conn.QueryRow(ctx, c.q, 1).Scan(&name); err != nil {
-			p.Close()
-			return nil, fmt.Errorf("prepare on connection %d: %w", i+1, err)
-		}
+	// The default statement cache prepares the query on its first use.
+	err = openAll(n, func() (*pgxpool.Conn, error) { return p.Acquire(ctx) }, (*pgxpool.Conn).Release,
+		func(conn *pgxpool.Conn) error {
+			var name string
+			return conn.QueryRow(ctx, c.q, 1).Scan(&name)
+		})
+	if err != nil {
+		p.Close()
+		return nil, err
 	}
 	return c, nil
 }
 
 func (c *pgxClient) ids(ctx context.Context) ([]int64, error) {
-	held := make([]*pgxpool.Conn, 0, c.n)
-	defer func() {
-		for _, h := range held {
-			h.Release()
-		}
-	}()
-	out := make([]int64, 0, c.n)
-	for i := 0; i < c.n; i++ {
-		conn, err := c.p.Acquire(ctx)
-		if err != nil {
-			return nil, err
-		}
-		held = append(held, conn)
-		out = append(out, int64(conn.Conn().PgConn().PID()))
-	}
-	slices.Sort(out)
-	return out, nil
+	return sortedIDs(c.n, func() (*pgxpool.Conn, error) { return c.p.Acquire(ctx) }, (*pgxpool.Conn).Release,
+		func(_ int, conn *pgxpool.Conn) (int64, error) { return int64(conn.Conn().PgConn().PID()), nil })
 }
 
 func (c *pgxClient) query(ctx context.Context, id int) (int64, error) {
@@ -173,53 +207,30 @@ func newSQL(ctx context.Context, t *target, n int) (*sqlClient, error) {
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
 	c := &sqlClient{db: db, n: n, q: pgQuery(t.table)}
-	held := make([]*sql.Conn, 0, n)
-	defer func() {
-		for _, h := range held {
-			h.Close()
-		}
-	}()
-	for i := 0; i < n; i++ {
-		conn, err := db.Conn(ctx)
-		if err != nil {
-			db.Close()
-			return nil, fmt.Errorf("open connection %d of %d: %w", i+1, n, err)
-		}
-		held = append(held, conn)
+	err = openAll(n, func() (*sql.Conn, error) { return db.Conn(ctx) }, giveSQL, func(conn *sql.Conn) error {
 		var name string
-		if err := conn.QueryRowContext(ctx, c.q, 1).Scan(&name); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("prepare on connection %d: %w", i+1, err)
-		}
+		return conn.QueryRowContext(ctx, c.q, 1).Scan(&name)
+	})
+	if err != nil {
+		db.Close()
+		return nil, err
 	}
 	return c, nil
 }
 
+// giveSQL returns a connection to database/sql's pool (Conn.Close does
+// not close the connection).
+func giveSQL(conn *sql.Conn) { conn.Close() }
+
 func (c *sqlClient) ids(ctx context.Context) ([]int64, error) {
-	held := make([]*sql.Conn, 0, c.n)
-	defer func() {
-		for _, h := range held {
-			h.Close()
-		}
-	}()
-	out := make([]int64, 0, c.n)
-	for i := 0; i < c.n; i++ {
-		conn, err := c.db.Conn(ctx)
-		if err != nil {
-			return nil, err
-		}
-		held = append(held, conn)
-		var pid int64
-		if err := conn.Raw(func(dc any) error {
-			pid = int64(dc.(*stdlib.Conn).Conn().PgConn().PID())
-			return nil
-		}); err != nil {
-			return nil, err
-		}
-		out = append(out, pid)
-	}
-	slices.Sort(out)
-	return out, nil
+	return sortedIDs(c.n, func() (*sql.Conn, error) { return c.db.Conn(ctx) }, giveSQL,
+		func(_ int, conn *sql.Conn) (pid int64, err error) {
+			err = conn.Raw(func(dc any) error {
+				pid = int64(dc.(*stdlib.Conn).Conn().PgConn().PID())
+				return nil
+			})
+			return pid, err
+		})
 }
 
 // query is the published pattern: db.QueryRow(...).Scan; database/sql does not expose
@@ -261,24 +272,15 @@ func newGoRedis(ctx context.Context, t *target, n int) (*redisClient, error) {
 }
 
 func (c *redisClient) ids(ctx context.Context) ([]int64, error) {
-	held := make([]*redis.Conn, 0, c.n)
-	defer func() {
-		for _, h := range held {
-			h.Close()
-		}
-	}()
-	out := make([]int64, 0, c.n)
-	for i := 0; i < c.n; i++ {
-		conn := c.c.Conn()
-		held = append(held, conn)
-		id, err := conn.ClientID(ctx).Result()
-		if err != nil {
-			return nil, fmt.Errorf("connection %d of %d: %w", i+1, c.n, err)
-		}
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out, nil
+	// A go-redis Conn is a connection taken from the pool until Close gives it back.
+	return sortedIDs(c.n, func() (*redis.Conn, error) { return c.c.Conn(), nil }, func(conn *redis.Conn) { conn.Close() },
+		func(i int, conn *redis.Conn) (int64, error) {
+			id, err := conn.ClientID(ctx).Result()
+			if err != nil {
+				return 0, fmt.Errorf("connection %d of %d: %w", i+1, c.n, err)
+			}
+			return id, nil
+		})
 }
 
 func (c *redisClient) setKeys(rows int) {

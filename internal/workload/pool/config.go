@@ -1,10 +1,13 @@
-// Package pool runs the connection-pool experiment against real PostgreSQL and Redis
-// servers: for each pool size, worker count, client library and CPU placement it runs
-// repeated, interleaved fixed-duration windows and measures throughput, latency, time
-// waiting for a connection versus time holding one, context switches per query (server
-// voluntary / involuntary, server auxiliary, client) and CPU time per query; then it
-// finds the knee of each throughput curve, fits the Universal Scalability Law and
-// compares the published pool 10 against pool 90. docs/pool.md gives the method.
+// Package pool is the connection-pool engine: it starts real PostgreSQL and Redis
+// servers (or connects to given ones), pins them and the client per placement, and
+// runs fixed-duration windows of a pool of n connections under load, measuring
+// throughput, latency, time waiting for a connection versus time holding one, context
+// switches per query (server voluntary / involuntary, server auxiliary, client) and
+// CPU time per query; and it replays the published run's own procedure
+// (published.go). The experiment (internal/experiment/pool, and replicate for the
+// published run) plans the windows on the scheduler's rounds, finds each curve's knee,
+// fits the Universal Scalability Law and writes the document. docs/pool.md gives the
+// method.
 package pool
 
 import (
@@ -43,6 +46,66 @@ const MaxWorkers = 100000
 
 // DefaultPoolSizes is 1..256 in powers of two plus the published 10 and 90.
 var DefaultPoolSizes = []int{1, 2, 4, 8, 10, 16, 32, 64, 90, 128, 256}
+
+// Config is one run's configuration. It is an alias of an unnamed struct
+// spelled exactly as the document's result.PoolConfig (the same fields,
+// types and tags) rather than that type itself, so that the engine does
+// not import the document: a value of either is assignable to the other
+// (identical underlying types, one of them unnamed), so the command line
+// builds a Config, the experiment records it as the run's, and a field
+// added to one side only stops the build where they meet.
+type Config = struct {
+	// Servers to measure, in order: "postgres", "redis".
+	Servers []string `json:"servers"`
+	// PGClients are the PostgreSQL client libraries: "pgxpool", "database/sql".
+	PGClients []string `json:"pg_clients"`
+	// PoolSizes are the connection pool sizes.
+	PoolSizes []int `json:"pool_sizes"`
+	// Workers are the numbers of concurrent workers (goroutines issuing queries);
+	// 0 stands for "as many workers as connections" (no queue at the pool).
+	Workers []int `json:"workers"`
+	// Placements: "cross-cpu", "same-cpu", "unpinned".
+	Placements []string `json:"placements"`
+	// Warmup runs the load before each measured window (connections are open already).
+	Warmup time.Duration `json:"warmup_ns"`
+	// Duration is the length of each measured window.
+	Duration time.Duration `json:"duration_ns"`
+	// Baseline is the length of the idle baseline window per server and placement;
+	// 0 means Duration.
+	Baseline time.Duration `json:"baseline_ns"`
+	// Repetitions of every point; each repetition visits all points in a new random order.
+	Repetitions int `json:"repetitions"`
+	// Seed drives the visiting order and the workers' random ids.
+	Seed uint64 `json:"seed"`
+	// ServerCPU and ClientCPU are used by the pinned placements; -1 picks the first and
+	// the last CPU the run may use. same-cpu puts both on ClientCPU.
+	ServerCPU int `json:"server_cpu"`
+	ClientCPU int `json:"client_cpu"`
+	// Rows is how many names the table (and keys Redis) holds.
+	Rows int `json:"rows"`
+	// NoIndex drops the primary key on the names table, as the published schema had it,
+	// so every lookup scans the table.
+	NoIndex bool `json:"no_index"`
+	// PostgresDSN, when set, uses an existing server instead of a throwaway one; the
+	// table ctxbench_names is created in it and dropped at the end.
+	PostgresDSN string `json:"-"`
+	// RedisURL, when set, uses an existing Redis; keys ctxbench:name:<id> are set in it
+	// and deleted at the end.
+	RedisURL string `json:"-"`
+	// PostgresBinDir and RedisServer override where the server binaries are found.
+	PostgresBinDir string `json:"-"`
+	RedisServer    string `json:"-"`
+	// Perf adds a `perf stat -e context-switches -C <server CPU>` count to each pinned
+	// window as a cross-check of the /proc accounting (needs perf and permission).
+	Perf bool `json:"perf"`
+	// QuietWait, when > 0, waits up to this long before each window until other
+	// processes use less than 10% of the window's CPUs (a shared machine); the wait and
+	// the load measured during every window are reported either way.
+	QuietWait time.Duration `json:"quiet_wait_ns"`
+	// WindowTimeout bounds how long the workers may take to stop after a window ends
+	// (a hung server); 0 means 30 s.
+	WindowTimeout time.Duration `json:"-"`
+}
 
 // DefaultConfig is the full sweep: both servers, every placement, 1000 workers and
 // workers = pool size, both PostgreSQL clients, 5 repetitions of 0.5 s warm-up + 1 s
@@ -88,30 +151,20 @@ func (e *ConfigError) Error() string { return e.Msg }
 
 func bad(format string, a ...any) error { return &ConfigError{Msg: fmt.Sprintf(format, a...)} }
 
-// Validate checks the configuration without touching the system's CPUs or servers;
-// Run additionally checks the CPUs against the ones the process may use.
-// Validate checks a configuration before anything starts.
+// Validate checks a configuration before anything starts, without touching the
+// system's CPUs or servers; Begin additionally checks the CPUs against the ones the
+// process may use.
 func Validate(c *Config) error {
 	if len(c.Servers) == 0 {
 		return bad("pool: no server given (want postgres and/or redis)")
 	}
-	for i, s := range c.Servers {
-		if s != Postgres && s != Redis {
-			return bad("pool: unknown server %q (want postgres or redis)", s)
-		}
-		if slices.Contains(c.Servers[:i], s) {
-			return bad("pool: server %q given twice", s)
-		}
+	if err := each(c.Servers, known("server", "postgres or redis", Postgres, Redis), "pool: server %q given twice"); err != nil {
+		return err
 	}
 	// The clients are checked even when PostgreSQL is not run: a bad
 	// --clients is a mistake either way.
-	for i, cl := range c.PGClients {
-		if cl != ClientPgxpool && cl != ClientDatabaseSQL {
-			return bad("pool: unknown PostgreSQL client %q (want pgxpool or database/sql)", cl)
-		}
-		if slices.Contains(c.PGClients[:i], cl) {
-			return bad("pool: client %q given twice", cl)
-		}
+	if err := each(c.PGClients, known("PostgreSQL client", "pgxpool or database/sql", ClientPgxpool, ClientDatabaseSQL), "pool: client %q given twice"); err != nil {
+		return err
 	}
 	if slices.Contains(c.Servers, Postgres) && len(c.PGClients) == 0 {
 		return bad("pool: no PostgreSQL client given (want pgxpool and/or database/sql)")
@@ -119,35 +172,20 @@ func Validate(c *Config) error {
 	if len(c.PoolSizes) == 0 {
 		return bad("pool: no pool size given")
 	}
-	for i, p := range c.PoolSizes {
-		if p < 1 || p > MaxPool {
-			return bad("pool: pool size %d out of range 1..%d", p, MaxPool)
-		}
-		if slices.Contains(c.PoolSizes[:i], p) {
-			return bad("pool: pool size %d given twice", p)
-		}
+	if err := each(c.PoolSizes, within(1, MaxPool, "pool: pool size %d out of range 1..%d"), "pool: pool size %d given twice"); err != nil {
+		return err
 	}
 	if len(c.Workers) == 0 {
 		return bad("pool: no worker count given (0 means as many as connections)")
 	}
-	for i, w := range c.Workers {
-		if w < 0 || w > MaxWorkers {
-			return bad("pool: worker count %d out of range 0..%d (0 = pool size)", w, MaxWorkers)
-		}
-		if slices.Contains(c.Workers[:i], w) {
-			return bad("pool: worker count %d given twice", w)
-		}
+	if err := each(c.Workers, within(0, MaxWorkers, "pool: worker count %d out of range 0..%d (0 = pool size)"), "pool: worker count %d given twice"); err != nil {
+		return err
 	}
 	if len(c.Placements) == 0 {
 		return bad("pool: no placement given")
 	}
-	for i, p := range c.Placements {
-		if p != CrossCPU && p != SameCPU && p != Unpinned {
-			return bad("pool: unknown placement %q (want cross-cpu, same-cpu or unpinned)", p)
-		}
-		if slices.Contains(c.Placements[:i], p) {
-			return bad("pool: placement %q given twice", p)
-		}
+	if err := each(c.Placements, known("placement", "cross-cpu, same-cpu or unpinned", CrossCPU, SameCPU, Unpinned), "pool: placement %q given twice"); err != nil {
+		return err
 	}
 	if c.Duration < 10*time.Millisecond {
 		return bad("pool: duration %v too short (at least 10ms)", c.Duration)
@@ -179,13 +217,49 @@ func Validate(c *Config) error {
 	return nil
 }
 
+// each checks a list of the configuration: every value in order with
+// valid, and that none is given twice (twice formats the message with the
+// value). Each of Validate's lists is checked this one way.
+func each[T comparable](vals []T, valid func(T) error, twice string) error {
+	for i, v := range vals {
+		if err := valid(v); err != nil {
+			return err
+		}
+		if slices.Contains(vals[:i], v) {
+			return bad(twice, v)
+		}
+	}
+	return nil
+}
+
+// within accepts lo..hi; outside formats the message with the value and hi.
+func within(lo, hi int, outside string) func(int) error {
+	return func(v int) error {
+		if v < lo || v > hi {
+			return bad(outside, v, hi)
+		}
+		return nil
+	}
+}
+
+// known accepts one of names; what and want name the value and the choice
+// in the message.
+func known(what, want string, names ...string) func(string) error {
+	return func(s string) error {
+		if !slices.Contains(names, s) {
+			return bad("pool: unknown %s %q (want %s)", what, s, want)
+		}
+		return nil
+	}
+}
+
 // IsConfigError reports whether err is a configuration problem.
 func IsConfigError(err error) bool {
 	var ce *ConfigError
 	return errors.As(err, &ce)
 }
 
-// cpus resolves the server's and the client's CPU against the CPUs the process may
+// configCPUs resolves the server's and the client's CPU against the CPUs the process may
 // use: by default the first and the last allowed CPU (the CLI's --cpus convention:
 // cross-cpu uses the first and last, same-cpu the last).
 func configCPUs(c *Config, allowed []int) (server, client int, err error) {

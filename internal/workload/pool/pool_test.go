@@ -53,6 +53,10 @@ func TestValidate(t *testing.T) {
 			t.Errorf("stock config invalid: %v", err)
 		}
 	}
+	// The published replay refuses a bad configuration before starting anything.
+	if _, err := BeginPublished(context.Background(), PublishedConfig{}, nil); !IsConfigError(err) {
+		t.Errorf("empty published config: %v", err)
+	}
 }
 
 func TestCPUs(t *testing.T) {

@@ -2,9 +2,7 @@ package pool
 
 import (
 	"context"
-	"fmt"
-	"math/rand/v2"
-	"runtime"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -12,10 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/ctxbench/ctxbench/internal/result"
-	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/workload/procs"
-	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
 )
 
 // PublishedConfig replays the published experiment's own procedure ("Cost of Context
@@ -28,18 +23,19 @@ import (
 // starts, as `perf stat -C 0 -- sleep 1` did. Beside it, the same run with the count
 // bracketing the timed phase exactly, and the same run with MaxIdleConns = pool.
 type PublishedConfig struct {
-	Pools   []int `json:"pools"`
-	Workers int   `json:"workers"`
-	// Runs is the number of one-shot runs per pool and variant (interleaved, seeded).
-	Runs int    `json:"runs"`
-	Seed uint64 `json:"seed"`
+	Pools   []int
+	Workers int
+	// Runs is the number of one-shot runs per pool and variant; the caller
+	// interleaves them (Seed drives its order).
+	Runs int
+	Seed uint64
 	// BlogWindow is the length of the published perf window.
-	BlogWindow     time.Duration `json:"blog_window_ns"`
-	ServerCPU      int           `json:"server_cpu"`
-	ClientCPU      int           `json:"client_cpu"`
-	Rows           int           `json:"rows"`
-	PostgresDSN    string        `json:"-"`
-	PostgresBinDir string        `json:"-"`
+	BlogWindow     time.Duration
+	ServerCPU      int
+	ClientCPU      int
+	Rows           int
+	PostgresDSN    string
+	PostgresBinDir string
 }
 
 // DefaultPublishedConfig is pools 10 and 90, 1000 workers, 20 runs each per variant.
@@ -54,59 +50,41 @@ const (
 	VariantIdleFixed = "idle-fixed" // MaxIdleConns = pool: no reconnects while timed
 )
 
+// Variants are the replay's variants, in the order they are reported.
+var Variants = []string{VariantPublished, VariantIdleFixed}
+
 // PublishedRun is one one-shot run.
 type PublishedRun struct {
-	Variant string  `json:"variant"`
-	Pool    int     `json:"pool"`
-	Seq     int     `json:"seq"`
-	Millis  float64 `json:"elapsed_ms"`
+	Variant string
+	Pool    int
+	Millis  float64 // from the first query's launch to the last one's completion
 	// Opened is how many connections database/sql opened during the timed phase
 	// (each one a backend fork, authentication and a new prepared statement).
-	Opened int64 `json:"opened_while_timed"`
+	Opened int64
 	// PerfTimed counts switches on the server CPU over exactly the timed phase;
 	// PerfBlog over the published 1 s window opened before the pool was made.
-	PerfTimed *uint64 `json:"perf_timed"`
-	PerfBlog  *uint64 `json:"perf_blog_window"`
+	PerfTimed *uint64
+	PerfBlog  *uint64
 }
 
-// PublishedPoint summarises the runs of one variant and pool.
-type PublishedPoint struct {
-	Variant   string   `json:"variant"`
-	Pool      int      `json:"pool"`
-	Millis    Estimate `json:"elapsed_ms"`
-	Opened    float64  `json:"opened_while_timed"` // median
-	PerfTimed *float64 `json:"perf_timed"`         // median
-	PerfBlog  *float64 `json:"perf_blog_window"`   // median
-	// BlogWindowIdle is the idle baseline's count for a window of BlogWindow.
-	BlogWindowIdle *float64 `json:"blog_window_idle"`
+// Published is a started replay: one PostgreSQL, the server pinned to one
+// CPU and the client to another, as published. It is set up as a sweep is
+// (Begin, then Start: the same validation, CPUs, sweep of stale servers
+// and teardown); the caller runs each variant and pool Runs times in its
+// own order, then End.
+type Published struct {
+	pc PublishedConfig
+	e  *Engine
+	s  *Server
+	// Version names the server; ServerCPU and ClientCPU are where it and
+	// the client run; PerfUsable says the server CPU's switches are counted.
+	Version              string
+	ServerCPU, ClientCPU int
+	PerfUsable           bool
 }
 
-// PublishedResult is the replay's outcome.
-type PublishedResult struct {
-	Config      PublishedConfig  `json:"config"`
-	Version     string           `json:"server_version"`
-	ServerCPU   int              `json:"server_cpu"`
-	ClientCPU   int              `json:"client_cpu"`
-	PerfUsable  bool             `json:"perf_usable"`
-	Points      []PublishedPoint `json:"points"`
-	Comparisons []struct {
-		Variant string `json:"variant"`
-		// TimeRatio is elapsed(pool B)/elapsed(pool A) with its interval.
-		TimeRatio Ratio   `json:"time_ratio"`
-		P         float64 `json:"p_value"`
-		PoolA     int     `json:"pool_a"`
-		PoolB     int     `json:"pool_b"`
-	} `json:"comparisons"`
-	Runs    []PublishedRun `json:"runs"`
-	Summary []string       `json:"summary"`
-}
-
-// RunPublished replays the published experiment against a throwaway (or the given)
-// PostgreSQL, tearing it down before returning.
-func RunPublished(ctx context.Context, pc PublishedConfig, prog Progress) (res *PublishedResult, err error) {
-	if prog == nil {
-		prog = NoProgress{}
-	}
+// BeginPublished validates pc and starts the replay's server. prog may be nil.
+func BeginPublished(ctx context.Context, pc PublishedConfig, prog Progress) (*Published, error) {
 	if len(pc.Pools) == 0 || pc.Workers < 1 || pc.Workers > MaxWorkers || pc.Runs < 1 || pc.BlogWindow <= 0 || pc.Rows < 1 {
 		return nil, bad("published: need pools, 1..%d workers, runs >= 1, a positive window and rows", MaxWorkers)
 	}
@@ -119,148 +97,72 @@ func RunPublished(ctx context.Context, pc PublishedConfig, prog Progress) (res *
 	cfg.Servers, cfg.PGClients, cfg.Placements = []string{Postgres}, []string{ClientDatabaseSQL}, []string{CrossCPU}
 	cfg.PoolSizes, cfg.ServerCPU, cfg.ClientCPU, cfg.Rows = slices.Clone(pc.Pools), pc.ServerCPU, pc.ClientCPU, pc.Rows
 	cfg.PostgresDSN, cfg.PostgresBinDir = pc.PostgresDSN, pc.PostgresBinDir
-	if err := Validate(&cfg); err != nil {
-		return nil, err
-	}
-	allowed, err := procs.Allowed()
+	// The replay opens its own counters on the server CPU where perf is
+	// usable; the sweep's cross-check per window is not asked for.
+	cfg.Perf = false
+	e, err := Begin(cfg, prog)
 	if err != nil {
 		return nil, err
 	}
-	scpu, ccpu, err := configCPUs(&cfg, allowed)
+	// The replay records no warnings of its own: the sweep's trouble goes
+	// to the log.
+	for _, w := range e.Warnings {
+		e.prog.Stage(w)
+	}
+	s, err := e.Start(ctx, Postgres)
 	if err != nil {
+		_ = e.End()
 		return nil, err
 	}
-	pl := placement{CrossCPU, []int{scpu}, []int{ccpu}}
-	if _, err := serverdir.Sweep(); err != nil {
-		prog.Stage("sweeping stale servers: " + err.Error())
-	}
-	defer func() {
-		_ = procs.PinSelf(allowed)
-		runtime.SetDefaultGOMAXPROCS()
-	}()
-	t, err := startTarget(ctx, &cfg, Postgres, pl.server, prog)
-	if err != nil {
+	p := &Published{pc: pc, e: e, s: s, Version: s.Version, ServerCPU: e.Environment.ServerCPU,
+		ClientCPU: e.Environment.ClientCPU, PerfUsable: e.Environment.PerfUsable}
+	// Pinned once, as the published program ran under taskset.
+	if err := e.r.apply(s.t, e.pls[CrossCPU]); err != nil {
+		_ = p.End()
 		return nil, err
 	}
-	if testHookStarted != nil {
-		testHookStarted(t)
-	}
-	defer func() {
-		prog.Stage("stopping " + t.version)
-		if serr := t.stop(); serr != nil && err == nil {
-			err, res = fmt.Errorf("stop postgres: %w", serr), nil
-		}
-	}()
-	t.recordAux()
-	r := &runner{cfg: &cfg}
-	if err := r.apply(t, pl); err != nil {
-		return nil, err
-	}
-	perfOK, _ := procs.PerfUsable()
-	res = &PublishedResult{Config: pc, Version: t.version, ServerCPU: scpu, ClientCPU: ccpu, PerfUsable: perfOK}
-
-	var idle *float64
-	if perfOK {
-		prog.Stage("idle baseline on the server CPU")
-		c, err := procs.OpenCPUSwitches(scpu)
-		if err == nil {
-			a, _ := c.Read()
-			if err := sleep(ctx, t, pc.BlogWindow); err != nil {
-				c.Close()
-				return nil, err
-			}
-			b, _ := c.Read()
-			c.Close()
-			v := float64(b - a)
-			idle = &v
-		}
-	}
-
-	type job struct {
-		variant string
-		pool    int
-	}
-	var jobs []job
-	for i := 0; i < pc.Runs; i++ {
-		for _, v := range []string{VariantPublished, VariantIdleFixed} {
-			for _, p := range pc.Pools {
-				jobs = append(jobs, job{v, p})
-			}
-		}
-	}
-	rng := rand.New(rand.NewPCG(pc.Seed, 0xb10c))
-	rng.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
-	for i, j := range jobs {
-		prog.Window(i+1, len(jobs), WindowSpec{Server: Postgres, Client: ClientDatabaseSQL + " (" + j.variant + ")", Placement: CrossCPU, Pool: j.pool, Workers: pc.Workers, Rep: i + 1})
-		run, err := publishedOnce(ctx, t, pc, j.variant, j.pool, scpu, perfOK)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, fmt.Errorf("published replay, %s, pool %d: %w", j.variant, j.pool, err)
-		}
-		run.Seq = i + 1
-		res.Runs = append(res.Runs, run)
-	}
-
-	for _, v := range []string{VariantPublished, VariantIdleFixed} {
-		byPool := map[int][]float64{}
-		for _, p := range pc.Pools {
-			var ms, opened, pt, pb []float64
-			for _, r := range res.Runs {
-				if r.Variant != v || r.Pool != p {
-					continue
-				}
-				ms = append(ms, r.Millis)
-				opened = append(opened, float64(r.Opened))
-				if r.PerfTimed != nil {
-					pt = append(pt, float64(*r.PerfTimed))
-					pb = append(pb, float64(*r.PerfBlog))
-				}
-			}
-			byPool[p] = ms
-			pt0 := PublishedPoint{Variant: v, Pool: p, Millis: result.NewPoolEstimate(stats.SummarizeWindows(ms)), Opened: stats.Median(opened), BlogWindowIdle: idle}
-			if len(pt) > 0 {
-				a, b := stats.Median(pt), stats.Median(pb)
-				pt0.PerfTimed, pt0.PerfBlog = &a, &b
-			}
-			res.Points = append(res.Points, pt0)
-			line := fmt.Sprintf("%s, pool %d: %.1f ms for %d queries, %.0f connections opened while timed", v, p, pt0.Millis.Median, pc.Workers, pt0.Opened)
-			if pt0.PerfTimed != nil {
-				line += fmt.Sprintf("; server-CPU switches %.0f in the timed phase, %.0f in the published 1 s window", *pt0.PerfTimed, *pt0.PerfBlog)
-				if idle != nil {
-					line += fmt.Sprintf(" (idle: %.0f)", *idle)
-				}
-			}
-			res.Summary = append(res.Summary, line)
-		}
-		if len(pc.Pools) >= 2 {
-			a, b := pc.Pools[0], pc.Pools[len(pc.Pools)-1]
-			// time ratio B/A: invert the QPS-style ratio by swapping the samples.
-			hl := stats.HLRatio(byPool[a], byPool[b], 0.95)
-			tr, p := result.NewPoolRatio(hl), hl.P
-			res.Comparisons = append(res.Comparisons, struct {
-				Variant   string  `json:"variant"`
-				TimeRatio Ratio   `json:"time_ratio"`
-				P         float64 `json:"p_value"`
-				PoolA     int     `json:"pool_a"`
-				PoolB     int     `json:"pool_b"`
-			}{v, tr, p, a, b})
-			ci := ""
-			if tr.Low != nil {
-				ci = fmt.Sprintf(" (%.0f%% CI %.2f–%.2f)", tr.Confidence*100, *tr.Low, *tr.High)
-			}
-			res.Summary = append(res.Summary, fmt.Sprintf("%s: pool %d takes ×%.2f the time of pool %d%s, p=%.3g", v, b, tr.Estimate, a, ci, p))
-		}
-	}
-	return res, nil
+	return p, nil
 }
 
-func publishedOnce(ctx context.Context, t *target, pc PublishedConfig, variant string, pool, scpu int, perfOK bool) (PublishedRun, error) {
+// End stops the server and restores this process's affinity.
+func (p *Published) End() error {
+	return errors.Join(p.s.Stop(), p.e.End())
+}
+
+// IdleBlogWindow counts the server CPU's switches over one published
+// window (BlogWindow) with no pool open: what the published count held
+// that was not the queries'. It is nil where perf cannot count.
+func (p *Published) IdleBlogWindow(ctx context.Context) (*float64, error) {
+	if !p.PerfUsable {
+		return nil, nil
+	}
+	p.e.prog.Stage("idle baseline on the server CPU")
+	c, err := procs.OpenCPUSwitches(p.ServerCPU)
+	if err != nil {
+		return nil, nil //nolint:nilerr // no counter on this CPU: the replay reports no idle count, as without perf
+	}
+	defer c.Close()
+	a, _ := c.Read()
+	if err := sleep(ctx, p.s.t, p.pc.BlogWindow); err != nil {
+		return nil, err
+	}
+	b, _ := c.Read()
+	v := float64(b - a)
+	return &v, nil
+}
+
+// Run runs the published program once, as written: a fresh database/sql
+// pool of size pool (MaxIdleConns left at its default of 2 in the
+// published variant), warmed by pool dummy queries at once, then Workers
+// goroutines of one query each, timed from the first launch to the last
+// completion; and the server CPU's switches over that phase and over the
+// published window, opened before the pool was.
+func (p *Published) Run(ctx context.Context, variant string, pool int) (PublishedRun, error) {
+	t, pc := p.s.t, p.pc
 	run := PublishedRun{Variant: variant, Pool: pool}
 	var pcnt *procs.CPUSwitches
-	if perfOK {
-		pcnt, _ = procs.OpenCPUSwitches(scpu)
+	if p.PerfUsable {
+		pcnt, _ = procs.OpenCPUSwitches(p.ServerCPU)
 	}
 	// The published window: a fixed 1 s from program start, whatever the work does.
 	blog := make(chan uint64, 1)
@@ -272,7 +174,6 @@ func publishedOnce(ctx context.Context, t *target, pc PublishedConfig, variant s
 			blog <- b1 - b0
 		})
 		defer tm.Stop() // runs before the deferred Close
-
 	}
 	cc, err := pgx.ParseConfig(t.dsn)
 	if err != nil {
@@ -281,8 +182,7 @@ func publishedOnce(ctx context.Context, t *target, pc PublishedConfig, variant s
 	db := stdlib.OpenDB(*cc)
 	defer func() {
 		db.Close()
-		r := &runner{}
-		r.waitClosed(t)
+		t.waitClosed()
 	}()
 	db.SetMaxOpenConns(pool)
 	if variant == VariantIdleFixed {

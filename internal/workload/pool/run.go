@@ -20,16 +20,22 @@ import (
 // point and repetition in the scheduler's order, then Stop; End restores
 // the process's affinity. Every server started is torn down by Stop — also
 // when ctx is cancelled (the caller turns SIGINT/SIGTERM into a
-// cancellation) or a window fails.
+// cancellation) or a window fails. The published replay (published.go)
+// starts the same way.
 type Engine struct {
 	cfg     Config
 	allowed []int
 	pls     map[string]placement
 	prog    Progress
 	r       *runner
-	// Result holds what the run records besides the servers' curves: the
-	// configuration, the method, the client's environment, warnings.
-	Result *Result
+	// Method, Environment, Warnings and Swept are what the run records
+	// besides the servers' curves: how each figure is obtained, what the
+	// figures depend on besides the machine, conditions a reader must
+	// know, and the directories of earlier killed runs that were removed.
+	Method      Method
+	Environment Environment
+	Warnings    []string
+	Swept       []string
 }
 
 // Begin validates cfg and prepares a run. prog may be nil.
@@ -55,10 +61,9 @@ func Begin(cfg Config, prog Progress) (*Engine, error) {
 		CrossCPU: {CrossCPU, []int{scpu}, []int{ccpu}},
 		SameCPU:  {SameCPU, []int{ccpu}, []int{ccpu}},
 		Unpinned: {Unpinned, allowed, allowed},
-	}}
-	res := &Result{Config: cfg, Method: methods()}
+	}, Method: methods()}
 	perfOK, perfWhy := procs.PerfUsable()
-	res.Environment = Environment{
+	e.Environment = Environment{
 		GoVersion:   runtime.Version(),
 		NumCPU:      runtime.NumCPU(),
 		AllowedCPUs: allowed,
@@ -69,27 +74,24 @@ func Begin(cfg Config, prog Progress) (*Engine, error) {
 		PerfUsable:  perfOK,
 		PerfReason:  perfWhy,
 	}
-	res.Environment.PgxVersion, res.Environment.RedisVersion = libVersions()
+	e.Environment.PgxVersion, e.Environment.RedisVersion = libVersions()
 	if cfg.Perf && !perfOK {
-		res.Warnings = append(res.Warnings, "perf cross-check requested but unavailable: "+perfWhy)
+		e.Warnings = append(e.Warnings, "perf cross-check requested but unavailable: "+perfWhy)
 	}
 	swept, err := serverdir.Sweep()
-	res.Swept = swept
+	e.Swept = swept
 	if len(swept) > 0 {
 		prog.Stage(fmt.Sprintf("removed %d stale server directories of earlier runs", len(swept)))
 	}
 	if err != nil {
-		res.Warnings = append(res.Warnings, "sweeping stale servers: "+err.Error())
+		e.Warnings = append(e.Warnings, "sweeping stale servers: "+err.Error())
 	}
-	e.Result, e.r = res, &runner{cfg: &e.cfg, perfOK: perfOK}
+	e.r = &runner{cfg: &e.cfg, perfOK: perfOK}
 	return e, nil
 }
 
-// End restores this process's affinity and GOMAXPROCS, and adds the
-// windows that were retried to the warnings.
+// End restores this process's affinity and GOMAXPROCS.
 func (e *Engine) End() error {
-	e.Result.Warnings = append(e.Result.Warnings, e.r.retried...)
-	e.r.retried = nil
 	perr := procs.PinSelf(e.allowed)
 	runtime.SetDefaultGOMAXPROCS()
 	if perr != nil {
@@ -114,11 +116,18 @@ func (e *Engine) Placement(name string) Placement {
 type Server struct {
 	e     *Engine
 	t     *target
-	Kind  string
 	bases map[string]Baseline
-	// Record is the server's part of the result; the experiment adds the
-	// curves.
-	Record ServerResult
+	Kind  string
+	// Version names the server ("PostgreSQL 16.4"); Embedded says it is a
+	// throwaway one this run made; ProcessCounters says its processes can
+	// be read from /proc (false for a remote server: server switch and CPU
+	// figures are then absent).
+	Version         string
+	Embedded        bool
+	ProcessCounters bool
+	// Idle holds the idle baselines (Baselines), one per placement, in
+	// the configuration's order.
+	Idle []Baseline
 }
 
 // Start starts (or connects to) a server of kind, pinned to the first
@@ -133,7 +142,7 @@ func (e *Engine) Start(ctx context.Context, kind string) (*Server, error) {
 	}
 	t.recordAux()
 	return &Server{e: e, t: t, Kind: kind, bases: map[string]Baseline{},
-		Record: ServerResult{Server: kind, Version: t.version, Embedded: t.embedded, ProcessCounters: t.hasProcs()}}, nil
+		Version: t.version, Embedded: t.embedded, ProcessCounters: t.hasProcs()}, nil
 }
 
 // Baselines measures an idle window per placement.
@@ -145,7 +154,7 @@ func (s *Server) Baselines(ctx context.Context) error {
 			return fmt.Errorf("idle baseline (%s): %w", name, err)
 		}
 		s.bases[name] = b
-		s.Record.Baselines = append(s.Record.Baselines, b)
+		s.Idle = append(s.Idle, b)
 	}
 	return nil
 }
@@ -180,11 +189,6 @@ func (s *Server) Recoverable(ctx context.Context, err error) bool {
 // Where names a window in messages.
 func (s *Server) Where(spec WindowSpec) string {
 	return fmt.Sprintf("%s, %s, %s, pool %d, %s, rep %d", s.t.version, spec.Client, spec.Placement, spec.Pool, WorkersText(spec.Workers), spec.Rep)
-}
-
-// Retried records a window that failed once and ran again.
-func (s *Server) Retried(spec WindowSpec, err error) {
-	s.e.r.retried = append(s.e.r.retried, fmt.Sprintf("%s: retried after: %v", s.Where(spec), err))
 }
 
 // Stop tears the server down.
@@ -239,6 +243,7 @@ func libVersions() (pgx, goredis string) {
 	return pgx, goredis
 }
 
+// methods says how the engine obtains each figure of a window.
 func methods() Method {
 	return Method{
 		Timing: "fixed-duration windows: connections opened and the query prepared on each before timing, then warm-up " +
@@ -271,15 +276,5 @@ func methods() Method {
 		Perf: "optional: the perf software event context-switches opened on the server's CPU (perf_event_open, " +
 			"pid −1), read exactly at the window's edges; it counts every switch on that CPU including switches " +
 			"away from idle and from unrelated tasks, so it differs from the per-task count by design.",
-		Knee: "N95 = smallest pool whose median throughput reaches 95% of the observed peak; Kneedle (Satopää et " +
-			"al. 2011, S=1) on a log2 pool axis over the rising part.",
-		USL: "X(N) = λN / (1 + α(N−1) + βN(N−1)) fitted to median throughput by nonlinear least squares " +
-			"(grid over α, β with λ profiled, then Levenberg–Marquardt); N* = √((1−α)/β).",
-		Comparison: "pool 90 vs pool 10 with the same client, placement and workers: ratio of throughput " +
-			"(Hodges–Lehmann over all window pairs) with the distribution-free interval inverting the " +
-			"Mann–Whitney test; p from benchmath's Mann–Whitney U test.",
-		IntervalsMedian: "per-point figures are medians over repeated windows; intervals are benchmath " +
-			"AssumeNothing (order statistics) at 95%; with fewer than 6 windows the interval is [min, max] " +
-			"at its own confidence 1 − 2·(1/2)^n, stated in the output.",
 	}
 }

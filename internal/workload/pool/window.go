@@ -42,7 +42,6 @@ type runner struct {
 	cfg     *Config
 	perfOK  bool
 	workers []workerState
-	retried []string
 }
 
 // apply pins the server's processes and this process's threads, and sets GOMAXPROCS to
@@ -152,8 +151,90 @@ func (r *runner) baseline(ctx context.Context, t *target, pl placement) (Baselin
 	return b, nil
 }
 
-// window runs one measured window and returns its record.
+// window runs one measured window and returns its record, in the steps of
+// docs/pool.md ("What is timed"): ready (pin, quiet), open the pool and
+// read its connections, start the load, warm up, measure (the only timed
+// part), stop the load, check the connections, then the figures.
 func (r *runner) window(ctx context.Context, t *target, spec WindowSpec, pl placement, base Baseline) (w Window, err error) {
+	if w, err = r.ready(ctx, t, spec, pl); err != nil {
+		return w, err
+	}
+	// Setting up a pool is bounded, so a hung server fails the window instead
+	// of hanging the run. (The checks after the window get their own bound:
+	// this one may have run out during a long window.)
+	bound := r.timeout()
+	sctx, scancel := context.WithTimeout(ctx, 2*bound)
+	defer scancel()
+	cl, err := r.open(sctx, t, spec)
+	if err != nil {
+		return w, err
+	}
+	var closeOnce sync.Once
+	closeClient := func() { closeOnce.Do(cl.close) }
+	defer func() {
+		closeClient()
+		t.waitClosed()
+	}()
+	before, err := readConns(sctx, t, cl)
+	if err != nil {
+		return w, err
+	}
+
+	ld := r.startLoad(ctx, cl, spec)
+	defer ld.cancel()
+	defer func() {
+		if ld.phase.Load() != phaseStop {
+			ld.cancel()
+			_ = ld.stop(bound, closeClient, t.kind)
+		}
+	}()
+	if err := sleep(ctx, t, r.cfg.Warmup); err != nil {
+		return w, err
+	}
+	if err := ld.err(); err != nil {
+		return w, err
+	}
+
+	pc := r.perfCounter(pl)
+	if pc != nil {
+		defer pc.Close()
+	}
+	m, err := measure(ctx, r.cfg.Duration, t, cl, pl, pc, before.ids, &ld.phase)
+	if err != nil {
+		return w, err
+	}
+	if err := ld.stop(bound, closeClient, t.kind); err != nil {
+		return w, err
+	}
+	if m.werr != nil {
+		return w, m.werr
+	}
+	if err := ld.err(); err != nil {
+		return w, err
+	}
+	if m.cerr != nil {
+		return w, m.cerr
+	}
+
+	actx, acancel := context.WithTimeout(ctx, bound)
+	defer acancel()
+	if w.Conns, err = checkConns(actx, t, cl, spec, before); err != nil {
+		return w, err
+	}
+	return w, figures(&w, ld.workers, &m, base, pl, spec)
+}
+
+// timeout bounds a pool's set-up and the workers' stop (WindowTimeout, or 30 s).
+func (r *runner) timeout() time.Duration {
+	if r.cfg.WindowTimeout == 0 {
+		return 30 * time.Second
+	}
+	return r.cfg.WindowTimeout
+}
+
+// ready checks the server is up, pins the placement and waits, if asked,
+// for the CPUs to be quiet; the record starts with what that decided.
+func (r *runner) ready(ctx context.Context, t *target, spec WindowSpec, pl placement) (w Window, err error) {
 	if err := t.alive(); err != nil {
 		return w, err
 	}
@@ -174,43 +255,62 @@ func (r *runner) window(ctx context.Context, t *target, spec WindowSpec, pl plac
 	}
 	w.GOMAXPROCS = runtime.GOMAXPROCS(0)
 	w.Rep = spec.Rep
+	return w, nil
+}
 
-	// Setting up a pool is bounded, so a hung server fails the window instead
-	// of hanging the run. (The checks after the window get their own bound:
-	// this one may have run out during a long window.)
-	setupTimeout := r.cfg.WindowTimeout
-	if setupTimeout == 0 {
-		setupTimeout = 30 * time.Second
-	}
-	sctx, scancel := context.WithTimeout(ctx, 2*setupTimeout)
-	defer scancel()
-	cl, err := newClient(sctx, spec.Client, t, spec.Pool)
+// open opens the window's pool of exactly spec.Pool connections, each
+// holding the prepared query. A server that died meanwhile says so rather
+// than the client's error.
+func (r *runner) open(ctx context.Context, t *target, spec WindowSpec) (client, error) {
+	cl, err := newClient(ctx, spec.Client, t, spec.Pool)
 	if err != nil {
 		if aerr := t.alive(); aerr != nil {
-			return w, aerr
+			return nil, aerr
 		}
-		return w, fmt.Errorf("%s pool of %d: %w", spec.Client, spec.Pool, err)
+		return nil, fmt.Errorf("%s pool of %d: %w", spec.Client, spec.Pool, err)
 	}
 	if rc, ok := cl.(*redisClient); ok {
 		rc.setKeys(r.cfg.Rows)
 	}
-	var closeOnce sync.Once
-	closeClient := func() { closeOnce.Do(cl.close) }
-	defer func() {
-		closeClient()
-		r.waitClosed(t)
-	}()
-	ids0, err := cl.ids(sctx)
-	if err != nil {
-		return w, fmt.Errorf("read connection ids: %w", err)
-	}
-	st0 := cl.stats()
-	children0 := t.children()
-	var recv0 int64
-	if rc, ok := cl.(*redisClient); ok {
-		recv0 = rc.connectionsReceived(sctx)
-	}
+	return cl, nil
+}
 
+// conns is what the pool's connections looked like before the window,
+// for checkConns to compare after it.
+type conns struct {
+	ids      []int64 // server-side ids, sorted
+	stats    clientStats
+	children []int // PostgreSQL: the postmaster's children
+	received int64 // Redis: total_connections_received
+}
+
+// readConns holds every connection at once and reads the ids, then the
+// library's and the server's own counts.
+func readConns(ctx context.Context, t *target, cl client) (c conns, err error) {
+	if c.ids, err = cl.ids(ctx); err != nil {
+		return c, fmt.Errorf("read connection ids: %w", err)
+	}
+	c.stats = cl.stats()
+	c.children = t.children()
+	if rc, ok := cl.(*redisClient); ok {
+		c.received = rc.connectionsReceived(ctx)
+	}
+	return c, nil
+}
+
+// load is a window's workers: goroutines that query without pause from
+// the warm-up until stop, and record only while the phase is phaseMeasure.
+type load struct {
+	phase   atomic.Int32
+	failed  atomic.Pointer[error] // the first query error; workers stop on it and the window fails
+	wg      sync.WaitGroup
+	cancel  context.CancelFunc
+	workers []workerState
+}
+
+// startLoad starts the window's workers (spec.Workers, or one per
+// connection), each with its own seeded ids and histograms reset.
+func (r *runner) startLoad(ctx context.Context, cl client, spec WindowSpec) *load {
 	nw := spec.Workers
 	if nw == 0 {
 		nw = spec.Pool
@@ -218,252 +318,212 @@ func (r *runner) window(ctx context.Context, t *target, spec WindowSpec, pl plac
 	if cap(r.workers) < nw {
 		r.workers = make([]workerState, nw)
 	}
-	ws := r.workers[:nw]
-	for i := range ws {
-		ws[i].lat.Reset()
-		ws[i].wait.Reset()
+	ld := &load{workers: r.workers[:nw]}
+	for i := range ld.workers {
+		ld.workers[i].lat.Reset()
+		ld.workers[i].wait.Reset()
 	}
-	// The first query error; workers stop on it and the window fails.
-	var failed atomic.Pointer[error]
-
 	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var phase atomic.Int32
-	var wg sync.WaitGroup
+	ld.cancel = cancel
 	seed := r.cfg.Seed ^ uint64(spec.Rep)<<32 ^ uint64(spec.Pool)<<16
 	rows := r.cfg.Rows
-	for i := range ws {
-		wg.Add(1)
+	for i := range ld.workers {
+		ld.wg.Add(1)
 		go func(st *workerState, rng *rand.Rand) {
-			defer wg.Done()
-			for phase.Load() != phaseStop {
+			defer ld.wg.Done()
+			for ld.phase.Load() != phaseStop {
 				id := rng.IntN(rows) + 1
 				t0 := time.Now()
 				waitNs, err := cl.query(wctx, id)
 				el := time.Since(t0)
 				if err != nil {
-					failed.CompareAndSwap(nil, &err)
+					ld.failed.CompareAndSwap(nil, &err)
 					return
 				}
-				if phase.Load() == phaseMeasure {
+				if ld.phase.Load() == phaseMeasure {
 					st.lat.Record(int64(el))
 					if waitNs >= 0 {
 						st.wait.Record(waitNs)
 					}
 				}
 			}
-		}(&ws[i], rand.New(rand.NewPCG(seed, uint64(i))))
+		}(&ld.workers[i], rand.New(rand.NewPCG(seed, uint64(i))))
 	}
-	stopWorkers := func() error {
-		phase.Store(phaseStop)
-		done := make(chan struct{})
-		go func() { wg.Wait(); close(done) }()
-		timeout := r.cfg.WindowTimeout
-		if timeout == 0 {
-			timeout = 30 * time.Second
-		}
+	return ld
+}
+
+// stop ends the load and waits for the workers. A server that does not
+// answer within timeout hangs the window: the workers' queries are
+// cancelled, and the client's sockets closed if that does not free them.
+func (ld *load) stop(timeout time.Duration, closeClient func(), kind string) error {
+	ld.phase.Store(phaseStop)
+	done := make(chan struct{})
+	go func() { ld.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(timeout):
+		ld.cancel()
 		select {
 		case <-done:
-			return nil
-		case <-time.After(timeout):
-			cancel()
-			select {
-			case <-done:
-			case <-time.After(min(5*time.Second, timeout)):
-				// go-redis does not abort a blocked read on cancellation; closing the
-				// client's sockets does.
-				closeClient()
-				<-done
-			}
-			return fmt.Errorf("%s did not answer within %v after the window ended (hung)", t.kind, timeout)
+		case <-time.After(min(5*time.Second, timeout)):
+			// go-redis does not abort a blocked read on cancellation; closing the
+			// client's sockets does.
+			closeClient()
+			<-done
 		}
+		return fmt.Errorf("%s did not answer within %v after the window ended (hung)", kind, timeout)
 	}
-	defer func() {
-		if phase.Load() != phaseStop {
-			cancel()
-			_ = stopWorkers()
-		}
-	}()
+}
 
-	if err := sleep(ctx, t, r.cfg.Warmup); err != nil {
-		return w, err
+// err is the first query error of the load, if any.
+func (ld *load) err() error {
+	if e := ld.failed.Load(); e != nil {
+		return fmt.Errorf("query failed: %w", *e)
 	}
-	if err := firstErr(&failed); err != nil {
-		return w, err
-	}
+	return nil
+}
 
-	// Open the window: server counters, then client rusage, then the clock, so the
-	// reading of /proc falls outside the client's window.
-	pc := r.perfCounter(pl)
-	if pc != nil {
-		defer pc.Close()
-	}
+// edges is what measure read at either end of the window.
+type edges struct {
+	t0, t1             time.Time // the client's window
+	r0a, r0b, r1a, r1b time.Time // around the reads of the server's counters
+	s0, a0, s1, a1     procs.Counters
+	cs0, cs1           clientStats
+	used               []int // the placement's CPUs
+	ct0, ct1           procs.CPUTime
+	ru                 procs.Rusage // the client's, over the window
+	p0, p1             uint64       // the server CPU's perf count
+	server, perf       bool         // the server's counters and the perf count were read
+	werr               error        // the window's wait: the server exited or ctx ended
+	cerr               error        // reading the server's counters at the end
+}
+
+// measure is the timed part: it opens the window (server counters, then
+// the client's, then the clock, so reading /proc falls outside the
+// client's window), lets the load run for d with the workers recording,
+// and closes it in the reverse order. The workers keep the load on,
+// unrecorded, while the end's counters are read. An error reading the
+// server's counters at the start is returned; later errors are in the
+// edges, for the caller to report after the load has stopped.
+func measure(ctx context.Context, d time.Duration, t *target, cl client, pl placement, pc *procs.CPUSwitches,
+	ids0 []int64, phase *atomic.Int32) (m edges, err error) {
 	// Reading hundreds of /proc files from a goroutine that shares one CPU with a
 	// thousand busy ones takes a while; each end's read is timed, and the server's
 	// counters are scaled by the interval between the two reads' midpoints.
-	var s0, a0 procs.Counters
-	r0a := time.Now()
+	m.server, m.perf = t.hasProcs(), pc != nil
+	m.r0a = time.Now()
 	if t.hasProcs() {
-		if s0, a0, err = t.counters(ids0ForCounters(t, ids0)); err != nil {
-			return w, err
+		if m.s0, m.a0, err = t.counters(ids0ForCounters(t, ids0)); err != nil {
+			return m, err
 		}
 	}
-	r0b := time.Now()
-	cs0 := cl.stats()
-	used := pl.cpus()
-	ct0, _ := procs.ReadCPUTime(used)
+	m.r0b = time.Now()
+	m.cs0 = cl.stats()
+	m.used = pl.cpus()
+	m.ct0, _ = procs.ReadCPUTime(m.used)
 	ru0 := procs.Self()
-	var p0 uint64
 	if pc != nil {
-		p0, _ = pc.Read()
+		m.p0, _ = pc.Read()
 	}
-	t0 := time.Now()
+	m.t0 = time.Now()
 	phase.Store(phaseMeasure)
 
-	werr := sleep(ctx, t, r.cfg.Duration)
+	m.werr = sleep(ctx, t, d)
 
 	phase.Store(phaseEnd)
-	t1 := time.Now()
-	var p1 uint64
+	m.t1 = time.Now()
 	if pc != nil {
-		p1, _ = pc.Read()
+		m.p1, _ = pc.Read()
 	}
-	ru := procs.Self().Sub(ru0)
-	ct1, _ := procs.ReadCPUTime(used)
-	cs1 := cl.stats()
-	var s1, a1 procs.Counters
-	var cerr error
-	r1a := time.Now()
-	if t.hasProcs() && werr == nil {
-		s1, a1, cerr = t.counters(ids0ForCounters(t, ids0))
+	m.ru = procs.Self().Sub(ru0)
+	m.ct1, _ = procs.ReadCPUTime(m.used)
+	m.cs1 = cl.stats()
+	m.r1a = time.Now()
+	if t.hasProcs() && m.werr == nil {
+		m.s1, m.a1, m.cerr = t.counters(ids0ForCounters(t, ids0))
 	}
-	r1b := time.Now()
-	if err := stopWorkers(); err != nil {
-		return w, err
-	}
-	if werr != nil {
-		return w, werr
-	}
-	if err := firstErr(&failed); err != nil {
-		return w, err
-	}
-	if cerr != nil {
-		return w, cerr
-	}
+	m.r1b = time.Now()
+	return m, nil
+}
 
-	// Connections: same server-side ids, no library-side opens or closes, no other
-	// backend appeared.
-	actx, acancel := context.WithTimeout(ctx, setupTimeout)
-	defer acancel()
-	ids1, err := cl.ids(actx)
+// checkConns is the evidence the window kept its connections: the same
+// server-side ids, no library-side opens or closes, no other backend or
+// accepted connection.
+func checkConns(ctx context.Context, t *target, cl client, spec WindowSpec, before conns) (ConnCheck, error) {
+	ids1, err := cl.ids(ctx)
 	if err != nil {
-		return w, fmt.Errorf("read connection ids after the window: %w", err)
+		return ConnCheck{}, fmt.Errorf("read connection ids after the window: %w", err)
 	}
-	st1 := cl.stats()
-	w.Conns = ConnCheck{Opened: len(ids0)}
+	st0, st1 := before.stats, cl.stats()
+	c := ConnCheck{Opened: len(before.ids)}
 	var problems []string
-	if len(ids0) != spec.Pool || !slices.Equal(ids0, ids1) {
-		problems = append(problems, fmt.Sprintf("server-side ids changed (%d before, %d after)", len(ids0), len(ids1)))
+	if len(before.ids) != spec.Pool || !slices.Equal(before.ids, ids1) {
+		problems = append(problems, fmt.Sprintf("server-side ids changed (%d before, %d after)", len(before.ids), len(ids1)))
 	}
 	if st1.created != st0.created || st1.closed != st0.closed {
 		problems = append(problems, fmt.Sprintf("library opened %d and closed %d connections during the window", st1.created-st0.created, st1.closed-st0.closed))
 	}
 	if t.kind == Postgres && t.hasProcs() {
-		if c1 := t.children(); !slices.Equal(sortedInts(children0), sortedInts(c1)) {
-			problems = append(problems, fmt.Sprintf("postmaster children changed (%d before, %d after)", len(children0), len(c1)))
+		if c1 := t.children(); !slices.Equal(sortedInts(before.children), sortedInts(c1)) {
+			problems = append(problems, fmt.Sprintf("postmaster children changed (%d before, %d after)", len(before.children), len(c1)))
 		}
 	}
 	if rc, ok := cl.(*redisClient); ok {
-		if recv1 := rc.connectionsReceived(actx); recv1 != recv0 {
-			problems = append(problems, fmt.Sprintf("server accepted %d connections during the window", recv1-recv0))
+		if recv1 := rc.connectionsReceived(ctx); recv1 != before.received {
+			problems = append(problems, fmt.Sprintf("server accepted %d connections during the window", recv1-before.received))
 		}
 	}
-	w.Conns.Stable = len(problems) == 0
-	if w.Conns.Stable {
+	c.Stable = len(problems) == 0
+	if c.Stable {
 		what := "backend pids"
 		if t.kind == Redis {
 			what = "client ids"
 		}
-		w.Conns.Detail = fmt.Sprintf("%d %s identical before and after; %s opened no connection", len(ids0), what, spec.Client)
+		c.Detail = fmt.Sprintf("%d %s identical before and after; %s opened no connection", len(before.ids), what, spec.Client)
 	} else {
-		w.Conns.Detail = fmt.Sprint(problems)
+		c.Detail = fmt.Sprint(problems)
 	}
+	return c, nil
+}
 
-	// Figures.
-	var lat, wait hist.H
-	for i := range ws {
-		lat.Merge(&ws[i].lat)
-		wait.Merge(&ws[i].wait)
+// figures turns the workers' histograms and the window's edges into the
+// record: throughput and latency, then the client's, the server's and
+// everything else's share of the CPUs.
+func figures(w *Window, ws []workerState, m *edges, base Baseline, pl placement, spec WindowSpec) error {
+	secs, fq, err := latencies(w, ws, m, spec)
+	if err != nil {
+		return err
 	}
-	secs := t1.Sub(t0).Seconds()
-	q := lat.Count()
-	w.Seconds = secs
-	w.Queries = q
-	if q == 0 {
-		return w, fmt.Errorf("no query completed in a %.3f s window (%s, pool %d)", secs, spec.Client, spec.Pool)
-	}
-	fq := float64(q)
-	w.QPS = fq / secs
-	w.Latency.Mean = lat.Mean()
-	w.Latency.P50 = lat.Quantile(0.50)
-	w.Latency.P90 = lat.Quantile(0.90)
-	w.Latency.P99 = lat.Quantile(0.99)
-	w.Latency.P999 = lat.Quantile(0.999)
-	w.Latency.Max = lat.Max()
-	if wait.Count() > 0 {
-		w.PoolWaitNs = wait.Mean()
-		p99 := wait.Quantile(0.99)
-		w.PoolWaitP99Ns = &p99
-	} else {
-		w.PoolWaitNs = float64(cs1.waitNs-cs0.waitNs) / fq
-	}
-	w.HeldNs = w.Latency.Mean - w.PoolWaitNs
-
-	w.Client = ru
+	w.Client = m.ru
 	pq := &w.PerQuery
+	// net takes the idle baseline's rate over the window off a count and
+	// divides by the queries (clamped at 0).
 	net := func(count uint64, perSec float64) float64 {
 		return max(0, (float64(count)-perSec*secs)/fq)
 	}
 	// The idle client's switches (nearly all voluntary: timers, sysmon) come off the
 	// voluntary count.
-	pq.ClientVoluntary = net(ru.Voluntary, base.ClientSwitchesPerSec)
-	pq.ClientInvoluntary = float64(ru.Involuntary) / fq
-	pq.ClientCPUNs = max(0, float64(ru.CPUNs())-base.ClientCPUPerSec*1e9*secs) / fq
-	w.ClientUtil = float64(ru.CPUNs()) / 1e9 / (secs * float64(len(pl.client)))
+	pq.ClientVoluntary = net(m.ru.Voluntary, base.ClientSwitchesPerSec)
+	pq.ClientInvoluntary = float64(m.ru.Involuntary) / fq
+	pq.ClientCPUNs = max(0, float64(m.ru.CPUNs())-base.ClientCPUPerSec*1e9*secs) / fq
+	w.ClientUtil = float64(m.ru.CPUNs()) / 1e9 / (secs * float64(len(pl.client)))
 	w.ClientBound = w.ClientUtil >= ClientBoundUtil
-	w.CounterReadNs = [2]int64{int64(r0b.Sub(r0a)), int64(r1b.Sub(r1a))}
-	if t.hasProcs() {
-		s, a := s1.Sub(s0), a1.Sub(a0)
-		w.Serving, w.Aux = &s, &a
-		// Server deltas cover the span between the reads' midpoints; the queries in
-		// that span are qps × span.
-		span := (r1a.Sub(r0a) + r1b.Sub(r0b)).Seconds() / 2
-		w.ServerSeconds = span
-		sq := w.QPS * span
-		snet := func(count uint64, perSec float64) float64 {
-			return max(0, (float64(count)-perSec*span)/sq)
-		}
-		sv := snet(s.Voluntary, base.ServingSwitchesPerSec)
-		si := float64(s.Involuntary) / sq
-		ax := snet(a.Switches(), base.AuxSwitchesPerSec)
-		scpu := float64(s.CPUNs) / sq
-		acpu := float64(a.CPUNs) / sq
-		rq := float64(s.RunqWaitNs) / sq
-		pq.ServerVoluntary, pq.ServerInvoluntary, pq.ServerAux = &sv, &si, &ax
-		pq.ServerCPUNs, pq.ServerAuxCPUNs, pq.ServerRunqWaitNs = &scpu, &acpu, &rq
-		w.ServerUtil = float64(s.CPUNs+a.CPUNs) / 1e9 / (span * float64(len(pl.server)))
+	w.CounterReadNs = [2]int64{int64(m.r0b.Sub(m.r0a)), int64(m.r1b.Sub(m.r1a))}
+	if m.server {
+		serverCosts(w, m, base, pl)
 	}
 	// Everything else that ran on this window's CPUs: the trust indicator for a shared
 	// machine. /proc/stat has 10 ms ticks, so small values are noise.
-	capNs := secs * 1e9 * float64(len(used))
-	other := float64(ct1.BusyNs-ct0.BusyNs) - float64(ru.CPUNs())
+	capNs := secs * 1e9 * float64(len(m.used))
+	other := float64(m.ct1.BusyNs-m.ct0.BusyNs) - float64(m.ru.CPUNs())
 	if w.Serving != nil {
 		other -= float64(w.Serving.CPUNs+w.Aux.CPUNs) * secs / w.ServerSeconds
 	}
 	w.ForeignUtil = max(0, other/capNs)
-	w.StealUtil = float64(ct1.StealNs-ct0.StealNs) / capNs
-	if pc != nil {
-		n := p1 - p0
+	w.StealUtil = float64(m.ct1.StealNs-m.ct0.StealNs) / capNs
+	if m.perf {
+		n := m.p1 - m.p0
 		w.PerfSwitch = &n
 		var rate float64
 		if base.PerfSwitchesPerSec != nil {
@@ -472,7 +532,62 @@ func (r *runner) window(ctx context.Context, t *target, spec WindowSpec, pl plac
 		v := net(n, rate)
 		pq.PerfCPUSwitches = &v
 	}
-	return w, nil
+	return nil
+}
+
+// latencies merges the workers' histograms into the window's throughput,
+// latency and pool wait; it returns the window's length and the queries
+// completed in it, which every per-query figure divides by.
+func latencies(w *Window, ws []workerState, m *edges, spec WindowSpec) (secs, fq float64, err error) {
+	var lat, wait hist.H
+	for i := range ws {
+		lat.Merge(&ws[i].lat)
+		wait.Merge(&ws[i].wait)
+	}
+	secs = m.t1.Sub(m.t0).Seconds()
+	q := lat.Count()
+	w.Seconds = secs
+	w.Queries = q
+	if q == 0 {
+		return secs, 0, fmt.Errorf("no query completed in a %.3f s window (%s, pool %d)", secs, spec.Client, spec.Pool)
+	}
+	fq = float64(q)
+	w.QPS = fq / secs
+	w.Latency = Latency{Mean: lat.Mean(), P50: lat.Quantile(0.50), P90: lat.Quantile(0.90), P99: lat.Quantile(0.99),
+		P999: lat.Quantile(0.999), Max: lat.Max()}
+	if wait.Count() > 0 {
+		w.PoolWaitNs = wait.Mean()
+		p99 := wait.Quantile(0.99)
+		w.PoolWaitP99Ns = &p99
+	} else {
+		w.PoolWaitNs = float64(m.cs1.waitNs-m.cs0.waitNs) / fq
+	}
+	w.HeldNs = w.Latency.Mean - w.PoolWaitNs
+	return secs, fq, nil
+}
+
+// serverCosts divides the server's counter deltas by the queries of the
+// span they cover: between the midpoints of the two reads, the queries in
+// it being qps × span.
+func serverCosts(w *Window, m *edges, base Baseline, pl placement) {
+	s, a := m.s1.Sub(m.s0), m.a1.Sub(m.a0)
+	w.Serving, w.Aux = &s, &a
+	span := (m.r1a.Sub(m.r0a) + m.r1b.Sub(m.r0b)).Seconds() / 2
+	w.ServerSeconds = span
+	sq := w.QPS * span
+	snet := func(count uint64, perSec float64) float64 {
+		return max(0, (float64(count)-perSec*span)/sq)
+	}
+	sv := snet(s.Voluntary, base.ServingSwitchesPerSec)
+	si := float64(s.Involuntary) / sq
+	ax := snet(a.Switches(), base.AuxSwitchesPerSec)
+	scpu := float64(s.CPUNs) / sq
+	acpu := float64(a.CPUNs) / sq
+	rq := float64(s.RunqWaitNs) / sq
+	pq := &w.PerQuery
+	pq.ServerVoluntary, pq.ServerInvoluntary, pq.ServerAux = &sv, &si, &ax
+	pq.ServerCPUNs, pq.ServerAuxCPUNs, pq.ServerRunqWaitNs = &scpu, &acpu, &rq
+	w.ServerUtil = float64(s.CPUNs+a.CPUNs) / 1e9 / (span * float64(len(pl.server)))
 }
 
 // cpus is the union of the server's and the client's CPUs.
@@ -524,13 +639,6 @@ func ids0ForCounters(t *target, ids []int64) []int64 {
 	return nil
 }
 
-func firstErr(failed *atomic.Pointer[error]) error {
-	if e := failed.Load(); e != nil {
-		return fmt.Errorf("query failed: %w", *e)
-	}
-	return nil
-}
-
 func sortedInts(v []int) []int {
 	s := slices.Clone(v)
 	slices.Sort(s)
@@ -539,7 +647,7 @@ func sortedInts(v []int) []int {
 
 // waitClosed waits (up to 10 s) until the backends of a closed PostgreSQL pool have
 // exited, so the next window starts with only the server's own processes.
-func (r *runner) waitClosed(t *target) {
+func (t *target) waitClosed() {
 	if t.kind != Postgres || !t.hasProcs() {
 		return
 	}

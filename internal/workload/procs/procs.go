@@ -14,9 +14,6 @@
 package procs
 
 import (
-	"github.com/ctxbench/ctxbench/internal/host"
-	"github.com/ctxbench/ctxbench/internal/result"
-
 	"bytes"
 	"errors"
 	"fmt"
@@ -25,11 +22,54 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ctxbench/ctxbench/internal/host"
 )
 
-// Counters are a task's context switches and CPU time (the result schema's
-// type, so a pool window records them as they are read).
-type Counters = result.ProcCounters
+// Counters are scheduler counters summed over a set of threads: what this
+// package reads, in its own terms. The pool experiment writes them into
+// the document (result.ProcCounters has the same fields, so it converts).
+type Counters struct {
+	Voluntary   uint64
+	Involuntary uint64
+	// CPUNs is time on CPU in nanoseconds.
+	CPUNs uint64
+	// RunqWaitNs is time spent runnable but waiting for a CPU (schedstat only, else 0).
+	RunqWaitNs uint64
+	Threads    int
+}
+
+// Add returns c + o.
+func (c Counters) Add(o Counters) Counters {
+	return Counters{
+		Voluntary:   c.Voluntary + o.Voluntary,
+		Involuntary: c.Involuntary + o.Involuntary,
+		CPUNs:       c.CPUNs + o.CPUNs,
+		RunqWaitNs:  c.RunqWaitNs + o.RunqWaitNs,
+		Threads:     c.Threads + o.Threads,
+	}
+}
+
+// Sub returns c - o, clamping each field at zero (a counter can only shrink when a
+// thread exited between the two reads, which the caller detects separately).
+func (c Counters) Sub(o Counters) Counters {
+	sub := func(a, b uint64) uint64 {
+		if a < b {
+			return 0
+		}
+		return a - b
+	}
+	return Counters{
+		Voluntary:   sub(c.Voluntary, o.Voluntary),
+		Involuntary: sub(c.Involuntary, o.Involuntary),
+		CPUNs:       sub(c.CPUNs, o.CPUNs),
+		RunqWaitNs:  sub(c.RunqWaitNs, o.RunqWaitNs),
+		Threads:     c.Threads,
+	}
+}
+
+// Switches is voluntary plus involuntary.
+func (c Counters) Switches() uint64 { return c.Voluntary + c.Involuntary }
 
 // HaveSchedstat reports whether the kernel exposes /proc/<pid>/schedstat.
 func HaveSchedstat() bool {
@@ -219,8 +259,26 @@ func Group(pgid int) []int {
 }
 
 // Rusage is the calling process's own resource usage (all threads, exited
-// ones included).
-type Rusage = result.ProcRusage
+// ones included); result.ProcRusage has the same fields.
+type Rusage struct {
+	Voluntary   uint64
+	Involuntary uint64
+	UserNs      uint64
+	SysNs       uint64
+}
+
+// Sub returns r - o.
+func (r Rusage) Sub(o Rusage) Rusage {
+	return Rusage{
+		Voluntary:   r.Voluntary - o.Voluntary,
+		Involuntary: r.Involuntary - o.Involuntary,
+		UserNs:      r.UserNs - o.UserNs,
+		SysNs:       r.SysNs - o.SysNs,
+	}
+}
+
+// CPUNs is user plus system time.
+func (r Rusage) CPUNs() uint64 { return r.UserNs + r.SysNs }
 
 // Self reads getrusage(RUSAGE_SELF).
 func Self() Rusage {
@@ -235,8 +293,6 @@ func Self() Rusage {
 		SysNs:       uint64(ru.Stime.Nano()),
 	}
 }
-
-// Sub returns r - o.
 
 // CPUTime is time accounted to a set of CPUs in /proc/stat (10 ms ticks).
 type CPUTime struct {
