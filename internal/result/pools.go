@@ -341,38 +341,6 @@ type ProcCounters struct {
 	Threads    int    `json:"threads"`
 }
 
-// Add returns c + o.
-func (c ProcCounters) Add(o ProcCounters) ProcCounters {
-	return ProcCounters{
-		Voluntary:   c.Voluntary + o.Voluntary,
-		Involuntary: c.Involuntary + o.Involuntary,
-		CPUNs:       c.CPUNs + o.CPUNs,
-		RunqWaitNs:  c.RunqWaitNs + o.RunqWaitNs,
-		Threads:     c.Threads + o.Threads,
-	}
-}
-
-// Sub returns c - o, clamping each field at zero (a counter can only shrink when a
-// thread exited between the two reads, which the caller detects separately).
-func (c ProcCounters) Sub(o ProcCounters) ProcCounters {
-	sub := func(a, b uint64) uint64 {
-		if a < b {
-			return 0
-		}
-		return a - b
-	}
-	return ProcCounters{
-		Voluntary:   sub(c.Voluntary, o.Voluntary),
-		Involuntary: sub(c.Involuntary, o.Involuntary),
-		CPUNs:       sub(c.CPUNs, o.CPUNs),
-		RunqWaitNs:  sub(c.RunqWaitNs, o.RunqWaitNs),
-		Threads:     c.Threads,
-	}
-}
-
-// Switches is voluntary plus involuntary.
-func (c ProcCounters) Switches() uint64 { return c.Voluntary + c.Involuntary }
-
 // ProcRusage is the calling process's own resource usage (all threads, exited ones included).
 type ProcRusage struct {
 	Voluntary   uint64 `json:"voluntary"`
@@ -380,18 +348,6 @@ type ProcRusage struct {
 	UserNs      uint64 `json:"user_ns"`
 	SysNs       uint64 `json:"sys_ns"`
 }
-
-func (r ProcRusage) Sub(o ProcRusage) ProcRusage {
-	return ProcRusage{
-		Voluntary:   r.Voluntary - o.Voluntary,
-		Involuntary: r.Involuntary - o.Involuntary,
-		UserNs:      r.UserNs - o.UserNs,
-		SysNs:       r.SysNs - o.SysNs,
-	}
-}
-
-// CPUNs is user plus system time.
-func (r ProcRusage) CPUNs() uint64 { return r.UserNs + r.SysNs }
 
 // NewPoolEstimate writes a window summary in the schema's form (nil bounds
 // without an interval).
