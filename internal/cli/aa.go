@@ -2,26 +2,16 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctxbench/ctxbench/internal/catalog"
-	"github.com/ctxbench/ctxbench/internal/compare"
-	"github.com/ctxbench/ctxbench/internal/experiment"
-	"github.com/ctxbench/ctxbench/internal/experiment/aa"
-	"github.com/ctxbench/ctxbench/internal/experiment/ladder"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
-	"github.com/ctxbench/ctxbench/internal/result"
-	"github.com/ctxbench/ctxbench/internal/schedule"
 	"github.com/ctxbench/ctxbench/internal/session"
+	"github.com/ctxbench/ctxbench/internal/suite"
 )
-
-// aaDefault are the cells the self-test measures when none are named:
-// the same-CPU switches whose figures people compare most.
-var aaDefault = []string{"thread/pipe", "process/pipe", "thread/futex"}
 
 func newAA(stdout, stderr io.Writer) *cobra.Command {
 	mf := &measureFlags{}
@@ -68,7 +58,7 @@ same CPU. The sampling flags are run's; the default is the ladder's sampling.`,
 			}
 			names := args
 			if len(names) == 0 {
-				names = aaDefault
+				names = suite.AACells()
 				if !cmd.Flags().Changed("placement") {
 					mf.placements = []string{string(model.SameCPU)}
 				}
@@ -91,24 +81,14 @@ func runAA(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, si
 	if err != nil {
 		return err
 	}
-	o.PerfCheck = false // the sittings test the intervals; counts are verified by getrusage in every block
-	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr, schedule.FakeExecutor{Seed: set.Seed})
+	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr)
 	if err != nil {
 		return err
 	}
 	spec.History = mf.historyPath(stderr)
-	one := ladderStep(o, benches, placements)
-	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
-		return aa.Run(ctx, env, aa.Options{Sittings: sittings, Measure: one})
-	}}
-	spec.Derive = []func(*result.Document){func(d *result.Document) {
-		if d.AA != nil {
-			d.AA = compare.SelfTest(d.AA.Runs, d.AA.SittingSeconds, compare.DefaultAlpha)
-		}
-	}}
+	spec = suite.AA(spec, suite.AAOptions{Benches: benches, Placements: placements, Sampling: o, Sittings: sittings})
 	doc, err := session.Run(ctx, spec)
-	var none *ladder.NothingToRun
-	if errors.As(err, &none) {
+	if suite.Refused(err) {
 		return &usageError{err.Error()}
 	}
 	if err != nil {

@@ -1,7 +1,9 @@
 // Package cli is ctxbench's command line: subcommands, flags, help with
-// examples, and the mapping of errors to exit statuses. Main takes its
-// streams as arguments so tests can drive the whole CLI in-process, the way
-// benchstat's main does.
+// examples, and the mapping of errors to exit statuses. It parses and
+// presents: a suite (internal/suite) composes each command's session from
+// the values the flags give, session.Run runs it, and a renderer shows the
+// document. Main takes its streams as arguments so tests can drive the
+// whole CLI in-process, the way benchstat's main does.
 package cli
 
 import (
@@ -18,12 +20,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
-	"github.com/ctxbench/ctxbench/internal/catalog"
-	"github.com/ctxbench/ctxbench/internal/container"
-	"github.com/ctxbench/ctxbench/internal/memory"
-	"github.com/ctxbench/ctxbench/internal/partner"
-	"github.com/ctxbench/ctxbench/internal/schedule"
-	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
+	"github.com/ctxbench/ctxbench/internal/suite"
 )
 
 // Exit statuses.
@@ -53,29 +50,10 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 
-// Hidden entry points of re-executed children, by their first argument.
-var hidden = map[string]func(stdin io.Reader, stdout, stderr io.Writer, args []string) int{
-	schedule.WorkerArg: func(in io.Reader, out, _ io.Writer, _ []string) int {
-		return schedule.WorkerMain(in, out, catalog.Lookup, catalog.WorkerCleanup)
-	},
-	partner.Arg: func(in io.Reader, out, stderr io.Writer, _ []string) int {
-		// A partner started into a container applies what a process can
-		// only apply to itself (seccomp, dropped capabilities) first thing.
-		if _, err := container.EnterFromEnv(); err != nil {
-			fmt.Fprintf(out, "error entering the container: %v\n", err)
-			return 1
-		}
-		return partner.Main(in, out)
-	},
-	memory.ParkSubcommand: func(_ io.Reader, _, _ io.Writer, args []string) int { return memory.ParkMain(args) },
-}
-
 // Main runs the command line and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		if f, ok := hidden[args[0]]; ok {
-			return f(stdin, stdout, stderr, args[1:])
-		}
+	if status, ok := suite.Child(args, stdin, stdout, stderr); ok {
+		return status // a re-executed child: a worker, a partner, a parked context
 	}
 	// Partners orphaned by a killed worker are reparented to us, so they
 	// can be reaped and nothing outlives the run.
@@ -83,8 +61,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// A SIGKILLed run cannot remove its throwaway servers' directories
 	// (their processes die with it): every command removes those whose
 	// owner is dead, so they do not wait for the next pool run.
-	if swept, _ := serverdir.Sweep(); len(swept) > 0 {
-		fmt.Fprintf(stderr, "ctxbench: removed %d server directories left by killed runs\n", len(swept))
+	if swept, _ := suite.Sweep(); swept > 0 {
+		fmt.Fprintf(stderr, "ctxbench: removed %d server directories left by killed runs\n", swept)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/suite"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
 
@@ -410,8 +411,8 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 func TestExplainHelpShowsItsDefaults(t *testing.T) {
 	_, out, _ := run(t, "explain", "--help")
 	for _, l := range strings.Split(out, "\n") {
-		if strings.Contains(l, "--min-time duration") && (!strings.Contains(l, "default "+explainMinTime.String()) || strings.Contains(l, "2ms")) {
-			t.Errorf("--min-time line does not give explain's %v: %q", explainMinTime, l)
+		if strings.Contains(l, "--min-time duration") && (!strings.Contains(l, "default "+suite.ExplainMinTime.String()) || strings.Contains(l, "2ms")) {
+			t.Errorf("--min-time line does not give explain's %v: %q", suite.ExplainMinTime, l)
 		}
 	}
 	for _, hidden := range []string{"--placement", "--export-csv", "--export-markdown", "--export-gobench", "--no-perf-check"} {

@@ -2,22 +2,16 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxbench/ctxbench/internal/bpf"
 	"github.com/ctxbench/ctxbench/internal/catalog"
-	"github.com/ctxbench/ctxbench/internal/experiment"
-	"github.com/ctxbench/ctxbench/internal/experiment/explain"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
-	"github.com/ctxbench/ctxbench/internal/result"
-	"github.com/ctxbench/ctxbench/internal/schedule"
 	"github.com/ctxbench/ctxbench/internal/session"
+	"github.com/ctxbench/ctxbench/internal/suite"
 )
 
 func newExplain(stdout, stderr io.Writer) *cobra.Command {
@@ -56,7 +50,7 @@ detaches every probe. docs/explain.md lists the probes behind each phase.`,
 				return err
 			}
 			if !mf.dryRun {
-				if err := bpf.Check(); err != nil {
+				if err := suite.CheckTracing(); err != nil {
 					return &usageError{"explain: " + err.Error()}
 				}
 			}
@@ -75,40 +69,25 @@ detaches every probe. docs/explain.md lists the probes behind each phase.`,
 		_ = f.MarkHidden(name)
 	}
 	f.Lookup("runs").Usage = "measured samples per benchmark, untraced and traced each (default: 40; --quick 12; --thorough 160)"
-	f.Lookup("min-time").Usage = fmt.Sprintf("target duration of one sample; ops per sample are calibrated to it (default %v, with every preset)", explainMinTime)
+	f.Lookup("min-time").Usage = fmt.Sprintf("target duration of one sample; ops per sample are calibrated to it (default %v, with every preset)", suite.ExplainMinTime)
 	f.Lookup("quick").Usage = "fewer samples and blocks: faster, less precise (samples stay --min-time long)"
 	f.Lookup("thorough").Usage = "more samples and blocks: slower, more precise (samples stay --min-time long)"
 	f.Lookup("cpus").Usage = "CPUs to use, e.g. 2,3 or 0-3: both sides of a benchmark run on the last (default: all allowed)"
 	return cmd
 }
 
-// explainMinTime is explain's sample length unless --min-time says
-// otherwise: longer than the ladder's, so the few milliseconds between a
-// traced block's partners becoming ready and its first hop stay a small
-// part of the block.
-const explainMinTime = 10 * time.Millisecond
-
 func runExplain(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, stdout, stderr io.Writer) error {
 	o, set, _, _, err := mf.settings()
 	if err != nil {
 		return err
 	}
-	set.Placements = []string{string(model.SameCPU)}
-	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr, schedule.FakeExecutor{Seed: set.Seed})
+	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr)
 	if err != nil {
 		return err
 	}
-	if !mf.fs.Changed("min-time") {
-		o.MinTime = explainMinTime
-		set.MinTimeNS = o.MinTime.Nanoseconds()
-	}
-	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
-		return explain.Run(ctx, env, explain.Options{Benches: benches, Sampling: o})
-	}}
-	spec.Derive = []func(*result.Document){explain.Derive}
+	spec = suite.Explain(spec, suite.ExplainOptions{Benches: benches, Sampling: o, MinTimeGiven: mf.fs.Changed("min-time")})
 	doc, err := session.Run(ctx, spec)
-	var none *explain.NothingToExplain
-	if errors.As(err, &none) {
+	if suite.Refused(err) {
 		return &usageError{err.Error()}
 	}
 	if err != nil {

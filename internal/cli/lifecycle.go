@@ -10,12 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxbench/ctxbench/internal/experiment"
-	"github.com/ctxbench/ctxbench/internal/experiment/lifecycle"
-	"github.com/ctxbench/ctxbench/internal/experiment/replicate"
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
+	"github.com/ctxbench/ctxbench/internal/suite"
 )
 
 func pickKinds(args, all []string, what string) ([]string, error) {
@@ -49,22 +47,20 @@ func (e *lifecycleExports) list(csv, markdown func(io.Writer, *result.Document) 
 	return []export{jsonExport(e.json), {"--export-csv", e.csv, csv}, {"--export-markdown", e.markdown, markdown}}
 }
 
-// runLifecycle measures one step of creation or memory kinds, writes the
-// exports and prints its table; custom says the run's sizes were set by
-// flags rather than each kind's defaults.
+// runLifecycle measures creation or memory kinds as compose makes them
+// into the session, writes the exports and prints its table; custom says
+// the run's sizes were set by flags rather than each kind's defaults.
 func runLifecycle(ctx context.Context, cpus []int, lf *lockFlags, custom, quiet bool, exports []export, stdout, stderr io.Writer,
-	step session.Step, show func(io.Writer, *result.Document)) error {
+	compose func(session.Spec) session.Spec, show func(io.Writer, *result.Document)) error {
 	set := result.Settings{Preset: "default", CPUs: cpus}
 	if custom {
 		set.Preset = "custom"
 	}
-	spec, err := newSpec(set, lf, quiet, stderr, nil)
+	spec, err := newSpec(set, lf, quiet, stderr)
 	if err != nil {
 		return err
 	}
-	spec.Steps = []session.Step{step}
-	spec.Derive = []func(*result.Document){replicate.Claims}
-	doc, err := session.Run(ctx, spec)
+	doc, err := session.Run(ctx, compose(spec))
 	if err != nil {
 		return err
 	}
@@ -99,7 +95,7 @@ func newSpawnCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "spawn [KIND...]",
 		Short: "measure what it costs to create a goroutine, thread, process, container or VM",
 		Long: `Spawn measures creation cost: create a context, run it to its end, reap it.
-Kinds: ` + strings.Join(lifecycle.SpawnKinds(), ", ") + `.
+Kinds: ` + strings.Join(suite.SpawnKinds(), ", ") + `.
 Each runs in a worker process (a fork from a 1 GiB parent never touches the
 harness); the timed loops are C except the goroutine kinds. Exec targets are a
 minimal static ELF in a memfd, so no dynamic loading is timed.`,
@@ -108,7 +104,7 @@ minimal static ELF in a memfd, so no dynamic loading is timed.`,
   ctxbench spawn thread process --runs 100 --export-csv spawn.csv
   ctxbench spawn container-ns container-netns container-full --export-json c.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			kinds, err := pickKinds(args, lifecycle.SpawnKinds(), "spawn")
+			kinds, err := pickKinds(args, suite.SpawnKinds(), "spawn")
 			if err != nil {
 				return err
 			}
@@ -123,11 +119,8 @@ minimal static ELF in a memfd, so no dynamic loading is timed.`,
 			if err := checkAll(exports); err != nil {
 				return err
 			}
-			o := lifecycle.Options{Samples: runs, PinLast: true}
 			return runLifecycle(cmd.Context(), cpuList, &lf, runs != 0, quiet, exports, stdout, stderr,
-				func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
-					return lifecycle.Spawn(ctx, env, kinds, o)
-				}, render.Spawn)
+				func(spec session.Spec) session.Spec { return suite.Spawn(spec, kinds, runs) }, render.Spawn)
 		},
 	}
 	f := cmd.Flags()
@@ -155,12 +148,12 @@ proportional and resident set size, kernel stacks and page tables, what their
 own memory cgroup was charged, and the virtual reservation apart from what is
 resident, beside the folklore claims. Defaults: 100,000 goroutines, 10,000
 threads, 1,000 processes, 100 containers, 100 VMs (or as many as the machine
-allows, and why not more). Kinds: ` + strings.Join(lifecycle.MemoryKinds(), ", ") + `.`,
+allows, and why not more). Kinds: ` + strings.Join(suite.MemoryKinds(), ", ") + `.`,
 		Example: `  ctxbench memory
   ctxbench memory thread --contexts thread=20000
   ctxbench memory goroutine process container vm --export-json mem.json --export-markdown mem.md`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			kinds, err := pickKinds(args, lifecycle.MemoryKinds(), "memory")
+			kinds, err := pickKinds(args, suite.MemoryKinds(), "memory")
 			if err != nil {
 				return err
 			}
@@ -169,8 +162,8 @@ allows, and why not more). Kinds: ` + strings.Join(lifecycle.MemoryKinds(), ", "
 			for _, kv := range contexts {
 				k, v, ok := strings.Cut(kv, "=")
 				x, err := strconv.Atoi(strings.ReplaceAll(v, "_", ""))
-				if !ok || err != nil || x < 1 || x > 10_000_000 || !slices.Contains(lifecycle.MemoryKinds(), k) {
-					return usagef("%s %q: want KIND=COUNT with a kind of %s and a whole COUNT from 1 to 10000000", as, kv, strings.Join(lifecycle.MemoryKinds(), ", "))
+				if !ok || err != nil || x < 1 || x > 10_000_000 || !slices.Contains(suite.MemoryKinds(), k) {
+					return usagef("%s %q: want KIND=COUNT with a kind of %s and a whole COUNT from 1 to 10000000", as, kv, strings.Join(suite.MemoryKinds(), ", "))
 				}
 				if _, dup := counts[k]; dup {
 					return usagef("%s gives %s twice", as, k)
@@ -185,11 +178,8 @@ allows, and why not more). Kinds: ` + strings.Join(lifecycle.MemoryKinds(), ", "
 			if err := checkAll(exports); err != nil {
 				return err
 			}
-			o := lifecycle.Options{N: counts, NoSettle: !settle}
 			return runLifecycle(cmd.Context(), cpuList, &lf, len(counts) > 0, quiet, exports, stdout, stderr,
-				func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
-					return lifecycle.Memory(ctx, env, kinds, o)
-				}, render.Memory)
+				func(spec session.Spec) session.Spec { return suite.Memory(spec, kinds, counts, settle) }, render.Memory)
 		},
 	}
 	f := cmd.Flags()

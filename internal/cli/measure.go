@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -19,17 +18,13 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/ctxbench/ctxbench/internal/catalog"
-	"github.com/ctxbench/ctxbench/internal/experiment"
-	"github.com/ctxbench/ctxbench/internal/experiment/ladder"
 	"github.com/ctxbench/ctxbench/internal/host"
-	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
-	"github.com/ctxbench/ctxbench/internal/schedule"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/store"
+	"github.com/ctxbench/ctxbench/internal/suite"
 )
 
 // preset is a named trade of time for precision.
@@ -169,7 +164,7 @@ func (m *measureFlags) preset() preset {
 
 // settings validates the flags into the scheduler's sampling options and
 // the document's settings record.
-func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Placement, []int, error) {
+func (m *measureFlags) settings() (suite.Sampling, result.Settings, []model.Placement, []int, error) {
 	p := m.preset()
 	set := result.Settings{Preset: p.name, Runs: p.runs, SamplesPerBlock: p.block, Warmup: p.warmup, MinTimeNS: p.minTime.Nanoseconds(), SpanNS: p.span.Nanoseconds()}
 	// A value given is used as given or refused: never replaced by a
@@ -178,48 +173,48 @@ func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Pl
 	custom := false
 	if given("runs") {
 		if m.runs < 1 || m.runs > 100000 {
-			return schedule.Options{}, set, nil, nil, usagef("--runs must be between 1 and 100000, got %d", m.runs)
+			return suite.Sampling{}, set, nil, nil, usagef("--runs must be between 1 and 100000, got %d", m.runs)
 		}
 		set.Runs, custom = m.runs, true
 	}
 	if given("warmup") {
 		if m.warmup < 0 || m.warmup > 1000 {
-			return schedule.Options{}, set, nil, nil, usagef("--warmup must be between 0 and 1000, got %d", m.warmup)
+			return suite.Sampling{}, set, nil, nil, usagef("--warmup must be between 0 and 1000, got %d", m.warmup)
 		}
 		set.Warmup, custom = m.warmup, true
 	}
 	if given("samples-per-block") {
 		if m.block < 1 || m.block > 10000 {
-			return schedule.Options{}, set, nil, nil, usagef("--samples-per-block must be between 1 and 10000, got %d", m.block)
+			return suite.Sampling{}, set, nil, nil, usagef("--samples-per-block must be between 1 and 10000, got %d", m.block)
 		}
 		set.SamplesPerBlock, custom = m.block, true
 	}
 	if given("min-time") {
 		if m.minTime < 10*time.Microsecond || m.minTime > 10*time.Second {
-			return schedule.Options{}, set, nil, nil, usagef("--min-time must be between 10µs and 10s, got %v", m.minTime)
+			return suite.Sampling{}, set, nil, nil, usagef("--min-time must be between 10µs and 10s, got %v", m.minTime)
 		}
 		set.MinTimeNS, custom = m.minTime.Nanoseconds(), true
 	}
 	if given("target-ci") && !(m.targetCI > 0 && m.targetCI < 100) {
-		return schedule.Options{}, set, nil, nil, usagef("--target-ci must be a percentage between 0 and 100 (exclusive), got %v", m.targetCI)
+		return suite.Sampling{}, set, nil, nil, usagef("--target-ci must be a percentage between 0 and 100 (exclusive), got %v", m.targetCI)
 	}
 	if given("target-budget") && (m.targetBudget < time.Second || m.targetBudget > 24*time.Hour) {
-		return schedule.Options{}, set, nil, nil, usagef("--target-budget must be between 1s and 24h, got %v", m.targetBudget)
+		return suite.Sampling{}, set, nil, nil, usagef("--target-budget must be between 1s and 24h, got %v", m.targetBudget)
 	}
 	if given("target-budget") && !given("target-ci") {
-		return schedule.Options{}, set, nil, nil, usagef("--target-budget needs --target-ci")
+		return suite.Sampling{}, set, nil, nil, usagef("--target-budget needs --target-ci")
 	}
 	if given("span") {
 		if m.span < 0 || m.span > 24*time.Hour {
-			return schedule.Options{}, set, nil, nil, usagef("--span must be between 0 (no pacing) and 24h, got %v", m.span)
+			return suite.Sampling{}, set, nil, nil, usagef("--span must be between 0 (no pacing) and 24h, got %v", m.span)
 		}
 		set.SpanNS, custom = m.span.Nanoseconds(), true
 	}
 	if given("timeout") && (m.timeout < time.Second || m.timeout > 24*time.Hour) {
-		return schedule.Options{}, set, nil, nil, usagef("--timeout must be between 1s and 24h, got %v", m.timeout)
+		return suite.Sampling{}, set, nil, nil, usagef("--timeout must be between 1s and 24h, got %v", m.timeout)
 	}
 	if given("iterations") && (m.iterations < 1 || m.iterations > 1<<40) {
-		return schedule.Options{}, set, nil, nil, usagef("--iterations must be between 1 and 2^40, got %d", m.iterations)
+		return suite.Sampling{}, set, nil, nil, usagef("--iterations must be between 1 and 2^40, got %d", m.iterations)
 	}
 	set.Iterations = m.iterations
 	if custom || m.iterations > 0 {
@@ -230,7 +225,7 @@ func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Pl
 		for _, part := range strings.Split(s, ",") {
 			pl, err := model.ParsePlacement(strings.TrimSpace(part)) // "" included: an empty --placement is refused
 			if err != nil {
-				return schedule.Options{}, set, nil, nil, &usageError{err.Error()}
+				return suite.Sampling{}, set, nil, nil, &usageError{err.Error()}
 			}
 			if !slices.Contains(placements, pl) {
 				placements = append(placements, pl)
@@ -238,14 +233,14 @@ func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Pl
 		}
 	}
 	if given("placement") && len(placements) == 0 {
-		return schedule.Options{}, set, nil, nil, usagef("--placement needs same-cpu, cross-cpu and/or unpinned")
+		return suite.Sampling{}, set, nil, nil, usagef("--placement needs same-cpu, cross-cpu and/or unpinned")
 	}
 	cpus, err := resolveCPUs(m.cpus)
 	if err != nil {
-		return schedule.Options{}, set, nil, nil, err
+		return suite.Sampling{}, set, nil, nil, err
 	}
 	if err := checkAll(m.exports(nil)); err != nil {
-		return schedule.Options{}, set, nil, nil, err
+		return suite.Sampling{}, set, nil, nil, err
 	}
 	seed := m.seed
 	if !given("seed") {
@@ -255,15 +250,13 @@ func (m *measureFlags) settings() (schedule.Options, result.Settings, []model.Pl
 		set.Placements = append(set.Placements, string(pl))
 	}
 	set.CPUs, set.Seed, set.DryRun = cpus, seed, m.dryRun
-	o := schedule.Options{
+	o := suite.Sampling{
 		Runs: set.Runs, SamplesPerBlock: set.SamplesPerBlock, Warmup: set.Warmup,
 		MinTime: time.Duration(set.MinTimeNS), Iterations: m.iterations, PerfCheck: !m.noPerf, Span: time.Duration(set.SpanNS),
-	}
-	if m.timeout > 0 {
-		o.Timeout, o.CalibrationTimeout = schedule.FixedTimeout(m.timeout), m.timeout
+		Timeout: m.timeout,
 	}
 	if m.targetCI > 0 {
-		o.Precision = &schedule.Precision{Target: m.targetCI / 100, Budget: m.targetBudget}
+		o.TargetCI, o.TargetBudget = m.targetCI/100, m.targetBudget
 		set.TargetCI, set.TargetBudgetNS = m.targetCI/100, m.targetBudget.Nanoseconds()
 	}
 	return o, set, placements, cpus, nil
@@ -338,7 +331,7 @@ func envOn(v string) bool {
 }
 
 func versionString() string {
-	v := fmt.Sprintf("ctxbench %s (%s, %s/%s, cgo %v)", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, kernels.Built)
+	v := fmt.Sprintf("ctxbench %s (%s, %s/%s, cgo %v)", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, suite.Cgo)
 	if c := commit(); c != "" {
 		v += " commit " + c
 	}
@@ -387,18 +380,15 @@ func buildHash() string {
 }
 
 func tool() result.Tool {
-	t := result.Tool{Name: "ctxbench", Version: Version, Commit: commit(), GoVersion: runtime.Version(), Cgo: kernels.Built}
+	t := result.Tool{Name: "ctxbench", Version: Version, Commit: commit(), GoVersion: runtime.Version(), Cgo: suite.Cgo}
 	if t.Commit == "" || strings.HasSuffix(t.Commit, "-dirty") {
 		t.Build = buildHash()
 	}
-	if kernels.Built {
-		t.CC = ccVersion
+	if suite.Cgo {
+		t.CC = suite.CCVersion()
 	}
 	return t
 }
-
-// ccVersion is filled by kernels' build (see cc.go).
-var ccVersion = kernels.CCVersion()
 
 func isTTY(w io.Writer) bool {
 	f, ok := w.(*os.File)
@@ -457,20 +447,18 @@ func colorOn(mode colorMode, tty bool, noColor, term string) bool {
 	return noColor == "" && tty && term != "dumb"
 }
 
-// newSpec starts the session of a measuring command: the tool, the command
-// line, the CPUs, the seed, the progress bar on a terminal, and for a dry
-// run the fake executor.
-func newSpec(set result.Settings, lf *lockFlags, quiet bool, stderr io.Writer, fake schedule.Executor) (session.Spec, error) {
+// newSpec frames the session of a measuring command: the tool, the
+// command line, the settings record, the CPUs, the seed, the lock, and the
+// progress bar on a terminal. The suite completes it with the command's
+// steps.
+func newSpec(set result.Settings, lf *lockFlags, quiet bool, stderr io.Writer) (session.Spec, error) {
 	spec := session.Spec{Tool: tool(), Command: append([]string{"ctxbench"}, os.Args[1:]...), Settings: set,
-		CPUs: set.CPUs, Seed: set.Seed, DryRun: set.DryRun, Cleanup: catalog.ParentCleanup, Log: stderr}
+		CPUs: set.CPUs, Seed: set.Seed, DryRun: set.DryRun, Log: stderr}
 	lock, err := lf.lock(stderr)
 	if err != nil {
 		return spec, err
 	}
 	spec.Lock = lock
-	if set.DryRun {
-		spec.Executor = fake
-	}
 	if !quiet && isTTY(stderr) {
 		spec.Progress = newProgressBar(stderr)
 	}
@@ -478,22 +466,6 @@ func newSpec(set result.Settings, lf *lockFlags, quiet bool, stderr io.Writer, f
 		spec.Log = io.Discard
 	}
 	return spec, nil
-}
-
-// ladderStep measures benchmarks at placements with the flags' sampling.
-func ladderStep(o schedule.Options, benches []*model.Benchmark, placements []model.Placement) session.Step {
-	return func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
-		if !env.Environment.Perf.Software {
-			o.PerfCheck = false
-		}
-		return ladder.Run(ctx, env, ladder.Options{Benches: benches, Placements: placements, Sampling: o})
-	}
-}
-
-// deriveLadder stores the figures that combine the ladder's rows.
-func deriveLadder(d *result.Document) {
-	d.Derived = ladder.Derive(d.Results)
-	ladder.CrossCPU(d)
 }
 
 // present writes the document's exports, then shows it with show on the

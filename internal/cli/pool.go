@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -12,14 +11,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/ctxbench/ctxbench/internal/experiment"
-	exppool "github.com/ctxbench/ctxbench/internal/experiment/pool"
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
-	"github.com/ctxbench/ctxbench/internal/workload/pgserver"
-	"github.com/ctxbench/ctxbench/internal/workload/pool"
-	"github.com/ctxbench/ctxbench/internal/workload/redisserver"
+	"github.com/ctxbench/ctxbench/internal/suite"
 )
 
 // poolFlags are pool's flags; config turns them into the sweep.
@@ -107,15 +102,8 @@ func (pf *poolFlags) register(cmd *cobra.Command) {
 // config is the sweep the flags ask for: the full sweep or --quick's, then
 // every flag given, validated, with the seed (from the clock unless given)
 // that the document records.
-func (pf *poolFlags) config(f *pflag.FlagSet) (pool.Config, error) {
-	cfg := pool.DefaultConfig()
-	if pf.quick {
-		cfg.PGClients = []string{pool.ClientPgxpool}
-		cfg.PoolSizes = []int{1, 2, 4, 10, 32, 90, 256}
-		cfg.Workers = []int{1000}
-		cfg.Placements = []string{pool.CrossCPU}
-		cfg.Warmup, cfg.Duration, cfg.Repetitions = 200*time.Millisecond, 500*time.Millisecond, 3
-	}
+func (pf *poolFlags) config(f *pflag.FlagSet) (suite.PoolConfig, error) {
+	cfg := suite.PoolDefaults(pf.quick)
 	if f.Changed("server") {
 		cfg.Servers = pf.servers
 	}
@@ -174,28 +162,25 @@ func (pf *poolFlags) config(f *pflag.FlagSet) (pool.Config, error) {
 		}
 		cfg.ServerCPU, cfg.ClientCPU = list[0], list[len(list)-1]
 	}
-	if err := pool.Validate(&cfg); err != nil {
+	if err := suite.ValidatePool(&cfg); err != nil {
 		return cfg, usagef("%v", err)
 	}
 	return cfg, checkExports([2]string{"--export-json", pf.exportJSON})
 }
 
 // runPool measures the sweep and reports it.
-func runPool(ctx context.Context, pf *poolFlags, cfg pool.Config, stdout, stderr io.Writer) error {
-	var prog pool.Progress = pool.NoProgress{}
+func runPool(ctx context.Context, pf *poolFlags, cfg suite.PoolConfig, stdout, stderr io.Writer) error {
+	var prog suite.PoolProgress // nil: quiet
 	if !pf.quiet && isTTY(stderr) {
 		prog = &poolProgress{w: stderr, start: time.Now()}
 	} else if !pf.quiet {
 		prog = &poolLog{w: stderr}
 	}
-	spec, err := newSpec(poolSettings(cfg, pf.quick, pf.flags), &pf.lf, true, stderr, nil)
+	spec, err := newSpec(poolSettings(cfg, pf.quick, pf.flags), &pf.lf, true, stderr)
 	if err != nil {
 		return err
 	}
-	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
-		return exppool.Run(ctx, env, cfg, prog)
-	}}
-	doc, err := session.Run(ctx, spec)
+	doc, err := session.Run(ctx, suite.Pool(spec, cfg, prog))
 	if p, ok := prog.(*poolProgress); ok {
 		p.end()
 	}
@@ -203,17 +188,14 @@ func runPool(ctx context.Context, pf *poolFlags, cfg pool.Config, stdout, stderr
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case pool.IsConfigError(err):
+		case suite.Refused(err):
 			return usagef("%v", err)
-		case errors.Is(err, pgserver.ErrMissing), errors.Is(err, redisserver.ErrMissing):
+		case suite.Missing(err):
 			return &exitError{ExitFailure, err.Error()}
 		}
 		return err
 	}
 	res := doc.Pools
-	for _, w := range res.Warnings {
-		doc.Warnings = append(doc.Warnings, result.Warning{Code: "pool", Message: w})
-	}
 	out, err := saveJSON(doc, pf.exportJSON, stdout, stderr)
 	if err != nil {
 		return err
@@ -237,7 +219,7 @@ func runPool(ctx context.Context, pf *poolFlags, cfg pool.Config, stdout, stderr
 // and seed. As run's, a preset whose sampling a flag changed (window
 // length, warm-up, repetitions) is recorded as "custom", never as the
 // preset it no longer is.
-func poolSettings(cfg pool.Config, quick bool, f *pflag.FlagSet) result.Settings {
+func poolSettings(cfg suite.PoolConfig, quick bool, f *pflag.FlagSet) result.Settings {
 	preset := "default"
 	if quick {
 		preset = "quick"
@@ -262,7 +244,7 @@ func (p *poolProgress) Stage(msg string) {
 	fmt.Fprintf(p.w, "\r\x1b[K%s", msg)
 }
 
-func (p *poolProgress) Window(i, n int, s pool.WindowSpec) {
+func (p *poolProgress) Window(i, n int, s suite.PoolWindow) {
 	const width = 24
 	filled := width * (i - 1) / max(n, 1)
 	eta := ""
@@ -281,7 +263,7 @@ type poolLog struct{ w io.Writer }
 
 func (l *poolLog) Stage(msg string) { fmt.Fprintln(l.w, "ctxbench pool: "+msg) }
 
-func (l *poolLog) Window(i, n int, _ pool.WindowSpec) {
+func (l *poolLog) Window(i, n int, _ suite.PoolWindow) {
 	if step := max(n/20, 1); i%step == 0 || i == n {
 		fmt.Fprintf(l.w, "ctxbench pool: window %d of %d\n", i, n)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxbench/ctxbench/internal/probe"
+	"github.com/ctxbench/ctxbench/internal/suite"
 )
 
 // newPrepareCmd builds the runtime probes ahead of time, so that the first
@@ -26,14 +26,14 @@ command and is not an error.`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			failed := 0
-			for _, lang := range probe.Languages {
-				tc, err := probe.Detect(lang)
+			for _, lang := range suite.ProbeLanguages() {
+				version, err := suite.DetectProbe(lang)
 				if err != nil {
 					fmt.Fprintf(stdout, "%-7s skipped: %v\n", lang, err)
 					continue
 				}
 				start := time.Now()
-				b, err := probe.Build(cmd.Context(), lang)
+				cached, err := suite.BuildProbe(cmd.Context(), lang)
 				if err != nil {
 					if cmd.Context().Err() != nil {
 						return cmd.Context().Err()
@@ -43,10 +43,10 @@ command and is not an error.`,
 					continue
 				}
 				state := "built"
-				if b.Cached {
+				if cached {
 					state = "cached"
 				}
-				fmt.Fprintf(stdout, "%-7s %s (%s) in %v\n", lang, state, tc.Version, time.Since(start).Round(time.Millisecond))
+				fmt.Fprintf(stdout, "%-7s %s (%s) in %v\n", lang, state, version, time.Since(start).Round(time.Millisecond))
 			}
 			if failed > 0 {
 				return &exitError{ExitFailure, fmt.Sprintf("%d probe build(s) failed", failed)}

@@ -4,21 +4,17 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/ctxbench/ctxbench/internal/catalog"
-	"github.com/ctxbench/ctxbench/internal/container"
-	"github.com/ctxbench/ctxbench/internal/experiment"
-	"github.com/ctxbench/ctxbench/internal/experiment/ring"
 	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/session"
+	"github.com/ctxbench/ctxbench/internal/suite"
 )
 
 // ringFlags are the ring command's own flags.
@@ -98,43 +94,34 @@ available memory is refused with the limit named. See docs/ring.md.`,
 	f.StringSliceVar(&rf.tasks, "tasks", []string{"2,4,8,16,32,64,128,256,400"}, "ring sizes: a list, or a range A-B doubling from A (2-400 = 2,4,...,256,400)")
 	f.StringSliceVar(&rf.workingSets, "working-set", []string{"0,4KiB,64KiB,1MiB"}, "bytes each context sums per pass: 0, 4KiB, 64KiB, 1MiB, ... (KiB/MiB/GiB; KB/MB/GB are powers of 1000)")
 	f.StringVar(&rf.stack, "stack", "64KiB", "stack of each member thread (thread rings)")
-	f.StringVar(&rf.container, "container", "full", "container rings: what each member's container is made of ("+strings.Join(container.PresetNames(), ", ")+"; each is the container/pipe-PRESET rung in 'ctxbench list', see docs/containers.md)")
+	f.StringVar(&rf.container, "container", "full", "container rings: what each member's container is made of ("+strings.Join(suite.ContainerPresets(), ", ")+"; each is the container/pipe-PRESET rung in 'ctxbench list', see docs/containers.md)")
 	f.StringVar(&rf.ipc, "ipc", "pipe", "what links thread and process rings: pipe (two descriptors per context, as lmbench) or eventfd (one)")
 	return cmd
 }
-
-// Ring presets: fewer samples than the ladder's, since every block builds
-// the whole ring again — but six blocks at least by default, the fewest
-// whose median interval reaches 95% (1 − 2·0.5⁶ = 96.9%; five reach only
-// 93.8%). --quick keeps two blocks and prints the level it reached.
-// ringWarmup is the least warm-up of every block of a process ring.
-const ringWarmup = 40 * time.Millisecond
-
-var ringRuns = map[string][2]int{"quick": {6, 3}, "default": {30, 5}, "thorough": {60, 6}}
 
 func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stderr io.Writer) error {
 	if err := mf.refuseTables("ring's points are in --export-json"); err != nil {
 		return err
 	}
-	var kinds []ring.Kind
+	var kinds []suite.RingKind
 	for _, s := range rf.kinds {
 		for _, part := range strings.Split(s, ",") {
-			k, err := ring.ParseKind(strings.TrimSpace(part))
+			k, err := suite.ParseRingKind(strings.TrimSpace(part))
 			if err != nil {
 				return &usageError{err.Error()}
 			}
 			kinds = append(kinds, k)
 		}
 	}
-	tasks, err := ring.ParseTasks(rf.tasks)
+	tasks, err := suite.ParseRingTasks(rf.tasks)
 	if err != nil {
 		return usagef("--tasks: %v", err)
 	}
-	wss, err := ring.ParseWorkingSets(rf.workingSets)
+	wss, err := suite.ParseRingWorkingSets(rf.workingSets)
 	if err != nil {
 		return usagef("--working-set: %v", err)
 	}
-	stack, err := ring.ParseBytes(rf.stack)
+	stack, err := suite.ParseRingBytes(rf.stack)
 	if err != nil || stack < 16<<10 || stack > 1<<30 {
 		return usagef("--stack %q: want a size from 16KiB to 1GiB", rf.stack)
 	}
@@ -153,66 +140,28 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 	if err != nil {
 		return err
 	}
-	// The base preset, not set.Preset: "--quick --runs 3" is recorded as
-	// custom but still takes quick's samples per block.
-	if d := ringRuns[mf.preset().name]; d[0] > 0 {
-		if !mf.fs.Changed("runs") {
-			set.Runs = d[0]
-		}
-		if !mf.fs.Changed("samples-per-block") {
-			set.SamplesPerBlock = d[1]
-		}
-	}
-	// Process rings are built from freshly exec'd processes in every block,
-	// and run slower for their first tens of milliseconds: beside lmbench's
-	// lat_ctx (8 alternating rounds, 8 processes) ctxbench read 1.022x with
-	// one 2 ms warm-up sample and 1.004x with twenty. So unless --warmup
-	// says otherwise, a process ring warms up for ringWarmup.
-	if !mf.fs.Changed("warmup") && set.MinTimeNS > 0 && slices.ContainsFunc(kinds, func(k ring.Kind) bool {
-		return k == ring.Process || k == ring.ProcessMT || k == ring.Container
-	}) {
-		set.Warmup = max(set.Warmup, int((ringWarmup.Nanoseconds()+set.MinTimeNS-1)/set.MinTimeNS))
-	}
-	if len(placements) == 0 {
-		placements = []model.Placement{model.SameCPU}
-		set.Placements = []string{string(model.SameCPU)}
-	}
-	ro := ring.Options{
-		Kinds: kinds, Tasks: tasks, WorkingSets: wss, Placements: placements,
-		Runs: set.Runs, SamplesPerBlock: set.SamplesPerBlock, Warmup: set.Warmup,
-		MinTime: time.Duration(set.MinTimeNS), Rounds: mf.iterations, StackBytes: stack, IPC: ipc, ContainerPreset: rf.container,
-		Timeout: mf.timeout, PerfCheck: so.PerfCheck,
-	}
-	cells, skipped, err := ring.Plan(ro, cpus)
+	plan, err := suite.PlanRing(suite.RingOptions{
+		Kinds: kinds, Tasks: tasks, WorkingSets: wss, Placements: placements, StackBytes: stack, IPC: ipc, Container: rf.container,
+		CPUs: cpus, Sampling: so, Preset: mf.preset().name, Settings: set,
+		RunsGiven: mf.fs.Changed("runs"), BlockGiven: mf.fs.Changed("samples-per-block"), WarmupGiven: mf.fs.Changed("warmup"),
+	})
 	if err != nil {
 		return &usageError{err.Error()}
-	}
-	if len(cells) == 0 {
-		if len(skipped) > 0 {
-			return usagef("nothing to run: %s", skipped[0].Error)
-		}
-		return usagef("nothing to run")
 	}
 	// Start of the sweep: the machine is often shared; say how busy it is.
 	if !mf.quiet {
 		l := machine.ReadLoad()
 		fmt.Fprintf(stderr, "ctxbench ring: %d points, load average %.2f (%d runnable of %d tasks) at start\n",
-			len(cells), l.Load1, l.Runnable, l.Procs)
+			plan.Points, l.Load1, l.Runnable, l.Procs)
 	}
-	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr, ring.FakeExecutor{Seed: set.Seed})
+	spec, err := newSpec(plan.Settings, &mf.lockFlags, mf.quiet, stderr)
 	if err != nil {
 		return err
 	}
-	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
-		part, err := ring.Run(ctx, env, cells, ro)
-		part.Skipped = append(part.Skipped, skipped...)
-		return part, err
-	}}
-	doc, err := session.Run(ctx, spec)
+	doc, err := session.Run(ctx, plan.Spec(spec))
 	if err != nil {
 		return err
 	}
-	doc.Rings = nonNil(doc.Rings)
 	table, err := saveJSON(doc, mf.exportJSON, stdout, stderr)
 	if err != nil {
 		return err
@@ -255,12 +204,4 @@ func refuseEmptyElements(cmd *cobra.Command, names ...string) error {
 		}
 	}
 	return nil
-}
-
-// nonNil keeps an empty section an empty array in the JSON.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

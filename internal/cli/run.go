@@ -2,22 +2,16 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctxbench/ctxbench/internal/catalog"
-	"github.com/ctxbench/ctxbench/internal/experiment"
-	"github.com/ctxbench/ctxbench/internal/experiment/ladder"
-	"github.com/ctxbench/ctxbench/internal/experiment/lifecycle"
-	"github.com/ctxbench/ctxbench/internal/experiment/replicate"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
-	"github.com/ctxbench/ctxbench/internal/result"
-	"github.com/ctxbench/ctxbench/internal/schedule"
 	"github.com/ctxbench/ctxbench/internal/session"
+	"github.com/ctxbench/ctxbench/internal/suite"
 )
 
 func newRun(stdout, stderr io.Writer) *cobra.Command {
@@ -46,21 +40,10 @@ skipped with the reason.`,
 	return cmd
 }
 
-// The default ladder's creation and memory measurements: one or two per
-// kind of context (fork from 1 GiB is left to `ctxbench spawn`).
-var (
-	ladderSpawnKinds  = []string{"goroutine", "thread", "fork", "fork-256m", "vfork-exec", "posix-spawn", "clone-exec", "container-full", "vm"}
-	ladderMemoryKinds = []string{"goroutine", "thread", "process", "container", "vm"}
-	quickMemoryN      = map[string]int{"goroutine": 10000, "thread": 1000, "process": 100, "container": 20, "vm": 20}
-)
-
-// runLadder measures and reports. With ladder set (no arguments) it runs
-// every available benchmark, then the creation and memory ladders, sets the
-// published hierarchy beside them, and always writes a JSON file.
+// runLadder measures and reports. With ladderRun set (no arguments) it
+// runs every available benchmark, then the creation and memory ladders,
+// sets the published hierarchy beside them, and always writes a JSON file.
 func runLadder(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, stdout, stderr io.Writer, ladderRun bool) error {
-	if benches == nil {
-		benches = catalog.All()
-	}
 	if ladderRun && mf.exportJSON == "" {
 		mf.exportJSON = time.Now().Format("ctxbench-20060102-150405.json")
 	}
@@ -68,36 +51,15 @@ func runLadder(ctx context.Context, mf *measureFlags, benches []*model.Benchmark
 	if err != nil {
 		return err
 	}
-	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr, schedule.FakeExecutor{Seed: set.Seed})
+	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr)
 	if err != nil {
 		return err
 	}
 	spec.History = mf.historyPath(stderr)
-	spec.Steps = []session.Step{ladderStep(o, benches, placements)}
-	spec.Derive = []func(*result.Document){deriveLadder}
-	if ladderRun && !mf.switchesOnly && !mf.dryRun {
-		lo := lifecycle.Options{Samples: 40, PinLast: true, NoSettle: true}
-		if mf.quick {
-			lo.Samples = 15
-		}
-		mo := lifecycle.Options{NoSettle: true}
-		if mf.quick {
-			mo.N = quickMemoryN
-		}
-		spec.Steps = append(spec.Steps,
-			func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
-				return lifecycle.Spawn(ctx, env, ladderSpawnKinds, lo)
-			},
-			func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
-				return lifecycle.Memory(ctx, env, ladderMemoryKinds, mo)
-			})
-	}
-	if ladderRun {
-		spec.Derive = append(spec.Derive, replicate.Claims, deriveHierarchy)
-	}
+	spec = suite.Ladder(spec, suite.LadderOptions{Benches: benches, Placements: placements, Sampling: o,
+		Full: ladderRun, SwitchesOnly: mf.switchesOnly, Quick: mf.quick})
 	doc, err := session.Run(ctx, spec)
-	var none *ladder.NothingToRun
-	if errors.As(err, &none) {
+	if suite.Refused(err) {
 		return &usageError{err.Error()}
 	}
 	if err != nil {
@@ -114,12 +76,4 @@ func runLadder(ctx context.Context, mf *measureFlags, benches []*model.Benchmark
 		return err
 	}
 	return failed(doc, "measurements", len(doc.Failures)+len(doc.Results)+len(doc.Spawn)+len(doc.Memory))
-}
-
-// deriveHierarchy sets the published hierarchy beside the ladder.
-func deriveHierarchy(d *result.Document) {
-	if d.Derived == nil {
-		d.Derived = &result.Derived{}
-	}
-	d.Derived.Hierarchy, d.Derived.Claims = replicate.Hierarchy(d)
 }

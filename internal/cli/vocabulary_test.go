@@ -15,8 +15,8 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/suite"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
-	"github.com/ctxbench/ctxbench/internal/workload/pool"
 )
 
 // stderrLines splits stderr into its lines.
@@ -109,7 +109,7 @@ func TestRenamedPoolFlagsReachTheSweep(t *testing.T) {
 
 // poolConfig parses pool's flags and returns the sweep they ask for and its
 // settings record.
-func poolConfig(t *testing.T, args ...string) (pool.Config, result.Settings) {
+func poolConfig(t *testing.T, args ...string) (suite.PoolConfig, result.Settings) {
 	t.Helper()
 	pf := &poolFlags{}
 	cmd := &cobra.Command{Use: "pool"}

@@ -23,7 +23,7 @@ import (
 type Options struct {
 	Sittings int
 	// Measure is one sitting: the experiment whose figures are tested
-	// (the ladder's cells, given by the command line).
+	// (the ladder's cells, given by the suite).
 	Measure func(ctx context.Context, env experiment.Env) (experiment.Part, error)
 }
 

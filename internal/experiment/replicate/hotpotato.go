@@ -3,7 +3,7 @@ package replicate
 // hotpotato.go: the published "hot potato" ring (SourceHotPotato): 400
 // threads or 400 processes pass a message around a ring of pipes, 10,000
 // rounds each, on the big and the little cores of an i9-13900K (Linux 6.1),
-// in reference cycles, nanoseconds and instructions. The command line runs
+// in reference cycles, nanoseconds and instructions. The suite runs
 // the rings as published with the ring experiment, one core type at a time,
 // and HotPotato sets them beside the published figures.
 

@@ -8,7 +8,8 @@
 // Most experiments run their own program (Run). Two are derived from other
 // experiments' results (Derived): the hierarchy from the ladder and the
 // creation and memory runs, the hot-potato ring from a ring sweep; the
-// command line runs those experiments and hands their results here.
+// suite (internal/suite) runs those experiments into the one document and
+// hands it here.
 package replicate
 
 import (

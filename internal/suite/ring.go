@@ -1,0 +1,137 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/experiment"
+	"github.com/ctxbench/ctxbench/internal/experiment/ring"
+	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/session"
+)
+
+// RingKind is a kind of ring member: goroutine, thread, process,
+// process-mt or container.
+type RingKind = ring.Kind
+
+// ParseRingKind, ParseRingTasks, ParseRingWorkingSets and ParseRingBytes
+// read the ring's flags in the ring experiment's terms.
+func ParseRingKind(s string) (RingKind, error)             { return ring.ParseKind(s) }
+func ParseRingTasks(items []string) ([]int, error)         { return ring.ParseTasks(items) }
+func ParseRingWorkingSets(items []string) ([]int64, error) { return ring.ParseWorkingSets(items) }
+func ParseRingBytes(s string) (int64, error)               { return ring.ParseBytes(s) }
+
+// ContainerPresets are what a container ring's members can be started
+// into, in order.
+func ContainerPresets() []string { return container.PresetNames() }
+
+// ringRuns are the ring presets' samples and samples per block: fewer
+// samples than the ladder's, since every block builds the whole ring again
+// — but six blocks at least by default, the fewest whose median interval
+// reaches 95% (1 − 2·0.5⁶ = 96.9%; five reach only 93.8%). --quick keeps
+// two blocks and prints the level it reached.
+var ringRuns = map[string][2]int{"quick": {6, 3}, "default": {30, 5}, "thorough": {60, 6}}
+
+// ringWarmup is the least warm-up of every block of a process ring.
+const ringWarmup = 40 * time.Millisecond
+
+// RingOptions are a ring sweep as the flags give it.
+type RingOptions struct {
+	Kinds       []RingKind
+	Tasks       []int
+	WorkingSets []int64
+	Placements  []model.Placement // none: same-cpu
+	StackBytes  int64
+	IPC         model.RingIPC
+	Container   string // the preset of container rings' members
+	CPUs        []int
+	Sampling    Sampling // the rounds per sample (Iterations), the watchdog and the perf check
+	// Preset is the base preset the flags chose (quick, default or
+	// thorough), Settings the record the flags made; the ring's own
+	// samples, blocks and warm-up replace the preset's where RunsGiven,
+	// BlockGiven and WarmupGiven say the flags did not give them.
+	Preset                             string
+	Settings                           result.Settings
+	RunsGiven, BlockGiven, WarmupGiven bool
+}
+
+// Ring is a planned ring sweep: what it records and how many points it
+// measures, before anything is measured.
+type Ring struct {
+	Settings result.Settings
+	Points   int
+	o        ring.Options
+	cells    []ring.Cell
+	skipped  []result.Failure
+}
+
+// PlanRing plans the sweep. Every error is the input's fault: a point the
+// machine's limits refuse, a kind that cannot run, nothing to run at all.
+func PlanRing(o RingOptions) (*Ring, error) {
+	set := o.Settings
+	// The base preset, not set.Preset: "--quick --runs 3" is recorded as
+	// custom but still takes quick's samples per block.
+	if d := ringRuns[o.Preset]; d[0] > 0 {
+		if !o.RunsGiven {
+			set.Runs = d[0]
+		}
+		if !o.BlockGiven {
+			set.SamplesPerBlock = d[1]
+		}
+	}
+	// Process rings are built from freshly exec'd processes in every block,
+	// and run slower for their first tens of milliseconds: beside lmbench's
+	// lat_ctx (8 alternating rounds, 8 processes) ctxbench read 1.022x with
+	// one 2 ms warm-up sample and 1.004x with twenty. So unless --warmup
+	// says otherwise, a process ring warms up for ringWarmup.
+	if !o.WarmupGiven && set.MinTimeNS > 0 && slices.ContainsFunc(o.Kinds, func(k ring.Kind) bool {
+		return k == ring.Process || k == ring.ProcessMT || k == ring.Container
+	}) {
+		set.Warmup = max(set.Warmup, int((ringWarmup.Nanoseconds()+set.MinTimeNS-1)/set.MinTimeNS))
+	}
+	placements := o.Placements
+	if len(placements) == 0 {
+		placements = []model.Placement{model.SameCPU}
+		set.Placements = []string{string(model.SameCPU)}
+	}
+	ro := ring.Options{
+		Kinds: o.Kinds, Tasks: o.Tasks, WorkingSets: o.WorkingSets, Placements: placements,
+		Runs: set.Runs, SamplesPerBlock: set.SamplesPerBlock, Warmup: set.Warmup,
+		MinTime: time.Duration(set.MinTimeNS), Rounds: o.Sampling.Iterations, StackBytes: o.StackBytes, IPC: o.IPC,
+		ContainerPreset: o.Container, Timeout: o.Sampling.Timeout, PerfCheck: o.Sampling.PerfCheck,
+	}
+	cells, skipped, err := ring.Plan(ro, o.CPUs)
+	if err != nil {
+		return nil, err
+	}
+	if len(cells) == 0 {
+		if len(skipped) > 0 {
+			return nil, fmt.Errorf("nothing to run: %s", skipped[0].Error)
+		}
+		return nil, fmt.Errorf("nothing to run")
+	}
+	return &Ring{Settings: set, Points: len(cells), o: ro, cells: cells, skipped: skipped}, nil
+}
+
+// Spec is the sweep's session: the points the plan kept, and those it
+// skipped with the reason.
+func (r *Ring) Spec(spec session.Spec) session.Spec {
+	spec = begin(spec, ring.FakeExecutor{Seed: spec.Seed})
+	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
+		part, err := ring.Run(ctx, env, r.cells, r.o)
+		part.Skipped = append(part.Skipped, r.skipped...)
+		return part, err
+	}}
+	// A sweep whose every point failed still has a rings section: an empty
+	// array in the JSON, never a missing one.
+	spec.Derive = []func(*result.Document){func(d *result.Document) {
+		if d.Rings == nil {
+			d.Rings = []result.Ring{}
+		}
+	}}
+	return spec
+}
