@@ -166,7 +166,9 @@ func (m *measureFlags) preset() preset {
 // the document's settings record.
 func (m *measureFlags) settings() (suite.Sampling, result.Settings, []model.Placement, []int, error) {
 	p := m.preset()
-	set := result.Settings{Preset: p.name, Runs: p.runs, SamplesPerBlock: p.block, Warmup: p.warmup, MinTimeNS: p.minTime.Nanoseconds(), SpanNS: p.span.Nanoseconds()}
+	o := suite.Sampling{Runs: p.runs, SamplesPerBlock: p.block, Warmup: p.warmup, MinTime: p.minTime, Span: p.span,
+		PerfCheck: !m.noPerf, Timeout: m.timeout}
+	set := result.Settings{Preset: p.name}
 	// A value given is used as given or refused: never replaced by a
 	// default (--runs 0 is an error, not "the default").
 	given := func(name string) bool { return m.fs != nil && m.fs.Changed(name) }
@@ -175,25 +177,25 @@ func (m *measureFlags) settings() (suite.Sampling, result.Settings, []model.Plac
 		if m.runs < 1 || m.runs > 100000 {
 			return suite.Sampling{}, set, nil, nil, usagef("--runs must be between 1 and 100000, got %d", m.runs)
 		}
-		set.Runs, custom = m.runs, true
+		o.Runs, custom = m.runs, true
 	}
 	if given("warmup") {
 		if m.warmup < 0 || m.warmup > 1000 {
 			return suite.Sampling{}, set, nil, nil, usagef("--warmup must be between 0 and 1000, got %d", m.warmup)
 		}
-		set.Warmup, custom = m.warmup, true
+		o.Warmup, custom = m.warmup, true
 	}
 	if given("samples-per-block") {
 		if m.block < 1 || m.block > 10000 {
 			return suite.Sampling{}, set, nil, nil, usagef("--samples-per-block must be between 1 and 10000, got %d", m.block)
 		}
-		set.SamplesPerBlock, custom = m.block, true
+		o.SamplesPerBlock, custom = m.block, true
 	}
 	if given("min-time") {
 		if m.minTime < 10*time.Microsecond || m.minTime > 10*time.Second {
 			return suite.Sampling{}, set, nil, nil, usagef("--min-time must be between 10µs and 10s, got %v", m.minTime)
 		}
-		set.MinTimeNS, custom = m.minTime.Nanoseconds(), true
+		o.MinTime, custom = m.minTime, true
 	}
 	if given("target-ci") && !(m.targetCI > 0 && m.targetCI < 100) {
 		return suite.Sampling{}, set, nil, nil, usagef("--target-ci must be a percentage between 0 and 100 (exclusive), got %v", m.targetCI)
@@ -208,7 +210,7 @@ func (m *measureFlags) settings() (suite.Sampling, result.Settings, []model.Plac
 		if m.span < 0 || m.span > 24*time.Hour {
 			return suite.Sampling{}, set, nil, nil, usagef("--span must be between 0 (no pacing) and 24h, got %v", m.span)
 		}
-		set.SpanNS, custom = m.span.Nanoseconds(), true
+		o.Span, custom = m.span, true
 	}
 	if given("timeout") && (m.timeout < time.Second || m.timeout > 24*time.Hour) {
 		return suite.Sampling{}, set, nil, nil, usagef("--timeout must be between 1s and 24h, got %v", m.timeout)
@@ -216,7 +218,7 @@ func (m *measureFlags) settings() (suite.Sampling, result.Settings, []model.Plac
 	if given("iterations") && (m.iterations < 1 || m.iterations > 1<<40) {
 		return suite.Sampling{}, set, nil, nil, usagef("--iterations must be between 1 and 2^40, got %d", m.iterations)
 	}
-	set.Iterations = m.iterations
+	o.Iterations = m.iterations
 	if custom || m.iterations > 0 {
 		set.Preset = "custom"
 	}
@@ -250,16 +252,10 @@ func (m *measureFlags) settings() (suite.Sampling, result.Settings, []model.Plac
 		set.Placements = append(set.Placements, string(pl))
 	}
 	set.CPUs, set.Seed, set.DryRun = cpus, seed, m.dryRun
-	o := suite.Sampling{
-		Runs: set.Runs, SamplesPerBlock: set.SamplesPerBlock, Warmup: set.Warmup,
-		MinTime: time.Duration(set.MinTimeNS), Iterations: m.iterations, PerfCheck: !m.noPerf, Span: time.Duration(set.SpanNS),
-		Timeout: m.timeout,
-	}
 	if m.targetCI > 0 {
 		o.TargetCI, o.TargetBudget = m.targetCI/100, m.targetBudget
-		set.TargetCI, set.TargetBudgetNS = m.targetCI/100, m.targetBudget.Nanoseconds()
 	}
-	return o, set, placements, cpus, nil
+	return o, o.Record(set), placements, cpus, nil
 }
 
 // resolveCPUs parses --cpus and checks every CPU against this process's

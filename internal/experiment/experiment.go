@@ -20,12 +20,10 @@ type Env struct {
 	Environment result.Environment
 	CPUs        []int  // the CPUs the run may use, sorted
 	Host        string // the host line every label ends with
-	Executor    schedule.Executor
-	Progress    schedule.Progress
-	Log         io.Writer // progress lines of long experiments, never inside a timed region
-	Seed        int64
-	DryRun      bool // synthetic figures: nothing is prepared or cleaned up
-	Cleanup     func()
+	// Runner is how blocks are run (executor, progress, seed, dry run,
+	// cleanup): built once by the session, passed to the scheduler as is.
+	Runner schedule.Runner
+	Log    io.Writer // progress lines of long experiments, never inside a timed region
 	// Learned, when the machine's history knows it, is the between-sitting
 	// component a cell's reproducibility interval will carry (what
 	// --target-ci aims at where it is known); nil without a history.

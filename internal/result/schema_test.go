@@ -244,8 +244,8 @@ func TestSchemaCreationAndMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := experiment.Env{Environment: d.Environment, CPUs: []int{0, 1}, Host: testdoc.Host, Executor: lifecycleExecutor{},
-		Progress: schedule.NoProgress{}, DryRun: true, Seed: 7}
+	env := experiment.Env{Environment: d.Environment, CPUs: []int{0, 1}, Host: testdoc.Host,
+		Runner: schedule.Runner{Executor: lifecycleExecutor{}, Progress: schedule.NoProgress{}, DryRun: true, Seed: 7}}
 	spawn, err := lifecycle.Spawn(context.Background(), env, lifecycle.SpawnKinds(), lifecycle.Options{Samples: 12, PinLast: true})
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 // probe whose median sample reaches a quarter of the target is scaled to
 // it, a shorter one grows the ops (at most 1000x) and probes again, up to
 // six probes.
-func calibrate(ctx context.Context, c Cell, o Options) (uint64, error) {
+func calibrate(ctx context.Context, ex Executor, c Cell, o Options) (uint64, error) {
 	const probes = 6
 	iters := c.Bench.StartIters
 	if iters == 0 {
@@ -24,7 +24,7 @@ func calibrate(ctx context.Context, c Cell, o Options) (uint64, error) {
 		timeout = 30 * time.Second
 	}
 	for attempt := 1; ; attempt++ {
-		resp, err := o.Executor.Block(ctx, c, c.Request(iters, 3, 1, false), timeout)
+		resp, err := ex.Block(ctx, c, c.Request(iters, 3, 1, false), timeout)
 		if err != nil {
 			return 0, err
 		}

@@ -23,7 +23,23 @@ import (
 	"github.com/ctxbench/ctxbench/internal/model"
 )
 
-// Options are the sampling choices of a run.
+// Runner is how blocks are run, as opposed to how many are taken: the
+// session builds it once per run and every experiment passes it through
+// unchanged (experiment.Env.Runner), so no experiment merges it into its
+// sampling options.
+type Runner struct {
+	Executor Executor
+	Progress Progress // nil: none
+	Seed     int64    // of the seeded interleaving
+	// DryRun: synthetic figures; nothing is prepared, paced or cleaned up.
+	DryRun bool
+	// Cleanup removes what earlier killed runs left behind (cgroups of a
+	// worker killed by its watchdog), once before each run.
+	Cleanup func()
+}
+
+// Options are the sampling choices of a run and the experiment's hooks
+// into it (how a block is checked, timed out, perf-verified).
 type Options struct {
 	Runs            int           // measured samples per cell
 	SamplesPerBlock int           // samples per worker
@@ -33,7 +49,6 @@ type Options struct {
 	// NoCalibration sends Iterations as given (0 included): for blocks
 	// that size themselves (creation, memory).
 	NoCalibration bool
-	Seed          int64
 	// Timeout is the watchdog of one block of n samples; nil derives one
 	// from MinTime (see BlockTimeout).
 	Timeout func(c Cell, samples int) time.Duration
@@ -47,14 +62,7 @@ type Options struct {
 	// whatever Runs says (0: the benchmark's own default).
 	Samples func(c Cell) int
 	// Check validates a block's response (nil: CheckSamples).
-	Check    func(c Cell, resp model.Response, samples int) error
-	Executor Executor
-	Progress Progress
-	// Cleanup removes what earlier killed runs left behind (cgroups of a
-	// worker killed by its watchdog), once before the run.
-	Cleanup func()
-	// DryRun: synthetic figures; nothing is prepared or cleaned up.
-	DryRun bool
+	Check func(c Cell, resp model.Response, samples int) error
 	// ContentionLimit is the share of a block's CPU time other work may
 	// take before the block is discarded and run again (0: DefaultContention;
 	// negative: never); Reruns bounds how often (0: DefaultReruns). A block
@@ -142,12 +150,12 @@ type CellRun struct {
 // cell runs one block in a random order, then an optional perf block per
 // cell. A failing cell is reported and the others go on; cancelling ctx
 // stops at once.
-func Run(ctx context.Context, cells []Cell, o Options) ([]CellRun, error) {
-	if o.Executor == nil {
+func Run(ctx context.Context, rn Runner, cells []Cell, o Options) ([]CellRun, error) {
+	if rn.Executor == nil {
 		return nil, errors.New("schedule: no executor")
 	}
-	if o.Progress == nil {
-		o.Progress = NoProgress{}
+	if rn.Progress == nil {
+		rn.Progress = NoProgress{}
 	}
 	if o.Check == nil {
 		o.Check = func(_ Cell, r model.Response, n int) error { return CheckSamples(r, n) }
@@ -161,51 +169,103 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]CellRun, error) {
 	if o.SamplesPerBlock <= 0 || o.Runs <= 0 || (o.MinTime <= 0 && !o.NoCalibration && o.Iterations == 0) {
 		return nil, errors.New("schedule: runs, samples per block and min time must be positive")
 	}
-	if !o.DryRun && o.Cleanup != nil {
-		o.Cleanup()
+	if !rn.DryRun && rn.Cleanup != nil {
+		rn.Cleanup()
 	}
-	blocks := (o.Runs + o.SamplesPerBlock - 1) / o.SamplesPerBlock
-	calibrates := func(c Cell) bool { return o.Iterations == 0 && !o.NoCalibration && !c.Bench.SelfCalibrating }
-	runs := make([]*CellRun, len(cells))
-	var toPrepare []Cell // one cell per benchmark: Prepare is per benchmark, not per placement
+	r := &run{rn: rn, o: o, blocks: (o.Runs + o.SamplesPerBlock - 1) / o.SamplesPerBlock}
+	rn.Progress.Begin(r.total(cells))
+	defer rn.Progress.End()
+	runs, err := r.prepare(ctx, cells)
+	if err != nil {
+		return nil, err
+	}
+	r.runs = runs
+	if err := r.rounds(ctx); err != nil {
+		return nil, err
+	}
+	if o.Precision != nil && !rn.DryRun {
+		if err := refine(ctx, runs, r.blocks, *o.Precision, rn.Seed, r.block, rn.Progress); err != nil {
+			return nil, err
+		}
+	}
+	if o.PerfCheck {
+		if err := r.verifyPerf(ctx); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]CellRun, len(runs))
+	for i, c := range runs {
+		out[i] = *c
+	}
+	return out, nil
+}
+
+// run is one Run's state: the runner, the options with their defaults,
+// the planned blocks per cell and the cells' runs so far.
+type run struct {
+	rn     Runner
+	o      Options
+	blocks int
+	runs   []*CellRun
+}
+
+func (r *run) calibrates(c Cell) bool {
+	return r.o.Iterations == 0 && !r.o.NoCalibration && !c.Bench.SelfCalibrating
+}
+
+// toPrepare is one cell per benchmark that has a Prepare: it is per
+// benchmark, not per placement; a dry run prepares nothing.
+func (r *run) toPrepare(cells []Cell) []Cell {
+	var out []Cell
 	seen := map[string]bool{}
 	for _, c := range cells {
-		if c.Bench.Prepare != nil && !o.DryRun && !seen[c.Bench.Name] {
+		if c.Bench.Prepare != nil && !r.rn.DryRun && !seen[c.Bench.Name] {
 			seen[c.Bench.Name] = true
-			toPrepare = append(toPrepare, c)
+			out = append(out, c)
 		}
 	}
-	total := len(toPrepare)
-	for _, c := range cells {
-		total += cellBlocks(c, blocks)
-		if calibrates(c) {
-			total++
-		}
-		if o.PerfCheck && o.Perf(c) {
-			total++
-		}
-	}
-	o.Progress.Begin(total)
-	defer o.Progress.End()
+	return out
+}
 
+// total is the blocks the progress counts: preparations, calibrations,
+// planned blocks and perf blocks.
+func (r *run) total(cells []Cell) int {
+	total := len(r.toPrepare(cells))
+	for _, c := range cells {
+		total += cellBlocks(c, r.blocks)
+		if r.calibrates(c) {
+			total++
+		}
+		if r.o.PerfCheck && r.o.Perf(c) {
+			total++
+		}
+	}
+	return total
+}
+
+// prepare runs each benchmark's Prepare once and calibrates every cell
+// that needs it; a cell whose preparation or calibration failed keeps the
+// error and runs no block.
+func (r *run) prepare(ctx context.Context, cells []Cell) ([]*CellRun, error) {
 	prepared := map[string]error{}
-	for _, c := range toPrepare {
-		o.Progress.Block(c.Key(), "prepare")
+	for _, c := range r.toPrepare(cells) {
+		r.rn.Progress.Block(c.Key(), "prepare")
 		err := c.Bench.Prepare(ctx)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		prepared[c.Bench.Name] = err
 	}
+	runs := make([]*CellRun, len(cells))
 	for i, c := range cells {
-		runs[i] = &CellRun{Cell: c, Iters: o.Iterations}
+		runs[i] = &CellRun{Cell: c, Iters: r.o.Iterations}
 		if err := prepared[c.Bench.Name]; err != nil {
 			runs[i].Err = fmt.Errorf("prepare: %w", err)
 			continue
 		}
-		if calibrates(c) {
-			o.Progress.Block(c.Key(), "calibrate")
-			iters, err := calibrate(ctx, c, o)
+		if r.calibrates(c) {
+			r.rn.Progress.Block(c.Key(), "calibrate")
+			iters, err := calibrate(ctx, r.rn.Executor, c, r.o)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -216,112 +276,121 @@ func Run(ctx context.Context, cells []Cell, o Options) ([]CellRun, error) {
 			runs[i].Iters = iters
 		}
 	}
-	units := func(i int) int {
-		if runs[i].Err != nil {
-			return 0
-		}
-		return cellBlocks(runs[i].Cell, blocks)
+	return runs, nil
+}
+
+// units is how many planned blocks cell i runs (none once it failed).
+func (r *run) units(i int) int {
+	if r.runs[i].Err != nil {
+		return 0
 	}
-	samples := func(i, round int) int {
-		if o.Samples != nil {
-			return o.Samples(runs[i].Cell)
-		}
-		nb := cellBlocks(runs[i].Cell, blocks)
-		per := (o.Runs + nb - 1) / nb
-		if round >= nb {
-			return per // a block Precision added is a full one
-		}
-		return min(per, o.Runs-round*per)
+	return cellBlocks(r.runs[i].Cell, r.blocks)
+}
+
+// samples is how many samples block round of cell i asks for.
+func (r *run) samples(i, round int) int {
+	if r.o.Samples != nil {
+		return r.o.Samples(r.runs[i].Cell)
 	}
-	limit, reruns := o.ContentionLimit, o.Reruns
+	nb := cellBlocks(r.runs[i].Cell, r.blocks)
+	per := (r.o.Runs + nb - 1) / nb
+	if round >= nb {
+		return per // a block Precision added is a full one
+	}
+	return min(per, r.o.Runs-round*per)
+}
+
+// block runs one block of cell i, again (up to Reruns times) while other
+// work took more than ContentionLimit of its CPUs, and keeps the least
+// contended attempt.
+func (r *run) block(ctx context.Context, i, round int) (Block, error) {
+	limit, reruns := r.o.ContentionLimit, r.o.Reruns
 	if limit == 0 {
 		limit = DefaultContention
 	}
 	if reruns == 0 {
 		reruns = DefaultReruns
 	}
-	block := func(ctx context.Context, i, round int) (Block, error) {
-		r := runs[i]
-		n := samples(i, round)
-		req := r.Cell.Request(r.Iters, n, o.Warmup, false)
-		req.Round = round
-		if r.Cell.Bench.SelfCalibrating {
-			req.TargetNS = o.MinTime.Nanoseconds()
-		}
-		var best Block
-		for attempt := 0; ; attempt++ {
-			resp, err := RunBlock(ctx, o.Executor, r.Cell, req, o.Timeout(r.Cell, n+o.Warmup), o.DryRun)
-			if err == nil {
-				err = o.Check(r.Cell, resp, n)
-			}
-			if err != nil {
-				return Block{}, err
-			}
-			b := Block{Round: round, Resp: resp, Reruns: attempt, Contended: limit > 0 && resp.Contention.OtherShare() > limit}
-			if attempt == 0 || resp.Contention.OtherShare() < best.Resp.Contention.OtherShare() {
-				best = b
-			}
-			best.Reruns = attempt
-			if !b.Contended || attempt == reruns {
-				return best, nil
-			}
-			o.Progress.Block(r.Cell.Key(), "re-run (contended)")
-		}
+	c := r.runs[i]
+	n := r.samples(i, round)
+	req := c.Cell.Request(c.Iters, n, r.o.Warmup, false)
+	req.Round = round
+	if c.Cell.Bench.SelfCalibrating {
+		req.TargetNS = r.o.MinTime.Nanoseconds()
 	}
+	var best Block
+	for attempt := 0; ; attempt++ {
+		resp, err := RunBlock(ctx, r.rn, c.Cell, req, r.o.Timeout(c.Cell, n+r.o.Warmup))
+		if err == nil {
+			err = r.o.Check(c.Cell, resp, n)
+		}
+		if err != nil {
+			return Block{}, err
+		}
+		b := Block{Round: round, Resp: resp, Reruns: attempt, Contended: limit > 0 && resp.Contention.OtherShare() > limit}
+		if attempt == 0 || resp.Contention.OtherShare() < best.Resp.Contention.OtherShare() {
+			best = b
+		}
+		best.Reruns = attempt
+		if !b.Contended || attempt == reruns {
+			return best, nil
+		}
+		r.rn.Progress.Block(c.Cell.Key(), "re-run (contended)")
+	}
+}
+
+// rounds runs the planned blocks: every round, every cell one block, in
+// the runner's seeded order, paced over Span.
+func (r *run) rounds(ctx context.Context) error {
 	rounds := 0
-	for i := range runs {
-		rounds = max(rounds, units(i))
+	for i := range r.runs {
+		rounds = max(rounds, r.units(i))
 	}
 	started, paced := time.Now(), 0
-	done, errs, err := Rounds(ctx, len(runs), units, block,
-		RoundOptions{Seed: o.Seed, Step: func(i, r int) {
-			if r > paced && !o.DryRun && o.Span > 0 && rounds > 0 {
-				paced = r
-				pace(ctx, started.Add(o.Span*time.Duration(r)/time.Duration(rounds)))
+	done, errs, err := Rounds(ctx, len(r.runs), r.units, r.block,
+		RoundOptions{Seed: r.rn.Seed, Step: func(i, round int) {
+			if round > paced && !r.rn.DryRun && r.o.Span > 0 && rounds > 0 {
+				paced = round
+				pace(ctx, started.Add(r.o.Span*time.Duration(round)/time.Duration(rounds)))
 			}
-			o.Progress.Block(runs[i].Cell.Key(), "measure")
+			r.rn.Progress.Block(r.runs[i].Cell.Key(), "measure")
 		}})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for i, r := range runs {
-		if r.Err == nil {
-			r.Err = errs[i]
+	for i, c := range r.runs {
+		if c.Err == nil {
+			c.Err = errs[i]
 		}
 		for _, d := range done[i] {
-			r.Blocks = append(r.Blocks, d.Value)
+			c.Blocks = append(c.Blocks, d.Value)
 		}
 	}
-	if o.Precision != nil && !o.DryRun {
-		if err := refine(ctx, runs, blocks, *o.Precision, o.Seed, block, o.Progress); err != nil {
-			return nil, err
+	return nil
+}
+
+// verifyPerf runs the perf verification block of every cell that gets
+// one; its samples are not part of the figure.
+func (r *run) verifyPerf(ctx context.Context) error {
+	for _, c := range r.runs {
+		if c.Err != nil || !r.o.Perf(c.Cell) {
+			continue
+		}
+		r.rn.Progress.Block(c.Cell.Key(), "verify")
+		req := c.Cell.Request(c.Iters, 2, 0, true)
+		if c.Cell.Bench.SelfCalibrating {
+			req.TargetNS = r.o.MinTime.Nanoseconds()
+		}
+		resp, err := r.rn.Executor.Block(ctx, c.Cell, req, r.o.Timeout(c.Cell, 2))
+		host.NotePerfClosed()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err == nil && r.o.Check(c.Cell, resp, 2) == nil {
+			c.Perf = &resp
 		}
 	}
-	if o.PerfCheck {
-		for _, r := range runs {
-			if r.Err != nil || !o.Perf(r.Cell) {
-				continue
-			}
-			o.Progress.Block(r.Cell.Key(), "verify")
-			req := r.Cell.Request(r.Iters, 2, 0, true)
-			if r.Cell.Bench.SelfCalibrating {
-				req.TargetNS = o.MinTime.Nanoseconds()
-			}
-			resp, err := o.Executor.Block(ctx, r.Cell, req, o.Timeout(r.Cell, 2))
-			host.NotePerfClosed()
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			if err == nil && o.Check(r.Cell, resp, 2) == nil {
-				r.Perf = &resp
-			}
-		}
-	}
-	out := make([]CellRun, len(runs))
-	for i, r := range runs {
-		out[i] = *r
-	}
-	return out, nil
+	return nil
 }
 
 // KernelPerf says whether a cell gets a perf verification block by

@@ -20,8 +20,19 @@ var (
 		Placements: []model.Placement{model.SameCPU, model.CrossCPU}, Ladder: []model.Placement{model.SameCPU}}
 )
 
-func opts() Options {
-	return Options{Runs: 10, SamplesPerBlock: 4, Warmup: 1, MinTime: time.Millisecond, Seed: 1, Executor: FakeExecutor{Seed: 1}}
+// testRun is a run's options and runner side by side, so a test sets
+// either by name.
+type testRun struct {
+	Options
+	Runner
+}
+
+func (t testRun) run(ctx context.Context, cells []Cell) ([]CellRun, error) {
+	return Run(ctx, t.Runner, cells, t.Options)
+}
+
+func opts() testRun {
+	return testRun{Options{Runs: 10, SamplesPerBlock: 4, Warmup: 1, MinTime: time.Millisecond}, Runner{Seed: 1, Executor: FakeExecutor{Seed: 1}}}
 }
 
 func TestPlanPlacements(t *testing.T) {
@@ -56,11 +67,11 @@ func TestPlanPlacements(t *testing.T) {
 
 func TestRunIsDeterministicAndComplete(t *testing.T) {
 	cells, _ := Plan([]*model.Benchmark{pipe, chans}, nil, []int{0, 1})
-	a, err := Run(context.Background(), cells, opts())
+	a, err := opts().run(context.Background(), cells)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Run(context.Background(), cells, opts())
+	b, _ := opts().run(context.Background(), cells)
 	for i := range a {
 		if a[i].Err != nil {
 			t.Fatal(a[i].Err)
@@ -104,7 +115,7 @@ func TestOneFailingCellDoesNotStopTheOthers(t *testing.T) {
 	cells, _ := Plan([]*model.Benchmark{pipe, yield}, []model.Placement{model.SameCPU}, []int{0})
 	o := opts()
 	o.Executor = failing{bad: "test/yield"}
-	out, err := Run(context.Background(), cells, o)
+	out, err := o.run(context.Background(), cells)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +131,7 @@ func TestCancelStopsTheRun(t *testing.T) {
 	cells, _ := Plan([]*model.Benchmark{pipe}, nil, []int{0, 1})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Run(ctx, cells, opts()); !errors.Is(err, context.Canceled) {
+	if _, err := opts().run(ctx, cells); !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context.Canceled, got %v", err)
 	}
 }
@@ -141,7 +152,7 @@ func TestCalibrationReachesMinTime(t *testing.T) {
 	for _, perOp := range []float64{3, 2500, 40000} {
 		o := opts()
 		o.Executor = scaled{perOp}
-		iters, err := calibrate(context.Background(), c, o)
+		iters, err := calibrate(context.Background(), o.Executor, c, o.Options)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +170,7 @@ func TestFailedPrepareFailsItsCellsOnly(t *testing.T) {
 		Prepare: func(context.Context) error { calls++; return errors.New("toolchain missing") }}
 	bc, _ := Place(broken, model.SameCPU, []int{0})
 	good, _ := Place(pipe, model.SameCPU, []int{0})
-	out, err := Run(context.Background(), []Cell{bc, bc, good}, opts())
+	out, err := opts().run(context.Background(), []Cell{bc, bc, good})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +249,7 @@ func TestPrecisionAddsBlocksUntilTheTarget(t *testing.T) {
 		return 1 / float64(len(r.Blocks)) // within 0.1 at 10 blocks
 	}}
 	o.Precision.MaxBlocks = 12
-	runs, err := Run(context.Background(), cells, o)
+	runs, err := o.run(context.Background(), cells)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +275,7 @@ func TestPrecisionAddsBlocksUntilTheTarget(t *testing.T) {
 	now := time.Unix(0, 0)
 	o.Precision = &Precision{Target: 0.1, Budget: 3 * time.Second, Width: func(CellRun) float64 { return 1 },
 		Clock: func() time.Time { now = now.Add(time.Second); return now }}
-	runs, err = Run(context.Background(), cells, o)
+	runs, err = o.run(context.Background(), cells)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +295,7 @@ func TestPrecisionAddsBlocksUntilTheTarget(t *testing.T) {
 			return 0
 		}}
 	o.Precision.MaxBlocks = 5
-	runs, err = Run(context.Background(), cells, o)
+	runs, err = o.run(context.Background(), cells)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +314,7 @@ func TestPrecisionAddsBlocksUntilTheTarget(t *testing.T) {
 
 	// A dry run adds nothing.
 	o.DryRun = true
-	runs, _ = Run(context.Background(), cells, o)
+	runs, _ = o.run(context.Background(), cells)
 	for _, r := range runs {
 		if r.Added != 0 {
 			t.Errorf("a dry run added %d blocks", r.Added)
@@ -319,7 +330,7 @@ func TestSpanPacesTheRounds(t *testing.T) {
 	o := opts() // 3 rounds
 	o.Span = 300 * time.Millisecond
 	start := time.Now()
-	if _, err := Run(context.Background(), cells, o); err != nil {
+	if _, err := o.run(context.Background(), cells); err != nil {
 		t.Fatal(err)
 	}
 	if took := time.Since(start); took < 200*time.Millisecond {
@@ -329,7 +340,7 @@ func TestSpanPacesTheRounds(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = Run(context.Background(), cells, o)
+		_, _ = o.run(context.Background(), cells)
 	}()
 	select {
 	case <-done:
@@ -370,7 +381,7 @@ func TestContendedBlocksRunAgain(t *testing.T) {
 	o.Runs, o.SamplesPerBlock, o.Iterations = 4, 4, 100 // one block, no calibration
 	ex := &contendedExec{share: 0.5}
 	o.Executor = ex
-	runs, err := Run(context.Background(), cells, o)
+	runs, err := o.run(context.Background(), cells)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +391,7 @@ func TestContendedBlocksRunAgain(t *testing.T) {
 	}
 	ex = &contendedExec{share: 0.5, clean: map[int]bool{2: true}}
 	o.Executor = ex
-	runs, _ = Run(context.Background(), cells, o)
+	runs, _ = o.run(context.Background(), cells)
 	b = runs[0].Blocks[0]
 	if ex.attempts != 2 || b.Contended || b.Reruns != 1 || b.Resp.Contention.OtherShare() > 0.02 {
 		t.Errorf("clean on the second attempt: %d attempts, block %+v", ex.attempts, b)

@@ -94,8 +94,8 @@ func Run(ctx context.Context, spec Spec) (*result.Document, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	xenv := experiment.Env{Environment: env, CPUs: spec.CPUs, Host: host, Executor: ex, Progress: progress, Log: log,
-		Seed: spec.Seed, DryRun: spec.DryRun, Cleanup: spec.Cleanup}
+	xenv := experiment.Env{Environment: env, CPUs: spec.CPUs, Host: host, Log: log,
+		Runner: schedule.Runner{Executor: ex, Progress: progress, Seed: spec.Seed, DryRun: spec.DryRun, Cleanup: spec.Cleanup}}
 	doc := &result.Document{
 		SchemaVersion: result.SchemaVersion, Tool: spec.Tool, Command: spec.Command,
 		StartedAt: time.Now().UTC(), Settings: spec.Settings, Results: []result.Result{},

@@ -34,11 +34,12 @@ func Explain(spec session.Spec, o ExplainOptions) session.Spec {
 	spec = begin(spec, schedule.FakeExecutor{Seed: spec.Seed})
 	// A phase model reads one CPU's hops: explain measures at one CPU only.
 	spec.Settings.Placements = []string{string(model.SameCPU)}
-	s := o.Sampling.options()
+	smp := o.Sampling
 	if !o.MinTimeGiven {
-		s.MinTime = ExplainMinTime
+		smp.MinTime = ExplainMinTime
 	}
-	spec.Settings.MinTimeNS = s.MinTime.Nanoseconds() // what the samples were, not the preset's
+	spec.Settings = smp.Record(spec.Settings) // what the samples were, not the preset's
+	s := smp.options()
 	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
 		return explain.Run(ctx, env, explain.Options{Benches: o.Benches, Sampling: s})
 	}}

@@ -72,15 +72,15 @@ type Ring struct {
 // PlanRing plans the sweep. Every error is the input's fault: a point the
 // machine's limits refuse, a kind that cannot run, nothing to run at all.
 func PlanRing(o RingOptions) (*Ring, error) {
-	set := o.Settings
-	// The base preset, not set.Preset: "--quick --runs 3" is recorded as
-	// custom but still takes quick's samples per block.
+	smp := o.Sampling
+	// The base preset, not the recorded one: "--quick --runs 3" is
+	// recorded as custom but still takes quick's samples per block.
 	if d := ringRuns[o.Preset]; d[0] > 0 {
 		if !o.RunsGiven {
-			set.Runs = d[0]
+			smp.Runs = d[0]
 		}
 		if !o.BlockGiven {
-			set.SamplesPerBlock = d[1]
+			smp.SamplesPerBlock = d[1]
 		}
 	}
 	// Process rings are built from freshly exec'd processes in every block,
@@ -88,11 +88,12 @@ func PlanRing(o RingOptions) (*Ring, error) {
 	// lat_ctx (8 alternating rounds, 8 processes) ctxbench read 1.022x with
 	// one 2 ms warm-up sample and 1.004x with twenty. So unless --warmup
 	// says otherwise, a process ring warms up for ringWarmup.
-	if !o.WarmupGiven && set.MinTimeNS > 0 && slices.ContainsFunc(o.Kinds, func(k ring.Kind) bool {
+	if !o.WarmupGiven && smp.MinTime > 0 && slices.ContainsFunc(o.Kinds, func(k ring.Kind) bool {
 		return k == ring.Process || k == ring.ProcessMT || k == ring.Container
 	}) {
-		set.Warmup = max(set.Warmup, int((ringWarmup.Nanoseconds()+set.MinTimeNS-1)/set.MinTimeNS))
+		smp.Warmup = max(smp.Warmup, int((ringWarmup+smp.MinTime-1)/smp.MinTime))
 	}
+	set := smp.Record(o.Settings)
 	placements := o.Placements
 	if len(placements) == 0 {
 		placements = []model.Placement{model.SameCPU}
@@ -100,9 +101,9 @@ func PlanRing(o RingOptions) (*Ring, error) {
 	}
 	ro := ring.Options{
 		Kinds: o.Kinds, Tasks: o.Tasks, WorkingSets: o.WorkingSets, Placements: placements,
-		Runs: set.Runs, SamplesPerBlock: set.SamplesPerBlock, Warmup: set.Warmup,
-		MinTime: time.Duration(set.MinTimeNS), Rounds: o.Sampling.Iterations, StackBytes: o.StackBytes, IPC: o.IPC,
-		ContainerPreset: o.Container, Timeout: o.Sampling.Timeout, PerfCheck: o.Sampling.PerfCheck,
+		Runs: smp.Runs, SamplesPerBlock: smp.SamplesPerBlock, Warmup: smp.Warmup,
+		MinTime: smp.MinTime, Rounds: smp.Iterations, StackBytes: o.StackBytes, IPC: o.IPC,
+		ContainerPreset: o.Container, Timeout: smp.Timeout, PerfCheck: smp.PerfCheck,
 	}
 	cells, skipped, err := ring.Plan(ro, o.CPUs)
 	if err != nil {

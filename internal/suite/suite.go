@@ -24,6 +24,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/experiment/explain"
 	"github.com/ctxbench/ctxbench/internal/experiment/ladder"
 	"github.com/ctxbench/ctxbench/internal/kernels"
+	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/schedule"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/workload/pgserver"
@@ -42,6 +43,19 @@ type Sampling struct {
 	Timeout                       time.Duration // the watchdog of every block; 0: derived from MinTime
 	TargetCI                      float64       // a fraction (0.03 is ±3%); 0: no target
 	TargetBudget                  time.Duration
+}
+
+// Record is base (what the run was asked: preset, placements, CPUs,
+// seed, dry run) with the sampling the run used: the document's settings
+// are derived from the sampling, never the other way round.
+func (s Sampling) Record(base result.Settings) result.Settings {
+	base.Runs, base.SamplesPerBlock, base.Warmup = s.Runs, s.SamplesPerBlock, s.Warmup
+	base.MinTimeNS, base.SpanNS, base.Iterations = s.MinTime.Nanoseconds(), s.Span.Nanoseconds(), s.Iterations
+	base.TargetCI, base.TargetBudgetNS = s.TargetCI, 0
+	if s.TargetCI > 0 {
+		base.TargetBudgetNS = s.TargetBudget.Nanoseconds()
+	}
+	return base
 }
 
 // options are the scheduler's.

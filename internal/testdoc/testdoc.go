@@ -116,10 +116,8 @@ func Doc(o Options) (*result.Document, error) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	set := result.Settings{Preset: "custom", Runs: o.Runs, SamplesPerBlock: 2, Warmup: 1, MinTimeNS: 2e6,
 		CPUs: []int{0, 1}, Seed: o.Seed, DryRun: true}
-	outcomes, err := schedule.Run(context.Background(), cells, schedule.Options{
-		Runs: o.Runs, SamplesPerBlock: set.SamplesPerBlock, Warmup: set.Warmup, MinTime: 2 * time.Millisecond,
-		Seed: o.Seed, PerfCheck: true, Executor: schedule.FakeExecutor{Seed: o.Seed}, DryRun: true,
-	})
+	outcomes, err := schedule.Run(context.Background(), schedule.Runner{Executor: schedule.FakeExecutor{Seed: o.Seed}, Seed: o.Seed, DryRun: true},
+		cells, schedule.Options{Runs: o.Runs, SamplesPerBlock: set.SamplesPerBlock, Warmup: set.Warmup, MinTime: 2 * time.Millisecond, PerfCheck: true})
 	if err != nil {
 		return nil, err
 	}

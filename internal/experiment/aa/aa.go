@@ -36,12 +36,12 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 	aa := &result.AA{Sittings: o.Sittings}
 	for k := range o.Sittings {
 		e := env
-		e.Seed = env.Seed + int64(k)
-		if fake, ok := env.Executor.(schedule.FakeExecutor); ok {
+		e.Runner.Seed = env.Runner.Seed + int64(k)
+		if fake, ok := env.Runner.Executor.(schedule.FakeExecutor); ok {
 			// Synthetic sittings differ block by block, as identical
 			// runs do.
 			fake.Sitting = k
-			e.Executor = fake
+			e.Runner.Executor = fake
 		}
 		fmt.Fprintf(env.Log, "ctxbench aa: sitting %d of %d\n", k+1, o.Sittings)
 		start := time.Now()
@@ -50,7 +50,7 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 			return part, err
 		}
 		secs := time.Since(start).Seconds()
-		if env.DryRun {
+		if env.Runner.DryRun {
 			secs = 0 // nothing was timed; keeps dry-run documents deterministic
 		}
 		aa.SittingSeconds = append(aa.SittingSeconds, secs)

@@ -54,9 +54,8 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 		return part, &NothingToExplain{}
 	}
 	so := o.Sampling
-	so.Executor, so.Progress, so.Seed, so.DryRun, so.Cleanup = env.Executor, env.Progress, env.Seed, env.DryRun, env.Cleanup
 	so.PerfCheck = false // perf events and BPF probes would each slow the other's switches
-	runs, err := schedule.Run(ctx, plan, so)
+	runs, err := schedule.Run(ctx, env.Runner, plan, so)
 	if err != nil {
 		return part, err
 	}

@@ -57,7 +57,6 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 		return part, &NothingToRun{why}
 	}
 	so := o.Sampling
-	so.Executor, so.Progress, so.Seed, so.DryRun, so.Cleanup = env.Executor, env.Progress, env.Seed, env.DryRun, env.Cleanup
 	if so.Precision != nil {
 		p := *so.Precision
 		p.Width = Width
@@ -70,7 +69,7 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 		}
 		so.Precision = &p
 	}
-	runs, err := schedule.Run(ctx, cells, so)
+	runs, err := schedule.Run(ctx, env.Runner, cells, so)
 	if err != nil {
 		return part, err
 	}

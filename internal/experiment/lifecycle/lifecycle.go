@@ -135,7 +135,6 @@ func run(ctx context.Context, env experiment.Env, prefix string, kinds []string,
 	}
 	per := max(1, samples/blocks) // at least `blocks` blocks (the last may be short)
 	so := schedule.Options{Runs: max(samples, 1), SamplesPerBlock: per, NoCalibration: true,
-		Seed: env.Seed, Executor: env.Executor, Progress: env.Progress, DryRun: env.DryRun, Cleanup: env.Cleanup,
 		Timeout: schedule.FixedTimeout(timeout),
 		Check:   func(c schedule.Cell, r model.Response, n int) error { return check(c, r, n) },
 	}
@@ -144,7 +143,7 @@ func run(ctx context.Context, env experiment.Env, prefix string, kinds []string,
 		so.Samples = func(schedule.Cell) int { return 0 }
 		so.Check = func(c schedule.Cell, r model.Response, _ int) error { return check(c, r, 0) }
 	}
-	runs, err := schedule.Run(ctx, cells, so)
+	runs, err := schedule.Run(ctx, env.Runner, cells, so)
 	if err != nil {
 		return part, err
 	}

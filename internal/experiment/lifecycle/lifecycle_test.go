@@ -34,7 +34,7 @@ func TestUnavailableKindsAreSkipped(t *testing.T) {
 	lookup = func(name string) *model.Benchmark {
 		return map[string]*model.Benchmark{missing.Name: missing, here.Name: here}[name]
 	}
-	env := experiment.Env{CPUs: []int{0}, Executor: spawnExecutor{}, Progress: schedule.NoProgress{}, DryRun: true}
+	env := experiment.Env{CPUs: []int{0}, Runner: schedule.Runner{Executor: spawnExecutor{}, Progress: schedule.NoProgress{}, DryRun: true}}
 	part, err := Spawn(context.Background(), env, []string{"test-missing", "test-here", "test-unknown"}, Options{Samples: 3})
 	if err != nil {
 		t.Fatal(err)

@@ -43,7 +43,7 @@ func block(ctx context.Context, e experiment.Env, name string, p model.Placement
 	if err != nil {
 		return model.Response{}, err
 	}
-	return schedule.RunBlock(ctx, e.Executor, c, c.Request(iters, samples, warmup, false), timeout, e.DryRun)
+	return schedule.RunBlock(ctx, e.Runner, c, c.Request(iters, samples, warmup, false), timeout)
 }
 
 func perHop(resp model.Response, iters uint64, hopsPerOp float64) []float64 {

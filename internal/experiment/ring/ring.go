@@ -196,8 +196,8 @@ func Run(ctx context.Context, env experiment.Env, cells []Cell, o Options) (expe
 	}
 	so := schedule.Options{
 		Runs: o.Runs, SamplesPerBlock: o.SamplesPerBlock, Warmup: o.Warmup, MinTime: o.MinTime, Iterations: o.Rounds,
-		Seed: env.Seed, PerfCheck: o.PerfCheck, Executor: env.Executor, Progress: env.Progress, DryRun: env.DryRun, Cleanup: env.Cleanup,
-		Timeout: o.timeout,
+		PerfCheck: o.PerfCheck,
+		Timeout:   o.timeout,
 		Perf: func(c schedule.Cell) bool {
 			return c.Bench.ExpectSwitch && c.Ring.Tasks <= PerfMaxTasks && env.Environment.Perf.Software
 		},
@@ -206,7 +206,7 @@ func Run(ctx context.Context, env experiment.Env, cells []Cell, o Options) (expe
 	if o.Timeout > 0 {
 		so.Timeout = schedule.FixedTimeout(o.Timeout)
 	}
-	runs, err := schedule.Run(ctx, sc, so)
+	runs, err := schedule.Run(ctx, env.Runner, sc, so)
 	if err != nil {
 		return part, err
 	}

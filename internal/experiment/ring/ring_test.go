@@ -253,7 +253,7 @@ func TestDryRunSweep(t *testing.T) {
 			Runs:       6, SamplesPerBlock: 4, Warmup: 1, MinTime: time.Millisecond,
 			Limits: &host.Limits{MemAvailable: 64 << 30, NoFileHard: 1 << 20},
 		}
-		env := experiment.Env{CPUs: []int{0, 1}, Seed: 42, Executor: FakeExecutor{Seed: 42}, Progress: p, DryRun: true,
+		env := experiment.Env{CPUs: []int{0, 1}, Runner: schedule.Runner{Seed: 42, Executor: FakeExecutor{Seed: 42}, Progress: p, DryRun: true},
 			Environment: result.Environment{CPU: result.CPUInfo{Caches: []result.Cache{{Level: 3, Type: "Unified", SizeBytes: 32 << 20}}}}}
 		cells, skipped, err := Plan(o, env.CPUs)
 		if err != nil || len(skipped) != 0 || len(cells) != 3*2*2*2 {
