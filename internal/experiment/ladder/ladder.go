@@ -22,8 +22,8 @@ type Options struct {
 	Placements []model.Placement // none: each benchmark's ladder placements
 	// PerBench, when set for a benchmark, are its placements instead.
 	PerBench map[string][]model.Placement
-	// Sampling is the scheduler's options; the executor, progress, seed
-	// and cleanup come from the experiment's Env.
+	// Sampling is the scheduler's options; how blocks are run (executor,
+	// progress, seed, dry run, cleanup) is the Env's Runner.
 	Sampling schedule.Options
 }
 
