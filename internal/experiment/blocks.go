@@ -24,8 +24,8 @@ func Blocks(blocks []schedule.Block) ([]result.BlockInfo, *result.Flag) {
 			Reruns: b.Reruns, Contended: b.Contended}
 		if c != nil {
 			out[i].NeighbourBusy = c.NeighbourBusy
-			if n := c.ReschedIPIs; n >= 0 {
-				out[i].ReschedIPIs = &n
+			if n := c.WakeupIPIs; n >= 0 {
+				out[i].WakeupIPIs = &n
 			}
 		}
 		if b.Contended {

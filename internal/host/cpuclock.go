@@ -32,11 +32,13 @@ type CPUClock struct {
 	StealNS int64
 	// BusyNS is user + nice + system + irq + softirq (/proc/stat ticks).
 	BusyNS int64
-	// ReschedIPIs is the rescheduling interrupts the CPUs received
-	// (/proc/interrupts RES, x86): another CPU woke a task here and
-	// interrupted this CPU to run it — the IPI a cross-CPU wake-up of an
-	// idle, non-polling CPU needs. -1 where the line does not exist.
-	ReschedIPIs int64
+	// WakeupIPIs is the interrupts another CPU sent to make one of these
+	// run a task: rescheduling (/proc/interrupts RES) and function-call
+	// (CAL) IPIs, x86. A cross-CPU wake-up of an idle CPU that is not
+	// polling needs one: the kernel queues the wakee on the target's wake
+	// list and sends a function-call IPI, or sends a reschedule IPI. -1
+	// where the lines do not exist.
+	WakeupIPIs int64
 }
 
 // ReadCPUClock reads the counters of cpus.
@@ -78,39 +80,39 @@ func ReadCPUClock(cpus []int) CPUClock {
 	} else {
 		c.IdleNS = idleTicks * (1e9 / userHZ)
 	}
-	c.ReschedIPIs = reschedIPIs(cpus)
+	c.WakeupIPIs = wakeupIPIs(cpus)
 	return c
 }
 
-// reschedIPIs sums the RES line of /proc/interrupts over cpus: its header
-// names a column per online CPU ("CPU0 CPU1 ..."), and each counter line
-// is "RES: n0 n1 ... Rescheduling interrupts". -1 when there is no such
-// line (not x86) or it cannot be read.
-func reschedIPIs(cpus []int) int64 {
+// wakeupIPIs sums the RES and CAL lines of /proc/interrupts over cpus.
+func wakeupIPIs(cpus []int) int64 {
 	b, err := os.ReadFile("/proc/interrupts")
 	if err != nil {
 		return -1
 	}
-	return parseReschedIPIs(string(b), cpus)
+	return parseWakeupIPIs(string(b), cpus)
 }
 
-func parseReschedIPIs(text string, cpus []int) int64 {
+// parseWakeupIPIs reads /proc/interrupts: its header names a column per
+// online CPU ("CPU0 CPU1 ..."), and each counter line is "RES: n0 n1 ...
+// Rescheduling interrupts". -1 when a line is missing (not x86) or a CPU
+// has no column.
+func parseWakeupIPIs(text string, cpus []int) int64 {
 	lines := strings.Split(text, "\n")
-	if len(lines) == 0 {
-		return -1
-	}
 	column := map[int]int{}
 	for i, h := range strings.Fields(lines[0]) {
 		if n, err := strconv.Atoi(strings.TrimPrefix(h, "CPU")); err == nil && strings.HasPrefix(h, "CPU") {
 			column[n] = i
 		}
 	}
+	var sum int64
+	found := 0
 	for _, line := range lines[1:] {
 		f := strings.Fields(line)
-		if len(f) == 0 || f[0] != "RES:" {
+		if len(f) == 0 || (f[0] != "RES:" && f[0] != "CAL:") {
 			continue
 		}
-		var sum int64
+		found++
 		for _, cpu := range cpus {
 			i, ok := column[cpu]
 			if !ok || i+1 >= len(f) {
@@ -122,9 +124,11 @@ func parseReschedIPIs(text string, cpus []int) int64 {
 			}
 			sum += v
 		}
-		return sum
 	}
-	return -1
+	if found != 2 {
+		return -1
+	}
+	return sum
 }
 
 // OtherCPUs are the online CPUs not in cpus (none when the online list

@@ -82,9 +82,10 @@ type Contention struct {
 	// not idle: on a VM whose vCPUs share a physical core or
 	// a cache, their load slows the measured CPU without taking it.
 	NeighbourBusy float64 `json:"neighbour_busy,omitempty"`
-	// ReschedIPIs is the rescheduling IPIs the CPUs received over the
+	// WakeupIPIs is the wake-up IPIs (rescheduling and function-call
+	// interrupts) the CPUs received over the
 	// block (start-up included); -1 where the machine does not count them.
-	ReschedIPIs int64 `json:"resched_ipis,omitempty"`
+	WakeupIPIs int64 `json:"wakeup_ipis,omitempty"`
 }
 
 // OtherShare is the share of the CPUs' time that neither idled nor ran the

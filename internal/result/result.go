@@ -188,9 +188,10 @@ type BlockInfo struct {
 	// parent process, which on short back-to-back blocks (--quick) keeps a
 	// neighbour busy by itself.
 	NeighbourBusy float64 `json:"neighbour_busy,omitempty"`
-	// ReschedIPIs is the rescheduling IPIs the block's CPUs received
-	// (/proc/interrupts RES), start-up included; null where not counted.
-	ReschedIPIs *int64 `json:"resched_ipis,omitempty"`
+	// WakeupIPIs is the wake-up IPIs the block's CPUs received
+	// (/proc/interrupts RES + CAL), start-up included; null where not
+	// counted.
+	WakeupIPIs *int64 `json:"wakeup_ipis,omitempty"`
 }
 
 // Verification is the evidence behind SwitchesPerHop.

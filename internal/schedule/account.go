@@ -31,10 +31,10 @@ func (a account) end() *model.Contention {
 	ct := &model.Contention{
 		WallNS: c.At.Sub(a.clock.At).Nanoseconds(), CPUs: a.cpus,
 		IdleNS: c.IdleNS - a.clock.IdleNS, OwnNS: own - a.own, StealNS: c.StealNS - a.clock.StealNS,
-		IdlePrecise: c.IdlePrecise && a.clock.IdlePrecise, ReschedIPIs: -1,
+		IdlePrecise: c.IdlePrecise && a.clock.IdlePrecise, WakeupIPIs: -1,
 	}
-	if c.ReschedIPIs >= 0 && a.clock.ReschedIPIs >= 0 {
-		ct.ReschedIPIs = c.ReschedIPIs - a.clock.ReschedIPIs
+	if c.WakeupIPIs >= 0 && a.clock.WakeupIPIs >= 0 {
+		ct.WakeupIPIs = c.WakeupIPIs - a.clock.WakeupIPIs
 	}
 	if len(a.others) > 0 {
 		o := host.ReadCPUClock(a.others)

@@ -10,7 +10,7 @@ import (
 
 // CrossCPU sets, on every cross-cpu row whose benchmark also ran on one
 // CPU, what its extra cost consists of as far as this run can tell: the
-// rescheduling IPIs its CPUs received per hop (measured: did the woken
+// wake-up IPIs its CPUs received per hop (measured: did the woken
 // side's CPU have to be interrupted, i.e. was it idle and not polling?)
 // and how idle CPUs wait on this machine (configured: does that wake-up
 // also pay a halt's exit and, in a guest, the host's re-entry?). It names
@@ -30,33 +30,27 @@ func CrossCPU(d *result.Document) {
 			continue
 		}
 		c := &result.CrossCPU{SameCPUNS: base, ExtraNS: r.OneWayNS.Median - base, IdleHalts: d.Environment.Idle.Halts,
-			ReschedIPIsPerHop: ipisPerHop(*r, d.Settings.Warmup)}
+			WakeupIPIsPerHop: ipisPerHop(*r)}
 		c.Consists = crossCPUWords(*c, d.Environment)
 		r.CrossCPU = c
 	}
 }
 
-// ipisPerHop is the rescheduling IPIs of a row's blocks over the hops
-// those blocks made: the measured hops, scaled by the block's warm-up
-// samples (timed alike, not kept). nil when a block was not counted.
-func ipisPerHop(r result.Result, warmup int) *float64 {
-	if r.Verification.Hops <= 0 || r.OneWayNS.N <= 0 || len(r.BlockInfo) == 0 {
+// ipisPerHop is the wake-up IPIs of a row's blocks over the hops those
+// blocks made (Verification.Hops: every op the sides counted, warm-up
+// samples included, as the IPIs are). nil when a block was not counted.
+func ipisPerHop(r result.Result) *float64 {
+	if r.Verification.Hops <= 0 || len(r.BlockInfo) == 0 {
 		return nil
 	}
-	perSample := r.Verification.Hops / float64(r.OneWayNS.N)
 	var ipis int64
-	var hops float64
 	for _, b := range r.BlockInfo {
-		if b.ReschedIPIs == nil {
+		if b.WakeupIPIs == nil {
 			return nil
 		}
-		ipis += *b.ReschedIPIs
-		hops += float64(b.Samples+warmup) * perSample
+		ipis += *b.WakeupIPIs
 	}
-	if hops <= 0 {
-		return nil
-	}
-	v := float64(ipis) / hops
+	v := float64(ipis) / r.Verification.Hops
 	return &v
 }
 
@@ -64,16 +58,16 @@ func ipisPerHop(r result.Result, warmup int) *float64 {
 // first, then the configured part, each saying which it is.
 func crossCPUWords(c result.CrossCPU, env result.Environment) string {
 	s := fmt.Sprintf("%s more per hop than on one CPU (%s)", units.Time(c.ExtraNS), units.Multiple((c.SameCPUNS+c.ExtraNS)/c.SameCPUNS))
-	ipi := c.ReschedIPIsPerHop
+	ipi := c.WakeupIPIsPerHop
 	switch {
 	case ipi == nil:
-		return s + "; rescheduling IPIs are not counted on this machine, so the run cannot tell what the difference consists of"
+		return s + "; wake-up IPIs are not counted on this machine, so the run cannot tell what the difference consists of"
 	case *ipi >= 0.5:
-		s += fmt.Sprintf("; measured: %.2f rescheduling IPIs per hop on its CPUs — at most hops the woken side's CPU was idle and had to be interrupted to run it", *ipi)
+		s += fmt.Sprintf("; measured: %.2f wake-up IPIs per hop on its CPUs — at most hops the woken side's CPU was idle and had to be interrupted to run it", *ipi)
 	case *ipi < 0.1:
-		return s + fmt.Sprintf("; measured: %.2f rescheduling IPIs per hop — the other CPU was running or polling when woken, so the difference is the cross-CPU wake-up path and the cache lines both sides touch, not an idle wake-up", *ipi)
+		return s + fmt.Sprintf("; measured: %.2f wake-up IPIs per hop — the other CPU was running or polling when woken, so the difference is the cross-CPU wake-up path and the cache lines both sides touch, not an idle wake-up", *ipi)
 	default:
-		s += fmt.Sprintf("; measured: %.2f rescheduling IPIs per hop — some hops woke an idle CPU, others found it running or polling", *ipi)
+		s += fmt.Sprintf("; measured: %.2f wake-up IPIs per hop — some hops woke an idle CPU, others found it running or polling", *ipi)
 	}
 	switch h := c.IdleHalts; {
 	case h == nil:
