@@ -132,12 +132,15 @@ func whereTheTimeGoes(w io.Writer, d *result.Document) {
 }
 
 // Warnings prints the document's warnings, each with its fix.
-func Warnings(w io.Writer, d *result.Document, st Style) {
-	if len(d.Warnings) == 0 {
+func Warnings(w io.Writer, d *result.Document, st Style) { warningLines(w, d.Warnings, st) }
+
+// warningLines prints warnings, each with its fix.
+func warningLines(w io.Writer, ws []result.Warning, st Style) {
+	if len(ws) == 0 {
 		return
 	}
 	fmt.Fprintln(w)
-	for _, wn := range d.Warnings {
+	for _, wn := range ws {
 		fmt.Fprintf(w, "%s %s\n", st.Paint("33", "warning:"), wn.Message)
 		if wn.Fix != "" {
 			fmt.Fprintf(w, "         fix: %s\n", wn.Fix)
@@ -206,7 +209,7 @@ func Environment(w io.Writer, e result.Environment, st Style) {
 		row(k, fmt.Sprintf("%-13s CPUs %d,%d: %s", l.Name, l.CPUs[0], l.CPUs[1], l.Description))
 	}
 	kv.Flush()
-	Warnings(w, &result.Document{Warnings: e.Warnings}, st)
+	warningLines(w, e.Warnings, st)
 }
 
 // isExit says a row's op is a VM's exit and re-entry (the vm rung's
