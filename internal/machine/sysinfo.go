@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,7 +71,7 @@ func Collect(o Options) result.Environment {
 	if ns, _, ok := haltPollNS(env, r); ok && strings.Contains(env.Idle.Driver, "haltpoll") {
 		env.Idle.HaltPollNS = &ns
 	}
-	env.Idle.Halts = idleHalts(env)
+	env.Idle.Halts = idleHalts(env, cpuFlag(r, "monitor"))
 	env.Perf = perfInfo(r, o)
 	env.Load = loadInfo(r)
 	env.Warnings = warnings(env, r) // the same root the facts were read from (a recorded tree in tests)
@@ -265,6 +266,16 @@ func cgroupInfo(r host.Root) result.CgroupInfo {
 		c.Depth = strings.Count(strings.Trim(c.Own, "/"), "/") + 1
 	}
 	return c
+}
+
+// cpuFlag says /proc/cpuinfo lists flag for the first CPU.
+func cpuFlag(r host.Root, flag string) bool {
+	for _, line := range strings.Split(r.Read("proc/cpuinfo"), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "flags" {
+			return slices.Contains(strings.Fields(v), flag)
+		}
+	}
+	return false
 }
 
 func idleInfo(r host.Root) result.IdleInfo {

@@ -101,10 +101,12 @@ func haltPollNS(env result.Environment, r host.Root) (ns uint64, from string, ok
 
 // idleHalts says, from the configuration, whether an idle CPU halts at
 // once (see result.IdleInfo.Halts): idle=poll on the command line polls;
-// the driver "none" runs the architecture's default idle (HLT on x86);
-// haltpoll halts at once when its poll limit is 0; any other driver has a
-// polling state its governor may choose, so nil.
-func idleHalts(env result.Environment) *bool {
+// the driver "none" runs the architecture's default idle, HLT on an x86
+// CPU without MONITOR/MWAIT (with it, the kernel may idle in MWAIT, which
+// a wake-up ends by a write, no IPI: so nil); haltpoll halts at once when
+// its poll limit is 0; any other driver has a polling state its governor
+// may choose, so nil.
+func idleHalts(env result.Environment, mwait bool) *bool {
 	yes, no := true, false
 	for _, f := range strings.Fields(env.Cmdline) {
 		if f == "--" {
@@ -115,7 +117,7 @@ func idleHalts(env result.Environment) *bool {
 		}
 	}
 	switch d := env.Idle.Driver; {
-	case d == "none":
+	case d == "none" && !mwait:
 		return &yes
 	case strings.Contains(d, "haltpoll") && env.Idle.HaltPollNS != nil:
 		if *env.Idle.HaltPollNS == 0 {

@@ -81,6 +81,7 @@ func TestIdleHalts(t *testing.T) {
 		want            string
 	}{
 		{"none", "quiet", nil, "true"},
+		{"none+mwait", "quiet", nil, "nil"}, // the default idle may be MWAIT, which polls
 		{"none", "quiet idle=poll", nil, "false"},
 		{"none", "quiet -- idle=poll", nil, "true"}, // init's argument, not the kernel's
 		{"haltpoll", "", &zero, "true"},
@@ -89,9 +90,10 @@ func TestIdleHalts(t *testing.T) {
 		{"intel_idle", "", nil, "nil"},
 		{"", "", nil, "nil"},
 	} {
-		env := result.Environment{Cmdline: c.cmdline, Idle: result.IdleInfo{Driver: c.driver, HaltPollNS: c.poll}}
+		driver, mwait := strings.CutSuffix(c.driver, "+mwait")
+		env := result.Environment{Cmdline: c.cmdline, Idle: result.IdleInfo{Driver: driver, HaltPollNS: c.poll}}
 		got := "nil"
-		if h := idleHalts(env); h != nil {
+		if h := idleHalts(env, mwait); h != nil {
 			got = fmt.Sprint(*h)
 		}
 		if got != c.want {
