@@ -108,7 +108,7 @@ func threadRows() []*model.Benchmark {
 			Description: "two threads of one process ping-pong a 4-byte int over two pipes (perf bench sched pipe -T)",
 			Op:          "round trip: write to pipe 1, blocking read of pipe 2 (2 hops)", HopsPerOp: 2,
 			Switched: "another OS thread of the same process", Mechanism: "pipe ping-pong (4-byte write, blocking read)",
-			Placements: pair, Ladder: pairLadder, ExpectSwitch: true,
+			Placements: pair, Ladder: pairLadder, LadderLevels: true, ExpectSwitch: true,
 			StartIters: 256, Needs: needsCgo, Phases: "pipe", Run: inProcess(kernels.ThreadPipe),
 		},
 		&model.Benchmark{
@@ -159,7 +159,7 @@ func processRows() []*model.Benchmark {
 			Description: "two single-threaded processes ping-pong a 4-byte int over two pipes (perf bench sched pipe; the fork-and-two-pipes experiment); both are this binary re-executed, running their C side before any Go thread exists",
 			Op:          "round trip: write to pipe 1, blocking read of pipe 2 (2 hops)", HopsPerOp: 2,
 			Switched: st, Mechanism: "pipe ping-pong (4-byte write, blocking read)",
-			Placements: pair, Ladder: pairLadder, ExpectSwitch: true,
+			Placements: pair, Ladder: pairLadder, LadderLevels: true, ExpectSwitch: true,
 			StartIters: 256, Needs: needsCgo,
 			Phases: "pipe", Run: func(ctx context.Context, req model.Request) (model.Response, error) {
 				return singleThreaded(ctx, req, pipePair, "pipe-a", "pipe-b")

@@ -98,7 +98,7 @@ func (m *measureFlags) register(cmd *cobra.Command) {
 	f.IntVar(&m.block, "samples-per-block", 0, "samples per worker process (a block, the unit of every interval); cells are interleaved block by block (default 4: 10 blocks; --quick 2, --thorough 8)")
 	f.DurationVar(&m.minTime, "min-time", 0, "target duration of one sample; ops per sample are calibrated to it (default 2ms)")
 	f.Uint64Var(&m.iterations, "iterations", 0, "fixed ops per sample instead of calibrating")
-	f.StringSliceVarP(&m.placements, "placement", "p", nil, "same-cpu, cross-cpu and/or unpinned (default: each benchmark's ladder placements)")
+	f.StringSliceVarP(&m.placements, "placement", "p", nil, "same-cpu, cross-cpu, unpinned and/or a level of the CPU topology ("+levelNames()+": the pair `ctxbench env` shows for it) (default: each benchmark's ladder placements, and thread/pipe and process/pipe at each level present)")
 	f.StringVar(&m.cpus, "cpus", "", "CPUs to use, e.g. 2,3 or 0-3: same-cpu uses the last, cross-cpu the first and last (default: all allowed)")
 	f.BoolVar(&m.quick, "quick", false, "fewer, shorter samples: faster, less precise")
 	f.BoolVar(&m.thorough, "thorough", false, "more, longer samples: slower, more precise")
@@ -235,7 +235,7 @@ func (m *measureFlags) settings() (suite.Sampling, result.Settings, []model.Plac
 		}
 	}
 	if given("placement") && len(placements) == 0 {
-		return suite.Sampling{}, set, nil, nil, usagef("--placement needs same-cpu, cross-cpu and/or unpinned")
+		return suite.Sampling{}, set, nil, nil, usagef("--placement needs %s", model.PlacementNames("and/or"))
 	}
 	cpus, err := resolveCPUs(m.cpus)
 	if err != nil {
@@ -512,4 +512,13 @@ func sectionPath(path, section string) string {
 		ext = ".csv"
 	}
 	return strings.TrimSuffix(path, filepath.Ext(path)) + "-" + section + ext
+}
+
+// levelNames is the levels of the CPU topology a placement may name.
+func levelNames() string {
+	var out []string
+	for _, l := range model.Levels {
+		out = append(out, string(l))
+	}
+	return strings.Join(out, ", ")
 }

@@ -86,7 +86,7 @@ available memory is refused with the limit named. See docs/ring.md.`,
 	f.Lookup("samples-per-block").Usage = "samples per worker process (each block builds the ring anew) (default 5; --quick 3; --thorough 6)"
 	f.Lookup("iterations").Usage = "fixed rounds per sample instead of calibrating (one round = N hops)"
 	f.Lookup("min-time").Usage = "target duration of one sample; the head calibrates rounds per sample to it (default 2ms)"
-	f.Lookup("placement").Usage = "same-cpu, cross-cpu and/or unpinned (default same-cpu)"
+	f.Lookup("placement").Usage = "same-cpu, cross-cpu, unpinned and/or a level of the CPU topology (" + levelNames() + ") (default same-cpu)"
 	f.Lookup("warmup").DefValue = "1; --thorough 2; process and container rings: enough samples for 40ms"
 	f.Lookup("no-perf-check").Usage = "skip the extra block per point (rings of up to 512) that cross-checks switch counts with perf events"
 	mf.jsonOnly(cmd)

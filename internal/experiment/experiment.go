@@ -30,6 +30,19 @@ type Env struct {
 	Learned func(name, placement string) (stats.Between, bool)
 }
 
+// Topology is the levels of the CPU topology the environment recorded, as
+// the scheduler places cells at them.
+func (e Env) Topology() schedule.Topology { return Topology(e.Environment.Topology) }
+
+// Topology is recorded levels as the scheduler takes them.
+func Topology(levels []result.TopologyLevel) schedule.Topology {
+	var t schedule.Topology
+	for _, l := range levels {
+		t = append(t, schedule.Level{Name: l.Name, A: l.CPUs[0], B: l.CPUs[1], Words: l.Description})
+	}
+	return t
+}
+
 // Part is what one experiment adds to the result document.
 type Part struct {
 	Results      []result.Result

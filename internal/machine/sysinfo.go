@@ -145,6 +145,18 @@ func cpuInfo(r host.Root, o Options) result.CPUInfo {
 	return c
 }
 
+// Topology is the levels of the CPU topology Collect records, read alone:
+// for a plan made before the session reads the environment (a ring sweep's
+// points at a level).
+func Topology(o Options) []result.TopologyLevel {
+	r := host.Root(o.Root)
+	guest := strings.Contains(r.Read("proc/cpuinfo"), " hypervisor")
+	if !o.NoProbe && x86.HypervisorVendor() != "" {
+		guest = true
+	}
+	return topology(r, guest)
+}
+
 // topology is the levels of the CPU topology the online CPUs have, each
 // with a pair of CPUs that realises it. A guest's is the one its
 // hypervisor presents: where the vCPUs run on the host it does not say.

@@ -23,6 +23,9 @@ type Benchmark struct {
 	Placements    []Placement
 	Ladder        []Placement
 	PlacementNote string
+	// LadderLevels: where the default ladder runs it across CPUs, it runs
+	// it once at each other level of the topology present too.
+	LadderLevels bool
 	// ExpectSwitch: a true blocking handoff makes one kernel switch per hop,
 	// which every run verifies.
 	ExpectSwitch bool
@@ -63,8 +66,12 @@ type Benchmark struct {
 	Hidden bool
 }
 
-// Supports reports whether p is one of b's placements.
+// Supports reports whether p is one of b's placements. A benchmark that
+// runs across two CPUs runs at every level of the topology.
 func (b *Benchmark) Supports(p Placement) bool {
+	if p.IsLevel() {
+		p = CrossCPU
+	}
 	for _, x := range b.Placements {
 		if x == p {
 			return true

@@ -7,7 +7,10 @@
 // scheduler can be built and tested with it alone.
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Rung is a level of the ladder.
 type Rung string
@@ -48,8 +51,56 @@ const (
 	Unpinned Placement = "unpinned"  // wherever the scheduler puts them: often bimodal
 )
 
-// AllPlacements lists the placements in display order.
-var AllPlacements = []Placement{SameCPU, CrossCPU, Unpinned}
+// The levels of the CPU topology, each a placement on two CPUs like
+// cross-cpu, at the pair the environment recorded for it (internal/host's
+// Level, result.Environment's topology). A cross-CPU figure without its
+// level is ambiguous: these say which hop it is.
+const (
+	SMTSibling   Placement = "smt-sibling"   // two hardware threads of one core
+	SameLLC      Placement = "same-llc"      // different cores sharing the last-level cache
+	OtherLLC     Placement = "other-llc"     // one package and NUMA node, different last-level caches
+	OtherNode    Placement = "other-node"    // one package, different NUMA nodes
+	OtherPackage Placement = "other-package" // different sockets
+	PToE         Placement = "p-to-e"        // a performance core waking an efficiency core
+)
+
+// Levels lists the topology levels, nearest first.
+var Levels = []Placement{SMTSibling, SameLLC, OtherLLC, OtherNode, OtherPackage, PToE}
+
+// AllPlacements lists the placements in display order: the levels after
+// cross-cpu, of which each is a kind.
+var AllPlacements = []Placement{SameCPU, CrossCPU, SMTSibling, SameLLC, OtherLLC, OtherNode, OtherPackage, PToE, Unpinned}
+
+// IsLevel reports whether p is a level of the CPU topology: two CPUs, as
+// for cross-cpu, but the pair the topology recorded for that level.
+func (p Placement) IsLevel() bool {
+	for _, l := range Levels {
+		if p == l {
+			return true
+		}
+	}
+	return false
+}
+
+// TwoCPUs reports whether p pins the two contexts to two CPUs: cross-cpu
+// or a level of the topology.
+func (p Placement) TwoCPUs() bool { return p == CrossCPU || p.IsLevel() }
+
+// PlacementNames is the placements' names, for help and error text:
+// "same-cpu, cross-cpu, smt-sibling, ... or unpinned".
+func PlacementNames(conj string) string {
+	var b strings.Builder
+	for i, p := range AllPlacements {
+		switch {
+		case i == len(AllPlacements)-1:
+			b.WriteString(" " + conj + " ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		b.WriteString(string(p))
+	}
+	return b.String()
+}
 
 // ParsePlacement accepts a placement name.
 func ParsePlacement(s string) (Placement, error) {
@@ -58,7 +109,7 @@ func ParsePlacement(s string) (Placement, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("unknown placement %q (want same-cpu, cross-cpu or unpinned)", s)
+	return "", fmt.Errorf("unknown placement %q (want %s)", s, PlacementNames("or"))
 }
 
 // Kind separates switches from reference rows.

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ctxbench/ctxbench/internal/model"
 )
@@ -24,6 +25,11 @@ type Cell struct {
 	Memory *model.MemoryParams
 	// Trace runs the cell's blocks with the kernel phase tracer attached.
 	Trace bool
+	// Level, on a cell on two CPUs whose pair the recorded topology
+	// places, is that level and LevelWords what tells the two CPUs apart
+	// (the label says both).
+	Level      model.Placement
+	LevelWords string
 }
 
 // Key names the cell in messages, placement included.
@@ -45,7 +51,17 @@ type Skip struct {
 // Plan resolves benchmarks × placements into cells on cpus. With no
 // placements given, each benchmark runs at its ladder placements; given
 // placements a benchmark does not support are skipped with its reason.
+// It knows no topology: a level of it is skipped (Topology.Plan places
+// them).
 func Plan(benches []*model.Benchmark, placements []model.Placement, cpus []int) ([]Cell, []Skip) {
+	return Topology(nil).Plan(benches, placements, cpus)
+}
+
+// Plan is Plan with the levels of t: a level placement runs at the pair t
+// recorded for it, and with no placements given a benchmark whose
+// LadderLevels is set also runs once at each level t has within cpus,
+// except one at the cross-cpu pair (that row is the level's already).
+func (t Topology) Plan(benches []*model.Benchmark, placements []model.Placement, cpus []int) ([]Cell, []Skip) {
 	var cells []Cell
 	var skips []Skip
 	for _, b := range benches {
@@ -56,13 +72,16 @@ func Plan(benches []*model.Benchmark, placements []model.Placement, cpus []int) 
 		ps := placements
 		if len(ps) == 0 {
 			ps = b.Ladder
+			if b.LadderLevels && slices.Contains(ps, model.CrossCPU) {
+				ps = append(slices.Clone(ps), t.ladder(cpus)...)
+			}
 		}
 		for _, p := range ps {
 			if !b.Supports(p) {
 				skips = append(skips, Skip{b.Name, string(p), fmt.Sprintf("%s is not offered: %s", p, b.PlacementNote)})
 				continue
 			}
-			c, err := Place(b, p, cpus)
+			c, err := t.Place(b, p, cpus)
 			if err != nil {
 				skips = append(skips, Skip{b.Name, string(p), err.Error()})
 				continue
@@ -75,35 +94,52 @@ func Plan(benches []*model.Benchmark, placements []model.Placement, cpus []int) 
 
 // Place picks CPUs for b at p. Same-cpu uses the last CPU of the list (CPU 0
 // usually takes more interrupts and housekeeping); cross-cpu the first and
-// the last.
+// the last. A level of the topology needs Topology.Place.
 func Place(b *model.Benchmark, p model.Placement, cpus []int) (Cell, error) {
 	c := Cell{Bench: b, Placement: p, CPUA: -1, CPUB: -1}
 	if len(cpus) == 0 {
 		return c, fmt.Errorf("no CPUs to run on")
 	}
 	last := cpus[len(cpus)-1]
-	switch p {
-	case model.SameCPU:
+	switch {
+	case p == model.SameCPU:
 		c.CPUA, c.CPUB = last, last
 		c.Affinity = []int{last}
 		c.CPUSetA, c.CPUSetB = []int{last}, []int{last}
-	case model.CrossCPU:
+	case p == model.CrossCPU:
 		if len(cpus) < 2 || cpus[0] == last {
 			return c, fmt.Errorf("cross-cpu needs two CPUs, and only CPU %d is available (see --cpus)", last)
 		}
-		c.CPUA, c.CPUB = cpus[0], last
-		c.Affinity = []int{cpus[0], last}
-		c.CPUSetA, c.CPUSetB = []int{cpus[0]}, []int{last}
-		if b.Rung == model.Goroutine {
-			// Goroutines are placed by the runtime inside the process's set.
-			c.CPUA, c.CPUB = -1, -1
-			c.CPUSetA, c.CPUSetB = c.Affinity, c.Affinity
-		}
-	case model.Unpinned:
+		return PlaceAt(b, p, cpus[0], last)
+	case p == model.Unpinned:
 		c.Affinity = append([]int(nil), cpus...)
 		c.CPUSetA, c.CPUSetB = c.Affinity, c.Affinity
+	case p.IsLevel():
+		return c, fmt.Errorf("this machine has no such level")
 	default:
 		return c, fmt.Errorf("unknown placement %q", p)
+	}
+	return c, nil
+}
+
+// PlaceAt places b at p (cross-cpu or a level of the topology) on the two
+// CPUs a and z: side A on a, side B on z. Goroutines are placed by the
+// runtime inside the pair.
+func PlaceAt(b *model.Benchmark, p model.Placement, a, z int) (Cell, error) {
+	c := Cell{Bench: b, Placement: p, CPUA: -1, CPUB: -1}
+	if !p.TwoCPUs() {
+		return c, fmt.Errorf("%s is not a placement on two CPUs", p)
+	}
+	if a < 0 || z < 0 || a == z {
+		return c, fmt.Errorf("%s needs two different CPUs, not %d and %d", p, a, z)
+	}
+	c.CPUA, c.CPUB = a, z
+	c.Affinity = []int{a, z}
+	c.CPUSetA, c.CPUSetB = []int{a}, []int{z}
+	if b.Rung == model.Goroutine {
+		// Goroutines are placed by the runtime inside the process's set.
+		c.CPUA, c.CPUB = -1, -1
+		c.CPUSetA, c.CPUSetB = c.Affinity, c.Affinity
 	}
 	return c, nil
 }

@@ -43,7 +43,7 @@ func (f FakeExecutor) Block(ctx context.Context, c Cell, req model.Request, _ ti
 	}
 	rng := rand.New(rand.NewSource(int64(h.Sum64())))
 	base *= 1 + 0.03*rng.Float64()
-	if c.Placement == model.CrossCPU {
+	if c.Placement.TwoCPUs() {
 		base *= 6
 	}
 	perOp := base * c.Bench.HopsPerOp

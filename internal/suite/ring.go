@@ -9,6 +9,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/container"
 	"github.com/ctxbench/ctxbench/internal/experiment"
 	"github.com/ctxbench/ctxbench/internal/experiment/ring"
+	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
@@ -49,7 +50,10 @@ type RingOptions struct {
 	IPC         model.RingIPC
 	Container   string // the preset of container rings' members
 	CPUs        []int
-	Sampling    Sampling // the rounds per sample (Iterations), the watchdog and the perf check
+	// Topology is the levels of the CPU topology a level placement runs at
+	// (nil: read from this machine where one is asked for).
+	Topology []result.TopologyLevel
+	Sampling Sampling // the rounds per sample (Iterations), the watchdog and the perf check
 	// Preset is the base preset the flags chose (quick, default or
 	// thorough), Settings the record the flags made; the ring's own
 	// samples, blocks and warm-up replace the preset's where RunsGiven,
@@ -105,6 +109,10 @@ func PlanRing(o RingOptions) (*Ring, error) {
 		MinTime: smp.MinTime, Rounds: smp.Iterations, StackBytes: o.StackBytes, IPC: o.IPC,
 		ContainerPreset: o.Container, Timeout: smp.Timeout, PerfCheck: smp.PerfCheck,
 	}
+	if o.Topology == nil && slices.ContainsFunc(placements, model.Placement.IsLevel) {
+		o.Topology = machine.Topology(machine.Options{})
+	}
+	ro.Topology = experiment.Topology(o.Topology)
 	cells, skipped, err := ring.Plan(ro, o.CPUs)
 	if err != nil {
 		return nil, err

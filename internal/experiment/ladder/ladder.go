@@ -38,12 +38,13 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 	var part experiment.Part
 	var cells []schedule.Cell
 	var skips []schedule.Skip
+	topo := env.Topology()
 	for _, b := range o.Benches {
 		ps := o.Placements
 		if p, ok := o.PerBench[b.Name]; ok {
 			ps = p
 		}
-		c, s := schedule.Plan([]*model.Benchmark{b}, ps, env.CPUs)
+		c, s := topo.Plan([]*model.Benchmark{b}, ps, env.CPUs)
 		cells, skips = append(cells, c...), append(skips, s...)
 	}
 	if len(cells) == 0 {
@@ -86,22 +87,47 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 	return part, nil
 }
 
-// placementText says where the contexts ran, for the label.
+// placementText says where the contexts ran, for the label: at a level of
+// the topology, the level and what tells its two CPUs apart; across CPUs,
+// the level the pair is at where the topology knows it.
 func placementText(c schedule.Cell) string {
-	switch c.Placement {
-	case model.SameCPU:
+	switch {
+	case c.Placement == model.SameCPU:
 		if c.CPUA == c.CPUB && c.CPUA >= 0 && c.Bench.Kind == model.RefKind {
 			return fmt.Sprintf("pinned to CPU %d", c.CPUA)
 		}
 		return fmt.Sprintf("same CPU (pinned to CPU %d)", c.Affinity[0])
-	case model.CrossCPU:
-		if c.CPUA >= 0 {
-			return fmt.Sprintf("cross CPU (side A on CPU %d, side B on CPU %d)", c.CPUA, c.CPUB)
+	case c.Placement == model.CrossCPU:
+		at := ""
+		if c.Level != "" {
+			at = fmt.Sprintf("; %s: %s", levelNames[c.Level], c.LevelWords)
 		}
-		return fmt.Sprintf("cross CPU (process allowed CPUs %v)", c.Affinity)
+		if c.CPUA >= 0 {
+			return fmt.Sprintf("cross CPU (side A on CPU %d, side B on CPU %d%s)", c.CPUA, c.CPUB, at)
+		}
+		return fmt.Sprintf("cross CPU (process allowed CPUs %v%s)", c.Affinity, at)
+	case c.Placement.IsLevel():
+		where := fmt.Sprintf("side A on CPU %d, side B on CPU %d", c.CPUA, c.CPUB)
+		if c.CPUA < 0 {
+			where = fmt.Sprintf("process allowed CPUs %v", c.Affinity)
+		}
+		if c.LevelWords != "" {
+			where += ": " + c.LevelWords
+		}
+		return fmt.Sprintf("%s (%s)", levelNames[c.Placement], where)
 	default:
 		return fmt.Sprintf("unpinned (scheduler's choice among CPUs %v)", c.Affinity)
 	}
+}
+
+// levelNames are the levels of the topology as a label writes them.
+var levelNames = map[model.Placement]string{
+	model.SMTSibling:   "SMT siblings",
+	model.SameLLC:      "same LLC",
+	model.OtherLLC:     "other LLC",
+	model.OtherNode:    "other NUMA node",
+	model.OtherPackage: "other package",
+	model.PToE:         "P core to E core",
 }
 
 // Width is a cell's relative interval half-width from its blocks so far

@@ -116,7 +116,7 @@ func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string
 	if r.RawNS.CV >= CVWarn {
 		r.Warnings = append(r.Warnings, result.Warning{Code: "noise-cv", Message: fmt.Sprintf("high variation (CV %.0f%%): the median is robust, the mean is not", 100*r.RawNS.CV)})
 	}
-	if c.Placement == model.CrossCPU && c.Tasks%2 == 1 && c.Kind != Goroutine {
+	if c.Placement.TwoCPUs() && c.Tasks%2 == 1 && c.Kind != Goroutine {
 		r.Warnings = append(r.Warnings, result.Warning{Code: "odd-cross-cpu", Message: "odd ring on two CPUs: the hop from the last member back to the head stays on one CPU"})
 	}
 	if len(resps) > 0 && resps[0].Ring.Container != "" {
@@ -272,11 +272,14 @@ func Label(c Cell, r result.Ring, host string) model.Label {
 	switch c.Placement {
 	case model.SameCPU:
 		l.Placement = fmt.Sprintf("all on one CPU (%d)", c.Affinity[0])
-	case model.CrossCPU:
+	case model.CrossCPU, model.SMTSibling, model.SameLLC, model.OtherLLC, model.OtherNode, model.OtherPackage, model.PToE:
 		if c.CPUA >= 0 {
 			l.Placement = fmt.Sprintf("alternating between CPUs %d and %d", c.CPUA, c.CPUB)
 		} else {
 			l.Placement = fmt.Sprintf("on CPUs %v, the runtime choosing", c.Affinity)
+		}
+		if c.Level != "" {
+			l.Placement += fmt.Sprintf(" (%s: %s)", c.Level, c.LevelWords)
 		}
 	default:
 		l.Placement = fmt.Sprintf("unpinned among CPUs %v", c.Affinity)

@@ -49,7 +49,7 @@ func (f FakeExecutor) Block(ctx context.Context, c schedule.Cell, req model.Requ
 	if foot > 32<<20 {
 		hop += float64(ws) / 64 * 6 // refills from memory
 	}
-	if req.Placement == model.CrossCPU {
+	if req.Placement.TwoCPUs() {
 		hop *= 6
 	}
 	over := 0.25*base + touch

@@ -83,6 +83,9 @@ type Options struct {
 	Timeout                       time.Duration // per block; 0 derives one
 	PerfCheck                     bool          // one extra block per point with perf events (N <= PerfMaxTasks)
 	Limits                        *host.Limits
+	// Topology is the levels of the CPU topology recorded here: a level
+	// placement runs at its pair (none: such placements are skipped).
+	Topology schedule.Topology
 }
 
 // PerfMaxTasks bounds the rings that get a perf verification block: every
@@ -126,7 +129,7 @@ func Plan(o Options, cpus []int) ([]Cell, []result.Failure, error) {
 			}
 		}
 		for _, p := range placements {
-			rc, err := schedule.Place(b, p, cpus)
+			rc, err := o.Topology.Place(b, p, cpus)
 			if err != nil {
 				skipped = append(skipped, result.Failure{Name: "ring/" + string(k), Placement: string(p), Error: err.Error()})
 				continue

@@ -150,6 +150,9 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 	}
 	v.Env = buildEnv(v.Runs)
 	for _, p := range result.PlacementOrder() {
+		if cls, _ := placementClass(p); cls == "p-other" && !anyAt(v.Runs, p) {
+			continue // a level of the topology is in the legend where a row ran at it
+		}
 		cls, shape := placementClass(p)
 		v.Legend = append(v.Legend, legendItem{Class: cls, Shape: shape, Text: p, Swatch: swatch(cls, shape)})
 	}
@@ -568,4 +571,16 @@ func orText(s, alt string) string {
 		return alt
 	}
 	return s
+}
+
+// anyAt reports whether a row of runs ran at placement p.
+func anyAt(runs []*runView, p string) bool {
+	for _, rv := range runs {
+		for _, r := range rv.Doc.Results {
+			if r.Placement == p {
+				return true
+			}
+		}
+	}
+	return false
 }
