@@ -83,7 +83,9 @@ splice docs/vm.md "$vmbegin" "$vmend" "$tmp/vm"
 echo "docs/vm.md: VM figures rewritten ($(grep -c '^vm ' "$tmp/vm") rows)"
 
 # The report's top.
-"$tmp/ctxbench" report "reference=$tmp/ladder.json" -o "$tmp/report.html" >/dev/null 2>"$tmp/report.err" ||
+# From inside the temporary directory, so the report names the file
+# ladder.json, not a temporary path a reader has no use for.
+(cd "$tmp" && ./ctxbench report reference=ladder.json -o report.html) >/dev/null 2>"$tmp/report.err" ||
 	die "ctxbench report failed: $(cat "$tmp/report.err")"
 "$chromium" --headless --disable-gpu --no-sandbox --hide-scrollbars --window-size=1400,1800 \
 	--screenshot="$tmp/report.png" "file://$tmp/report.html" >"$tmp/chromium.log" 2>&1 && [ -s "$tmp/report.png" ] ||

@@ -29,6 +29,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
+	"github.com/ctxbench/ctxbench/internal/units"
 )
 
 // RecommendedSamples is the sample count below which a row gets a footnote:
@@ -157,7 +158,7 @@ func (r Regression) String() string {
 	if r.Placement != "" {
 		name += " " + r.Placement
 	}
-	return fmt.Sprintf("%s %s %+.1f%% [%+.1f%%, %+.1f%%] in %s", r.Table, name, 100*r.Change, 100*r.Lo, 100*r.Hi, r.Input)
+	return fmt.Sprintf("%s %s %s [%s, %s] in %s", r.Table, name, units.SignedPercent(100*r.Change, 1), units.SignedPercent(100*r.Lo, 1), units.SignedPercent(100*r.Hi, 1), r.Input)
 }
 
 // entry is one figure of one input, before matching.
@@ -345,7 +346,7 @@ func buildTable(src source, inputs []Input, o Options, note func(string) int) (*
 			case ch.Method == "samples":
 				d.Notes = append(d.Notes, note("compared sample by sample: a file does not record its blocks (written before schema version 2, or one block); samples in one block are not independent, so this test calls too many changes"))
 			case ch.Confidence < 1-o.Alpha-1e-9:
-				d.Notes = append(d.Notes, note(fmt.Sprintf("too few blocks for a %.0f%% interval of the change: it is stated at %.1f%%", 100*(1-o.Alpha), 100*ch.Confidence)))
+				d.Notes = append(d.Notes, note(fmt.Sprintf("too few blocks for a %s interval of the change: it is stated at %s", units.Percent(100*(1-o.Alpha), 0), units.Percent(100*ch.Confidence, 1))))
 			}
 			row.Deltas[i] = d
 		}
@@ -493,10 +494,10 @@ func hints(c *Comparison, o Options) []string {
 		}
 	}
 	if r := c.Resolvable(); r > 0 {
-		h = append(h, fmt.Sprintf("the smallest change these files could resolve: about ±%.1f%% (the median half-width of the rows' intervals); a smaller real change shows as ~", 100*r))
+		h = append(h, fmt.Sprintf("the smallest change these files could resolve: about ±%s (the median half-width of the rows' intervals); a smaller real change shows as ~", units.Percent(100*r, 1)))
 	}
 	if n := c.Tests(); n >= 10 {
-		h = append(h, fmt.Sprintf("%d tests at α=%g: about %.1f of them can show as significant by chance alone; do not re-run until a row turns significant", n, c.Alpha, float64(n)*c.Alpha))
+		h = append(h, fmt.Sprintf("%d tests at α=%s: about %s of them can show as significant by chance alone; do not re-run until a row turns significant", n, units.Digits(c.Alpha, -1), units.Fixed(float64(n)*c.Alpha, 1)))
 	}
 	if len(c.Inputs) > 1 && c.Tests() == 0 {
 		msg := "no benchmark appears in the base and another file, so nothing was compared"
