@@ -50,6 +50,9 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{"ring", "--dry-run", "--export-json", "/no/such/dir/r.json"},
 		{"spawn", "goroutine", "--export-json", "/no/such/dir/r.json"},
 		{"compare", "-", "-"},
+		{"history", "--format", "xml"},
+		{"history", "--import", "/no/such/dir"},
+		{"history", "thread", "--import", "/"},
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -321,7 +324,8 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 		"compare":   {[]string{a, b}, nil},
 		"list":      {nil, nil},
 		"env":       {nil, nil},
-		"prepare":   {nil, nil}, // never run: see parseOnly
+		"prepare":   {nil, nil},                                             // never run: see parseOnly
+		"history":   {[]string{"--store", filepath.Join(dir, "h.db")}, nil}, // never the user's store
 	}
 	// A valid value per flag ("command flag" first, then "flag"); a bool
 	// flag takes none. A new flag without one fails here until it has one.
@@ -337,6 +341,7 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 		"pool cpus": {cpu, "-p", "same-cpu"}, "duration": {"1s"}, "warmup-time": {"500ms"},
 		"wait-quiet": {"1s"}, "pool seed": {"2"}, "postgres-dsn": {"host=/nonexistent dbname=x"}, "redis-url": {"redis://127.0.0.1:1"},
 		"output": {filepath.Join(dir, "r2.html")}, "title": {"t"}, "alpha": {"0.1"}, "fail-on-regression": {"5"}, "format": {"json"},
+		"store": {filepath.Join(dir, "h2.db")}, "import": {dir},
 	}
 	// Commands that must not run here (prepare builds every probe): their
 	// flags are checked by parsing alone, which is where a flag of theirs

@@ -11,6 +11,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -109,18 +110,7 @@ func (hs *history) learned(name, placement string) (stats.Between, bool) {
 // (its runs, recorded in order, each learning from those before it); any
 // other document is one.
 func (hs *history) learn(ctx context.Context, d *result.Document) *result.History {
-	sittings := [][]result.Result{d.Results}
-	starts := []time.Time{d.StartedAt}
-	if d.AA != nil {
-		sittings, starts = d.AA.Runs, nil
-		at := d.StartedAt
-		for k := range sittings {
-			starts = append(starts, at)
-			if k < len(d.AA.SittingSeconds) {
-				at = at.Add(time.Duration(d.AA.SittingSeconds[k] * float64(time.Second)))
-			}
-		}
-	}
+	sittings, starts := sittingsOf(d)
 	recorded := 0
 	for k, rs := range sittings {
 		cells := Cells(rs)
@@ -151,6 +141,61 @@ func (hs *history) learn(ctx context.Context, d *result.Document) *result.Histor
 		hs.h.Note = "nothing recorded: no figure was taken in two or more blocks (a one-block figure has no block medians to learn from)"
 	}
 	return hs.h
+}
+
+// sittingsOf is a document's sittings and their start times: an aa
+// document's runs, each starting when the one before it ended, or the
+// document's one sitting.
+func sittingsOf(d *result.Document) ([][]result.Result, []time.Time) {
+	if d.AA == nil {
+		return [][]result.Result{d.Results}, []time.Time{d.StartedAt}
+	}
+	var starts []time.Time
+	at := d.StartedAt
+	for k := range d.AA.Runs {
+		starts = append(starts, at)
+		if k < len(d.AA.SittingSeconds) {
+			at = at.Add(time.Duration(d.AA.SittingSeconds[k] * float64(time.Second)))
+		}
+	}
+	return d.AA.Runs, starts
+}
+
+// Import records a result file's sittings in st as the run that wrote it
+// would have (ctxbench history --import): the same fingerprint, start
+// times, command and cells. A sitting of the fingerprint already recorded
+// at the same start time is not recorded again, so importing a file twice,
+// or the file of a run that recorded itself, adds nothing. It returns how
+// many sittings it wrote. A dry run is refused: its figures are synthetic.
+func Import(ctx context.Context, st *store.Store, d *result.Document) (int, error) {
+	if d.Settings.DryRun {
+		return 0, errors.New("a dry run: its figures are synthetic")
+	}
+	_, fp, desc := result.FingerprintOf(d)
+	past, err := st.History(ctx, fp)
+	if err != nil {
+		return 0, err
+	}
+	had := map[int64]bool{} // by Unix nanoseconds, as the store keeps times
+	for _, ps := range past {
+		for _, p := range ps {
+			had[p.Started.UnixNano()] = true
+		}
+	}
+	sittings, starts := sittingsOf(d)
+	n := 0
+	for k, rs := range sittings {
+		cells := Cells(rs)
+		if len(cells) == 0 || had[starts[k].UnixNano()] {
+			continue
+		}
+		s := store.Sitting{Fingerprint: fp, Description: string(desc), Started: starts[k], Command: strings.Join(d.Command, " "), Cells: cells}
+		if _, err := st.Record(ctx, s); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
 
 // Cells are the figures of one sitting the history keeps: every row with a

@@ -76,4 +76,8 @@
 // figure is stored as NULL, SQLite having no NaN.
 //
 // Version 1 is the four tables; version 2 adds the index.
+//
+// History reads one fingerprint's cells (a run learning from its past);
+// Every reads all fingerprints' (ctxbench history), each in one statement
+// so that a sitting committed meanwhile is wholly in the answer or absent.
 package store

@@ -125,3 +125,18 @@ const (
 	ORDER BY s.started_ns, s.id, c.id, b.block`
 	qSittings = `SELECT count(*) FROM sittings s JOIN fingerprints f ON f.id = s.fingerprint_id WHERE f.fingerprint = ?`
 )
+
+// Reading every fingerprint's history (ctxbench history), in one statement
+// for one snapshot, as qHistory. Each row repeats its fingerprint's key,
+// description and first time: one statement cannot return them once, and
+// a second statement would read another snapshot. Fingerprints come in the
+// order they were first recorded.
+const qEvery = `SELECT f.fingerprint, f.description, f.first_ns,
+		s.id, s.started_ns,
+		c.id, c.name, c.placement, c.cpus, c.median, c.ci_low, c.ci_high, c.confidence, c.iterations, c.contended,
+		b.block, b.median
+	FROM fingerprints f
+	JOIN sittings s ON s.fingerprint_id = f.id
+	JOIN cells c ON c.sitting_id = s.id
+	LEFT JOIN block_medians b ON b.cell_id = c.id
+	ORDER BY f.first_ns, f.id, s.started_ns, s.id, c.id, b.block`

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -187,41 +188,128 @@ func (s *Store) history(ctx context.Context, fingerprint string) (map[CellKey][]
 	}
 	defer rows.Close()
 	h := make(map[CellKey][]Past)
-	// Rows come ordered by sitting, cell, block; a cell's rows are adjacent,
-	// so the cell being filled is the last Past appended under its key.
-	var cur *Past
-	var curID int64 = -1
+	var r cellRows
 	for rows.Next() {
-		var (
-			p                             Past
-			cellID, iterations            int64
-			median, low, high, conf, bmed sql.NullFloat64
-			block                         sql.NullInt64
-			started                       int64
-		)
-		if err := rows.Scan(&p.SittingID, &started, &cellID, &p.Name, &p.Placement, &p.CPUs,
-			&median, &low, &high, &conf, &iterations, &p.Contended, &block, &bmed); err != nil {
+		var row cellRow
+		if err := rows.Scan(row.dest()...); err != nil {
 			return nil, err
 		}
-		if cellID != curID {
-			p.Started = time.Unix(0, started).UTC()
-			p.Median, p.CILow, p.CIHigh, p.Confidence = loadedFloat(median), loadedFloat(low), loadedFloat(high), loadedFloat(conf)
-			p.Iterations = uint64(iterations)
-			h[p.CellKey] = append(h[p.CellKey], p)
-			list := h[p.CellKey]
-			cur, curID = &list[len(list)-1], cellID
+		if err := r.add(h, &row); err != nil {
+			return nil, err
 		}
-		if !block.Valid {
-			continue
-		}
-		// Blocks are numbered 0, 1, ... by Record; a gap would mean a
-		// block lost, and a shifted list would pair the wrong blocks.
-		if block.Int64 != int64(len(cur.BlockMedians)) {
-			return nil, fmt.Errorf("sitting %d cell %s: block %d where %d was due", cur.SittingID, cur.Name, block.Int64, len(cur.BlockMedians))
-		}
-		cur.BlockMedians = append(cur.BlockMedians, loadedFloat(bmed))
 	}
 	return h, rows.Err()
+}
+
+// cellRow is one row of qHistory (and the tail of one of qEvery): a cell of
+// a sitting and one of its blocks.
+type cellRow struct {
+	p                             Past
+	cellID, iterations, started   int64
+	median, low, high, conf, bmed sql.NullFloat64
+	block                         sql.NullInt64
+}
+
+func (c *cellRow) dest() []any {
+	return []any{&c.p.SittingID, &c.started, &c.cellID, &c.p.Name, &c.p.Placement, &c.p.CPUs,
+		&c.median, &c.low, &c.high, &c.conf, &c.iterations, &c.p.Contended, &c.block, &c.bmed}
+}
+
+// cellRows gathers rows ordered by sitting, cell, block: a cell's rows are
+// adjacent, so the cell being filled is the last Past appended under its
+// key.
+type cellRows struct {
+	cur   *Past
+	curID int64
+	began bool
+}
+
+func (r *cellRows) add(h map[CellKey][]Past, c *cellRow) error {
+	if !r.began || c.cellID != r.curID {
+		p := c.p
+		p.Started = time.Unix(0, c.started).UTC()
+		p.Median, p.CILow, p.CIHigh, p.Confidence = loadedFloat(c.median), loadedFloat(c.low), loadedFloat(c.high), loadedFloat(c.conf)
+		p.Iterations = uint64(c.iterations)
+		h[p.CellKey] = append(h[p.CellKey], p)
+		list := h[p.CellKey]
+		r.cur, r.curID, r.began = &list[len(list)-1], c.cellID, true
+	}
+	if !c.block.Valid {
+		return nil
+	}
+	// Blocks are numbered 0, 1, ... by Record; a gap would mean a block
+	// lost, and a shifted list would pair the wrong blocks.
+	if c.block.Int64 != int64(len(r.cur.BlockMedians)) {
+		return fmt.Errorf("sitting %d cell %s: block %d where %d was due", r.cur.SittingID, r.cur.Name, c.block.Int64, len(r.cur.BlockMedians))
+	}
+	r.cur.BlockMedians = append(r.cur.BlockMedians, loadedFloat(c.bmed))
+	return nil
+}
+
+// Machine is one fingerprint's history: what it describes and every cell
+// recorded under it, each cell's sittings oldest first.
+type Machine struct {
+	Fingerprint string
+	Description string // the JSON first recorded with the fingerprint
+	First       time.Time
+	Cells       map[CellKey][]Past
+}
+
+// Every returns every fingerprint's history, in the order the fingerprints
+// were first recorded; with names, only the cells of those names (a name
+// without a slash, "thread", is a rung: every cell "thread/..."). A
+// fingerprint with no cell left is not returned.
+func (s *Store) Every(ctx context.Context, names []string) ([]Machine, error) {
+	ms, err := s.every(ctx, names)
+	if err != nil {
+		return nil, fmt.Errorf("store: read the history in %s: %w", s.path, err)
+	}
+	return ms, nil
+}
+
+func (s *Store) every(ctx context.Context, names []string) ([]Machine, error) {
+	rows, err := s.db.QueryContext(ctx, qEvery)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Machine
+	var r cellRows
+	for rows.Next() {
+		var (
+			m     Machine
+			first int64
+			row   cellRow
+		)
+		if err := rows.Scan(append([]any{&m.Fingerprint, &m.Description, &first}, row.dest()...)...); err != nil {
+			return nil, err
+		}
+		if !nameWanted(row.p.Name, names) {
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1].Fingerprint != m.Fingerprint {
+			m.First, m.Cells = time.Unix(0, first).UTC(), map[CellKey][]Past{}
+			out = append(out, m)
+		}
+		if err := r.add(out[len(out)-1].Cells, &row); err != nil {
+			return nil, err
+		}
+	}
+	return out, rows.Err()
+}
+
+// nameWanted: no names is every name; a name matches itself, and a name
+// without a slash every name under it.
+func nameWanted(name string, names []string) bool {
+	if len(names) == 0 {
+		return true
+	}
+	for _, n := range names {
+		if name == n || !strings.Contains(n, "/") && strings.HasPrefix(name, n+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // Sittings counts a fingerprint's sittings.

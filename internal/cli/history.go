@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/session"
+	"github.com/ctxbench/ctxbench/internal/stats"
+	"github.com/ctxbench/ctxbench/internal/store"
+)
+
+func newHistoryCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+	var storePath, format, importDir string
+	cmd := &cobra.Command{
+		Use:   "history [NAME...]",
+		Short: "show each cell's medians over time per machine, and the steps in them",
+		Long: `History reads the store of sittings every measuring run records into, and
+shows, for each machine fingerprint (host, CPU, kernel, ctxbench build and
+the settings that change a figure), each cell's median in every sitting with
+its precision interval, and the steps found in them: binary segmentation with
+a t test on the log medians, against the series' own spread between sittings
+(docs/methodology.md, "History"). NAME keeps those cells (a rung, "thread",
+keeps all of its cells).
+
+--import DIR records the result files under DIR (*.json, recursively) as the
+runs that wrote them would have: invalid files and dry runs are skipped with
+one line each, and a sitting already recorded is not recorded again.`,
+		Example: `  ctxbench history
+  ctxbench history thread/pipe --format json
+  ctxbench history --import results/ --store fleet.db`,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if format != "text" && format != "json" {
+				return usagef("--format must be text or json, got %q", format)
+			}
+			if importDir != "" {
+				if len(args) > 0 {
+					return usagef("--import takes no NAME: it records every cell of the files")
+				}
+				if fi, err := os.Stat(importDir); err != nil || !fi.IsDir() {
+					return usagef("--import %s: not a directory", importDir)
+				}
+			}
+			path, err := storeFlagPath(storePath)
+			if err != nil {
+				return err
+			}
+			st, notes, err := store.Open(ctx, path)
+			for _, n := range notes {
+				fmt.Fprintf(stderr, "ctxbench: history: %s\n", n)
+			}
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if importDir != "" {
+				return importResults(ctx, st, importDir, stdout, stderr)
+			}
+			return showHistory(ctx, st, args, format, stdout)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&storePath, "store", "", "the history file to read (default: $"+envHistory+", else the file every run records into)")
+	f.StringVar(&format, "format", "text", "output format: text, or json (the points and steps of every cell)")
+	f.StringVar(&importDir, "import", "", "record the result files (*.json) under `DIR` into the history instead of showing it")
+	return cmd
+}
+
+// storeFlagPath is the store history reads: --store, else the file the run
+// records into ($CTXBENCH_HISTORY, else store.DefaultPath).
+func storeFlagPath(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	if p := os.Getenv(envHistory); p != "" {
+		return p, nil
+	}
+	p, err := store.DefaultPath()
+	if err != nil {
+		return "", usagef("no history file (%v): give --store PATH", err)
+	}
+	return p, nil
+}
+
+func showHistory(ctx context.Context, st *store.Store, names []string, format string, stdout io.Writer) error {
+	ms, err := st.Every(ctx, names)
+	if err != nil {
+		return err
+	}
+	h := historyView(st.Path(), ms)
+	if format == "json" {
+		return render.HistoryJSON(stdout, h)
+	}
+	if len(h.Machines) == 0 {
+		what := "nothing is recorded"
+		if len(names) > 0 {
+			what = "no cell of " + strings.Join(names, ", ") + " is recorded"
+		}
+		fmt.Fprintf(stdout, "%s in %s: every measuring run records its figures there (ctxbench history --import DIR loads result files)\n", what, st.Path())
+		return nil
+	}
+	render.HistoryText(stdout, h)
+	return nil
+}
+
+// historyView turns the store's machines into what history shows: each
+// cell's points and, from its uncontended points, the steps.
+func historyView(path string, ms []store.Machine) *render.History {
+	h := &render.History{Store: path, Machines: []render.HistoryMachine{}}
+	for _, m := range ms {
+		hm := render.HistoryMachine{Fingerprint: m.Fingerprint, First: m.First, Cells: []render.HistoryCell{}}
+		// A description that is not the fields' JSON (written by another
+		// version) leaves them empty rather than hiding the cells.
+		_ = json.Unmarshal([]byte(m.Description), &hm.Fields)
+		keys := make([]store.CellKey, 0, len(m.Cells))
+		for k := range m.Cells {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			a, b := keys[i], keys[j]
+			return a.Name < b.Name || a.Name == b.Name && (a.Placement < b.Placement || a.Placement == b.Placement && a.CPUs < b.CPUs)
+		})
+		for _, k := range keys {
+			hm.Cells = append(hm.Cells, historyCell(k, m.Cells[k]))
+		}
+		h.Machines = append(h.Machines, hm)
+	}
+	return h
+}
+
+func historyCell(k store.CellKey, ps []store.Past) render.HistoryCell {
+	c := render.HistoryCell{Name: k.Name, Placement: k.Placement, CPUs: k.CPUs, Points: []render.HistoryPoint{}, Steps: []render.HistoryStep{}}
+	var series []stats.Point
+	for _, p := range ps {
+		c.Points = append(c.Points, render.HistoryPoint{At: p.Started, Median: p.Median, Low: finiteOrNil(p.CILow), High: finiteOrNil(p.CIHigh),
+			Confidence: p.Confidence, Blocks: len(p.BlockMedians), Contended: p.Contended})
+		if !p.Contended {
+			series = append(series, stats.Point{At: p.Started, Median: p.Median})
+		}
+	}
+	c.Searched = len(series) >= 2*stats.MinSegment
+	for _, s := range stats.Steps(series) {
+		c.Steps = append(c.Steps, render.HistoryStep{At: s.At, Change: s.Change, Low: s.Low, High: s.High,
+			Confidence: stats.Confidence, Before: s.Before, After: s.After})
+	}
+	return c
+}
+
+// finiteOrNil is a figure as JSON can carry it: NaN (not recorded) is null.
+func finiteOrNil(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// importResults records every result file under dir. A file that is not a
+// valid result, or a dry run, is skipped with one line; the command fails
+// (exit 1) only when the store cannot be written.
+func importResults(ctx context.Context, st *store.Store, dir string, stdout, stderr io.Writer) error {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".json") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return usagef("--import %s: %v", dir, err)
+	}
+	slices.Sort(files)
+	var sittings, docs, skipped int
+	for _, p := range files {
+		d, err := result.Load(p, nil)
+		if err != nil {
+			msg := oneLine(err.Error())
+			if !strings.Contains(msg, p) { // a format error names its file already
+				msg = p + ": " + msg
+			}
+			fmt.Fprintf(stderr, "ctxbench: skipped %s\n", msg)
+			skipped++
+			continue
+		}
+		if d.Settings.DryRun {
+			fmt.Fprintf(stderr, "ctxbench: skipped %s: a dry run (its figures are synthetic)\n", p)
+			skipped++
+			continue
+		}
+		n, err := session.Import(ctx, st, d)
+		if err != nil {
+			return fmt.Errorf("importing %s: %w", p, err)
+		}
+		sittings += n
+		docs++
+	}
+	fmt.Fprintf(stdout, "%d sitting(s) of %d result file(s) recorded in %s; %d file(s) skipped\n", sittings, docs, st.Path(), skipped)
+	return nil
+}

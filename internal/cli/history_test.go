@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/store"
+	"github.com/ctxbench/ctxbench/internal/testdoc"
+)
+
+// An empty store says so, and exits 0.
+func TestHistoryEmpty(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.db")
+	code, out, stderr := run(t, "history", "--store", path)
+	if code != 0 || !strings.Contains(out, "nothing is recorded") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	t.Setenv(envHistory, path) // the run's variable names the store too
+	if code, out, _ := run(t, "history", "thread/pipe"); code != 0 || !strings.Contains(out, "no cell of thread/pipe") {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+}
+
+// plantedStore records twelve sittings of the test machine: thread/pipe
+// steps up 20% at the seventh (noise 2%), process/pipe is flat. It returns
+// the store's path and the seventh sitting's time.
+func plantedStore(t *testing.T) (string, time.Time) {
+	t.Helper()
+	doc, err := testdoc.Doc(testdoc.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, fp, desc := result.FingerprintOf(doc)
+	path := filepath.Join(t.TempDir(), "h.db")
+	ctx := context.Background()
+	st, _, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rng := rand.New(rand.NewSource(1))
+	t0 := time.Date(2026, 11, 19, 14, 3, 0, 0, time.UTC)
+	cell := func(name string, m float64) store.Cell {
+		m *= math.Exp(0.02 * rng.NormFloat64())
+		return store.Cell{CellKey: store.CellKey{Name: name, Placement: "same-cpu", CPUs: "0"}, Median: m, CILow: m * 0.99, CIHigh: m * 1.01,
+			Confidence: 0.95, BlockMedians: []float64{m, m}, Iterations: 1000}
+	}
+	for k := 0; k < 12; k++ {
+		m := 1000.0
+		if k >= 6 {
+			m = 1200
+		}
+		s := store.Sitting{Fingerprint: fp, Description: string(desc), Started: t0.Add(time.Duration(k) * 24 * time.Hour), Command: "ctxbench run",
+			Cells: []store.Cell{cell("thread/pipe", m), cell("process/pipe", 2000)}}
+		if _, err := st.Record(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path, t0.Add(6 * 24 * time.Hour)
+}
+
+// A planted step is found where it was planted, a flat cell has none, the
+// machine's fields are shown, and --format json carries the same.
+func TestHistoryFindsPlantedStep(t *testing.T) {
+	path, at := plantedStore(t)
+	code, out, stderr := run(t, "history", "--store", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"host testhost", "kernel 6.1.0-test", "ctxbench test", "thread/pipe same-cpu CPUs 0", "process/pipe same-cpu CPUs 0",
+		"step at " + at.Format("2006-01-02 15:04") + ": +", "no step"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the history lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "step at "); n != 1 {
+		t.Errorf("%d steps shown, want 1:\n%s", n, out)
+	}
+
+	code, out, stderr = run(t, "history", "thread", "--store", path, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var h render.History
+	if err := json.Unmarshal([]byte(out), &h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Machines) != 1 || len(h.Machines[0].Cells) != 1 || h.Machines[0].Fields.Host != "testhost" {
+		t.Fatalf("json: %+v", h)
+	}
+	c := h.Machines[0].Cells[0]
+	if c.Name != "thread/pipe" || len(c.Points) != 12 || !c.Searched || len(c.Steps) != 1 || !c.Steps[0].At.Equal(at) ||
+		c.Steps[0].Low > 0.2 || c.Steps[0].High < 0.2 {
+		t.Fatalf("json cell: %+v", c)
+	}
+}
+
+// --import records result files as sittings (twice adds nothing), and
+// skips a dry run and an invalid file with one line each. testdoc's
+// documents are dry runs; they are marked measured here, as a run's file
+// would be.
+func TestHistoryImport(t *testing.T) {
+	dir := t.TempDir()
+	for k := 0; k < 3; k++ {
+		d, err := testdoc.Doc(testdoc.Options{Seed: 1, Redraw: int64(k + 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Settings.DryRun = k == 2 // the third stays a dry run: skipped
+		d.StartedAt = d.StartedAt.Add(time.Duration(k) * time.Hour)
+		d.FinishedAt = d.StartedAt.Add(time.Minute)
+		if err := d.Save(filepath.Join(dir, []string{"a", "b", "c"}[k]+".json"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "broken.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "h.db")
+	code, out, stderr := run(t, "history", "--import", dir, "--store", path)
+	if code != 0 || !strings.HasPrefix(out, "2 sitting(s) of 2 result file(s)") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if len(lines) != 2 || !strings.Contains(stderr, "broken.json") || !strings.Contains(stderr, "c.json: a dry run") {
+		t.Errorf("stderr should name the two skipped files, one line each: %q", stderr)
+	}
+	if code, out, _ := run(t, "history", "--import", dir, "--store", path); code != 0 || !strings.HasPrefix(out, "0 sitting(s)") {
+		t.Errorf("a second import: exit %d, %q", code, out)
+	}
+	code, out, stderr = run(t, "history", "thread/pipe", "--store", path, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var h render.History
+	if err := json.Unmarshal([]byte(out), &h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Machines) != 1 || len(h.Machines[0].Cells) == 0 {
+		t.Fatalf("imported history: %s", out)
+	}
+	for _, c := range h.Machines[0].Cells {
+		if len(c.Points) != 2 || c.Searched {
+			t.Errorf("%s %s: %d points (searched %v), want the two files' and no search", c.Name, c.Placement, len(c.Points), c.Searched)
+		}
+	}
+	var text bytes.Buffer
+	render.HistoryText(&text, &h)
+	if !strings.Contains(text.String(), "steps not searched: 2 clean sitting(s)") {
+		t.Errorf("two sittings should say no search was possible:\n%s", text.String())
+	}
+}
