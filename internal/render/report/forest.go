@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/compare"
+	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/units"
@@ -363,13 +364,19 @@ func ladderForest(runs []*runView) *forest {
 			cur = &f.Groups[len(f.Groups)-1]
 		}
 		var rows []forestRow
+		name := k.name // with the marks every table puts after it (§ stackless, ‡ a VM exit)
 		for _, pl := range append(result.PlacementOrder(), otherPlacements(runs, k.name)...) {
 			for _, rv := range runs {
 				for _, r := range rv.Doc.Results {
 					if r.Name != k.name || r.Placement != pl {
 						continue
 					}
-					rows = append(rows, ladderRow(rv, r, x, ticks, &notes))
+					row := ladderRow(rv, r, x, ticks, &notes)
+					for _, l := range render.MarkLegends([]result.Result{r}) {
+						row.Notes = append(row.Notes, notes.add(l))
+					}
+					rows = append(rows, row)
+					name = render.MarkedName(r)
 				}
 			}
 		}
@@ -378,7 +385,7 @@ func ladderForest(runs []*runView) *forest {
 				f.Noisy++
 			}
 		}
-		cur.Blocks = append(cur.Blocks, block(k.name, rows))
+		cur.Blocks = append(cur.Blocks, block(name, rows))
 	}
 	f.Notes = notes.list
 	return f

@@ -221,3 +221,23 @@ func TestRingNetIsTheFigureOfItsInterval(t *testing.T) {
 		t.Error("the ring's net is not the median of its interval, with its level")
 	}
 }
+
+// A stackless row carries the § every table puts after its name, with the
+// mark's legend as its note, once however many rows carry it.
+func TestStacklessMarked(t *testing.T) {
+	d := doc(t, testdoc.Options{Seed: 1})
+	n := 0
+	for i := range d.Results {
+		if d.Results[i].Placement == "same-cpu" && n < 2 {
+			d.Results[i].Label.Stackless = true
+			n++
+		}
+	}
+	out := string(render(t, []compare.Input{{Label: "a", Path: "a.json", Doc: d}}))
+	if got := strings.Count(out, " §</code>"); got != n {
+		t.Errorf("%d benchmark names marked §, want %d", got, n)
+	}
+	if got := strings.Count(out, "§ stackless: resumes a heap frame"); got != 1 {
+		t.Errorf("the § legend is in the notes %d times, want once", got)
+	}
+}
