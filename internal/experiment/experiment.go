@@ -38,7 +38,7 @@ func (e Env) Topology() schedule.Topology { return Topology(e.Environment.Topolo
 func Topology(levels []result.TopologyLevel) schedule.Topology {
 	var t schedule.Topology
 	for _, l := range levels {
-		t = append(t, schedule.Level{Name: l.Name, A: l.CPUs[0], B: l.CPUs[1], Words: l.Description})
+		t = append(t, schedule.Level{Name: l.Name, A: l.CPUs[0], B: l.CPUs[1], Words: l.Description, At: l.At})
 	}
 	return t
 }

@@ -91,6 +91,10 @@ type LevelPair struct {
 	Level       Level
 	A, B        int
 	Description string
+	// At, on the cross-cpu entry, is the level its pair is at ("" where
+	// the topology cannot say): the default ladder does not run that
+	// level again at another pair.
+	At Level
 }
 
 const cpuDir = "sys/devices/system/cpu/"
@@ -446,7 +450,11 @@ func (t Topology) Levels(within []int) []LevelPair {
 	for _, l := range AllLevels {
 		if l == CrossCPU {
 			i, j := idx[0], idx[len(idx)-1]
-			out = append(out, LevelPair{Level: l, A: t.CPUs[i].ID, B: t.CPUs[j].ID, Description: v.describe(l, i, j)})
+			at := v.level(i, j)
+			if at == CrossCPU {
+				at = ""
+			}
+			out = append(out, LevelPair{Level: l, A: t.CPUs[i].ID, B: t.CPUs[j].ID, Description: v.describe(l, i, j), At: at})
 			continue
 		}
 		if c, ok := best[l]; ok {

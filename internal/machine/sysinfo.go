@@ -167,7 +167,7 @@ func topology(r host.Root, guest bool) []result.TopologyLevel {
 		if guest {
 			d += "; as the hypervisor presents it"
 		}
-		out = append(out, result.TopologyLevel{Name: string(l.Level), CPUs: [2]int{l.A, l.B}, Description: d})
+		out = append(out, result.TopologyLevel{Name: string(l.Level), CPUs: [2]int{l.A, l.B}, Description: d, At: string(l.At)})
 	}
 	return out
 }

@@ -65,6 +65,9 @@ type TopologyLevel struct {
 	// first).
 	CPUs        [2]int `json:"cpus"`
 	Description string `json:"description"`
+	// At, on the cross-cpu entry, is the level its pair is at (absent
+	// where the topology cannot say).
+	At string `json:"at,omitempty"`
 }
 
 // TSCInfo says whether reference cycles can be read from the TSC.

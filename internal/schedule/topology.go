@@ -14,6 +14,7 @@ type Level struct {
 	Name  string // smt-sibling ... p-to-e, or cross-cpu
 	A, B  int
 	Words string
+	At    string // on the cross-cpu entry: the level its pair is at ("": unknown)
 }
 
 // Topology is the levels the environment recorded, nearest first (nil: none
@@ -76,9 +77,11 @@ func (t Topology) Place(b *model.Benchmark, p model.Placement, cpus []int) (Cell
 }
 
 // ladder is the levels the default ladder adds to a benchmark it runs
-// across CPUs: each level of t whose pair is within cpus, but not one at
-// the cross-cpu pair (the first and the last of cpus), which that row
-// measures already.
+// across CPUs: each level of t whose pair is within cpus, but not the one
+// the cross-cpu pair (the first and the last of cpus) is at, which that
+// row measures already — by the recorded pair, or by the level the
+// recorded cross-cpu entry says its pair is at when cpus has the same
+// first and last CPU.
 func (t Topology) ladder(cpus []int) []model.Placement {
 	if len(cpus) < 2 {
 		return nil
@@ -91,6 +94,9 @@ func (t Topology) ladder(cpus []int) []model.Placement {
 		}
 		if l.A == first && l.B == last || l.A == last && l.B == first {
 			continue
+		}
+		if x, ok := t.find(model.CrossCPU); ok && x.At == l.Name && x.A == first && x.B == last {
+			continue // the cross-cpu row is at this level already, at its own pair
 		}
 		out = append(out, model.Placement(l.Name))
 	}
