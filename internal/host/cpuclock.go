@@ -32,13 +32,6 @@ type CPUClock struct {
 	StealNS int64
 	// BusyNS is user + nice + system + irq + softirq (/proc/stat ticks).
 	BusyNS int64
-	// WakeupIPIs is the interrupts another CPU sent to make one of these
-	// run a task: rescheduling (/proc/interrupts RES) and function-call
-	// (CAL) IPIs, x86. A cross-CPU wake-up of an idle CPU that is not
-	// polling needs one: the kernel queues the wakee on the target's wake
-	// list and sends a function-call IPI, or sends a reschedule IPI. -1
-	// where the lines do not exist.
-	WakeupIPIs int64
 }
 
 // ReadCPUClock reads the counters of cpus.
@@ -80,12 +73,16 @@ func ReadCPUClock(cpus []int) CPUClock {
 	} else {
 		c.IdleNS = idleTicks * (1e9 / userHZ)
 	}
-	c.WakeupIPIs = wakeupIPIs(cpus)
 	return c
 }
 
-// wakeupIPIs sums the RES and CAL lines of /proc/interrupts over cpus.
-func wakeupIPIs(cpus []int) int64 {
+// ReadWakeupIPIs is the interrupts other CPUs sent to make cpus run a
+// task, summed: rescheduling (/proc/interrupts RES) and function-call
+// (CAL) IPIs, x86. A cross-CPU wake-up of an idle CPU that is not polling
+// needs one: the kernel queues the wakee on the target's wake list and
+// sends a function-call IPI, or sends a reschedule IPI. -1 where the lines
+// do not exist. Apart from ReadCPUClock: only a block's own CPUs need it.
+func ReadWakeupIPIs(cpus []int) int64 {
 	b, err := os.ReadFile("/proc/interrupts")
 	if err != nil {
 		return -1

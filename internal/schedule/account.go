@@ -17,24 +17,27 @@ type account struct {
 	cpus, others  []int
 	clock, oclock host.CPUClock
 	own           int64
+	ipis          int64 // wake-up IPIs of cpus (host.ReadWakeupIPIs)
 }
 
 func beginAccount() account {
 	cpus, _ := host.Of(0)
 	others := host.OtherCPUs(cpus)
-	return account{cpus: cpus, others: others, clock: host.ReadCPUClock(cpus), oclock: host.ReadCPUClock(others), own: ownCPU()}
+	return account{cpus: cpus, others: others, clock: host.ReadCPUClock(cpus), oclock: host.ReadCPUClock(others), own: ownCPU(),
+		ipis: host.ReadWakeupIPIs(cpus)}
 }
 
 func (a account) end() *model.Contention {
 	own := ownCPU()
 	c := host.ReadCPUClock(a.cpus)
+	ipis := host.ReadWakeupIPIs(a.cpus)
 	ct := &model.Contention{
 		WallNS: c.At.Sub(a.clock.At).Nanoseconds(), CPUs: a.cpus,
 		IdleNS: c.IdleNS - a.clock.IdleNS, OwnNS: own - a.own, StealNS: c.StealNS - a.clock.StealNS,
 		IdlePrecise: c.IdlePrecise && a.clock.IdlePrecise, WakeupIPIs: -1,
 	}
-	if c.WakeupIPIs >= 0 && a.clock.WakeupIPIs >= 0 {
-		ct.WakeupIPIs = c.WakeupIPIs - a.clock.WakeupIPIs
+	if ipis >= 0 && a.ipis >= 0 {
+		ct.WakeupIPIs = ipis - a.ipis
 	}
 	if len(a.others) > 0 {
 		o := host.ReadCPUClock(a.others)
