@@ -83,10 +83,7 @@ func storeFlagPath(flag string) (string, error) {
 	if flag != "" {
 		return flag, nil
 	}
-	if p := os.Getenv(envHistory); p != "" {
-		return p, nil
-	}
-	p, err := store.DefaultPath()
+	p, err := storePath()
 	if err != nil {
 		return "", usagef("no history file (%v): give --store PATH", err)
 	}

@@ -305,15 +305,21 @@ func (m *measureFlags) historyPath(stderr io.Writer) string {
 	if m.noHistory || m.dryRun || envOn(os.Getenv(envNoHistory)) {
 		return ""
 	}
-	if p := os.Getenv(envHistory); p != "" {
-		return p
-	}
-	p, err := store.DefaultPath()
+	p, err := storePath()
 	if err != nil {
 		fmt.Fprintf(stderr, "ctxbench: no history (%v); the intervals cover this sitting only\n", err)
 		return ""
 	}
 	return p
+}
+
+// storePath is the machine's history file: $CTXBENCH_HISTORY, else
+// store.DefaultPath. The run records there and `history` reads there.
+func storePath() (string, error) {
+	if p := os.Getenv(envHistory); p != "" {
+		return p, nil
+	}
+	return store.DefaultPath()
 }
 
 // envOn reads a boolean environment variable: set and not "0", "false",
