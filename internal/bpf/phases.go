@@ -24,6 +24,13 @@ type Phase struct {
 	PerHop float64 `json:"per_hop"`
 	// MeanNs is the mean of one occurrence.
 	MeanNs float64 `json:"mean_ns"`
+	// Firings is the probe firings per hop inside the phase: one per
+	// occurrence (the event that closes it; a merged phase's skipped
+	// boundaries did not fire), two per interrupt (entry and exit).
+	Firings float64 `json:"firings_per_hop"`
+	// CPU is the side of a hop across CPUs the phase ran on ("waker",
+	// "wakee", "between"); empty for a hop on one CPU.
+	CPU string `json:"cpu,omitempty"`
 	// Merged lists the phases of the model this one spans when optional
 	// boundaries between them did not fire (nil for a phase of the model).
 	Merged []string `json:"merged,omitempty"`
@@ -64,6 +71,9 @@ type Breakdown struct {
 	// Closure is the phases' sum over HopNsPerHop: 1 when the model
 	// explains all the traced time that was not another task's.
 	Closure float64 `json:"closure"`
+	// FiringsPerHop is every recorded probe firing per hop: each event
+	// (those counted inside interrupts too) and each interrupt's exit.
+	FiringsPerHop float64 `json:"firings_per_hop"`
 	// PerHop are event counts per hop: switches, preemptions, wakeups,
 	// need-resched requests, ...
 	PerHop map[string]float64 `json:"per_hop_counts"`
@@ -206,7 +216,7 @@ func (md *model) breakdown(m *Matrix, hops uint64) Breakdown {
 		phases = append(phases, placed{a.order, Phase{
 			Name: a.name, What: a.what, From: t.From, To: t.To, Probes: probes(t.From, t.To),
 			NsPerHop: float64(t.Ns) / h, PerHop: float64(t.Count) / h, MeanNs: t.Mean(),
-			Merged: a.merged, Cell: t.Cell,
+			Firings: float64(t.Count) / h, Merged: a.merged, Cell: t.Cell,
 		}})
 	}
 	slices.SortStableFunc(phases, func(x, y placed) int {
@@ -223,9 +233,11 @@ func (md *model) breakdown(m *Matrix, hops uint64) Breakdown {
 	}
 	if irq.Cell.Count > 0 {
 		irq.NsPerHop, irq.PerHop, irq.MeanNs = float64(irq.Cell.Ns)/h, float64(irq.Cell.Count)/h, irq.Cell.Mean()
+		irq.Firings = 2 * irq.PerHop
 		b.Phases = append(b.Phases, irq)
 	}
 	b.OtherNsPerHop = float64(other) / h
+	b.FiringsPerHop = float64(m.Firings()) / h
 	b.HopNsPerHop = float64(b.TracedNs-other) / h
 	if b.TracedNs > other {
 		b.Closure = float64(attributed) / float64(b.TracedNs-other)

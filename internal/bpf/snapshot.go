@@ -131,6 +131,20 @@ func (m *Matrix) TracedNs() uint64 {
 	return t
 }
 
+// Firings is how many times a probe program ran and recorded: every
+// event (those inside interrupts and the need-resched marks too), and
+// every interrupt's exit, which Events does not count.
+func (m *Matrix) Firings() uint64 {
+	var n uint64
+	for k, c := range m.Events {
+		n += c
+		if Kind(k).IsInterrupt() {
+			n += c // its exit
+		}
+	}
+	return n
+}
+
 // Transitions lists the non-empty cells, most time first.
 func (m *Matrix) Transitions() []Transition {
 	var out []Transition

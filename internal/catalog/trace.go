@@ -39,6 +39,15 @@ func traced(b *model.Benchmark, run func(context.Context, model.Request) (model.
 		if b.Phases != "kvm-exit" {
 			exclude = []bpf.Group{bpf.GroupKVM} // fewer probes, less probe cost per hop
 		}
+		switch req.Probes {
+		case model.ProbesFull:
+		case model.ProbesLight:
+			// The core alone (syscalls, wakeup, switch): the boundaries
+			// between them merge, interrupts stay inside the phases.
+			exclude = append(exclude, bpf.GroupSched, bpf.GroupSwitch, bpf.GroupInterrupts)
+		default:
+			return model.Response{}, fmt.Errorf("unknown probe set %q (want %q or %q)", req.Probes, "full", model.ProbesLight)
+		}
 		t, err := bpf.Open(bpf.Options{Exclude: exclude})
 		if err != nil {
 			return model.Response{}, err
@@ -105,14 +114,15 @@ func traced(b *model.Benchmark, run func(context.Context, model.Request) (model.
 }
 
 func explainOf(bd bpf.Breakdown) *model.Explain {
-	e := &model.Explain{Method: bd.Method, Model: bd.Model, Hops: bd.Hops, HopNsPerHop: bd.HopNsPerHop,
+	e := &model.Explain{Method: bd.Method, Model: bd.Model, Hops: bd.Hops, HopNsPerHop: bd.HopNsPerHop, FiringsPerHop: bd.FiringsPerHop,
 		OtherNsPerHop: bd.OtherNsPerHop, UnattributedNsPerHop: bd.UnattributedNsPerHop, Closure: bd.Closure,
 		Counts: map[string]float64{}, Notes: bd.Notes}
 	for k, v := range bd.PerHop {
 		e.Counts[k] = v
 	}
 	for _, p := range bd.Phases {
-		e.Phases = append(e.Phases, model.ExplainPhase{Name: p.Name, What: p.What, Probes: p.Probes, NsPerHop: p.NsPerHop, PerHop: p.PerHop})
+		e.Phases = append(e.Phases, model.ExplainPhase{Name: p.Name, What: p.What, Probes: p.Probes, NsPerHop: p.NsPerHop, PerHop: p.PerHop,
+			Firings: p.Firings, CPU: p.CPU})
 	}
 	for i, u := range bd.Unattributed { // most time first
 		if i == 5 || bd.Hops == 0 {

@@ -16,6 +16,7 @@ import (
 
 func newExplain(stdout, stderr io.Writer) *cobra.Command {
 	mf := &measureFlags{}
+	var probeFlag string
 	cmd := &cobra.Command{
 		Use:   "explain NAME...",
 		Short: "where a hop's time goes: the kernel's phases of each switch, measured with BPF",
@@ -41,10 +42,9 @@ detaches every probe. docs/explain.md lists the probes behind each phase.`,
 			if err != nil {
 				return &usageError{err.Error()}
 			}
-			// Hidden below, but still parsed (they are the measure
-			// flags'): given anyway, each is refused with why.
-			if cmd.Flags().Changed("placement") {
-				return usagef("explain measures at one CPU only (a phase model reads one CPU's hops): leave --placement out")
+			probes, err := probeSet(probeFlag)
+			if err != nil {
+				return err
 			}
 			if err := mf.refuseTables("explain writes JSON only (--export-json)"); err != nil {
 				return err
@@ -54,7 +54,7 @@ detaches every probe. docs/explain.md lists the probes behind each phase.`,
 					return &usageError{"explain: " + err.Error()}
 				}
 			}
-			return runExplain(cmd.Context(), mf, benches, stdout, stderr)
+			return runExplain(cmd.Context(), mf, benches, probes, stdout, stderr)
 		},
 	}
 	mf.register(cmd)
@@ -65,9 +65,9 @@ detaches every probe. docs/explain.md lists the probes behind each phase.`,
 	// perf cross-check: its events would slow the traced switches).
 	f := cmd.Flags()
 	mf.jsonOnly(cmd)
-	for _, name := range []string{"placement", "no-perf-check"} {
-		_ = f.MarkHidden(name)
-	}
+	_ = f.MarkHidden("no-perf-check")
+	f.Lookup("placement").Usage = "same-cpu, and/or cross-cpu or a level of the CPU topology (" + levelNames() + "): across two CPUs the phases join both CPUs' timelines (default same-cpu)"
+	f.StringVar(&probeFlag, "probes", "full", "the probe set: full (every boundary the phase models know) or light (syscalls, wakeup and switch only: a smaller perturbation, coarser phases)")
 	f.Lookup("runs").Usage = "measured samples per benchmark, untraced and traced each (default: 40; --quick 12; --thorough 160)"
 	f.Lookup("min-time").Usage = fmt.Sprintf("target duration of one sample; ops per sample are calibrated to it (default %v, with every preset)", suite.ExplainMinTime)
 	f.Lookup("quick").Usage = "fewer samples and blocks: faster, less precise (samples stay --min-time long)"
@@ -76,8 +76,19 @@ detaches every probe. docs/explain.md lists the probes behind each phase.`,
 	return cmd
 }
 
-func runExplain(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, stdout, stderr io.Writer) error {
-	o, set, _, _, err := mf.settings()
+// probeSet reads --probes.
+func probeSet(v string) (string, error) {
+	switch v {
+	case "full":
+		return model.ProbesFull, nil
+	case model.ProbesLight:
+		return model.ProbesLight, nil
+	}
+	return "", usagef("--probes must be full or light, got %q", v)
+}
+
+func runExplain(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, probes string, stdout, stderr io.Writer) error {
+	o, set, placements, _, err := mf.settings()
 	if err != nil {
 		return err
 	}
@@ -85,7 +96,7 @@ func runExplain(ctx context.Context, mf *measureFlags, benches []*model.Benchmar
 	if err != nil {
 		return err
 	}
-	spec = suite.Explain(spec, suite.ExplainOptions{Benches: benches, Sampling: o, MinTimeGiven: mf.fs.Changed("min-time")})
+	spec = suite.Explain(spec, suite.ExplainOptions{Benches: benches, Placements: placements, Probes: probes, Sampling: o, MinTimeGiven: mf.fs.Changed("min-time")})
 	doc, err := session.Run(ctx, spec)
 	if suite.Refused(err) {
 		return &usageError{err.Error()}

@@ -17,6 +17,11 @@ type Request struct {
 	// Trace asks the block to run with the kernel phase tracer attached
 	// (ctxbench explain); the response then carries Explain.
 	Trace bool `json:"trace,omitempty"`
+	// Probes is the traced block's probe set: "" (ProbesFull) every probe
+	// a phase model uses, ProbesLight the few that bound the hop's
+	// syscalls and scheduler events (a smaller perturbation, coarser
+	// phases).
+	Probes string `json:"probes,omitempty"`
 	// Round is the round of the interleaving this block runs in (its
 	// index among the cell's blocks).
 	Round int   `json:"round,omitempty"`
@@ -171,12 +176,22 @@ func (l Label) String() string {
 	return strings.Join(parts, " — ")
 }
 
+// The probe sets a traced block can ask for (Request.Probes).
+const (
+	ProbesFull  = ""
+	ProbesLight = "light"
+)
+
 // Explain is a traced block's hops split into phases on the kernel's
 // clock, as the worker read them (internal/bpf's phase models).
 type Explain struct {
 	Method      string  `json:"method"`
 	Model       string  `json:"model"`
 	Hops        uint64  `json:"hops"`
+	// FiringsPerHop is how many times per hop a probe program ran and
+	// recorded (every event, interrupt entries and exits included): what
+	// the probes' cost is divided by to get one firing's cost.
+	FiringsPerHop float64 `json:"firings_per_hop"`
 	HopNsPerHop float64 `json:"hop_ns_per_hop"` // traced time less other tasks', per hop
 	// OtherNsPerHop went to other tasks or idle inside the traced span;
 	// UnattributedNsPerHop the model did not explain (set-up, rare paths).
@@ -199,6 +214,14 @@ type ExplainPhase struct {
 	Probes   string  `json:"probes"`
 	NsPerHop float64 `json:"ns"`
 	PerHop   float64 `json:"per_hop"`
+	// Firings is how many probe firings per hop land inside the phase:
+	// one per occurrence (the event that closes it), two per interrupt
+	// (entry and exit); what the untraced scale takes out of it.
+	Firings float64 `json:"firings_per_hop,omitempty"`
+	// CPU, on a hop across CPUs, is the side the phase ran on: "waker",
+	// "wakee", or "between" for the time from an event on one CPU to one
+	// on the other (the IPI's flight). Empty on one CPU.
+	CPU string `json:"cpu,omitempty"`
 }
 
 // ExplainGap is work a phase holds that the probes could not separate.

@@ -23,8 +23,10 @@ type Cell struct {
 	Name   string
 	Ring   *model.RingParams
 	Memory *model.MemoryParams
-	// Trace runs the cell's blocks with the kernel phase tracer attached.
-	Trace bool
+	// Trace runs the cell's blocks with the kernel phase tracer attached;
+	// Probes names its probe set ("" the full one, model.ProbesLight).
+	Trace  bool
+	Probes string
 	// Level, on a cell on two CPUs whose pair the recorded topology
 	// places, is that level and LevelWords what tells the two CPUs apart
 	// (the label says both).
@@ -151,5 +153,52 @@ func (c Cell) Request(iters uint64, samples, warmup int, perf bool) model.Reques
 	}
 	return model.Request{Bench: c.Bench.Name, Placement: c.Placement, CPUA: c.CPUA, CPUB: c.CPUB,
 		Iters: iters, Samples: samples, Warmup: warmup, Perf: perf, Arg: c.Bench.Arg, Ring: c.Ring, Memory: c.Memory,
-		Trace: c.Trace}
+		Trace: c.Trace, Probes: c.Probes}
+}
+
+// PlacementText says where the contexts ran, for the label: at a level of
+// the topology, the level and what tells its two CPUs apart; across CPUs,
+// the level the pair is at where the topology knows it.
+func (c Cell) PlacementText() string {
+	switch {
+	case c.Placement == model.SameCPU:
+		if c.CPUA == c.CPUB && c.CPUA >= 0 && c.Bench.Kind == model.RefKind {
+			return fmt.Sprintf("pinned to CPU %d", c.CPUA)
+		}
+		cpu := c.CPUA
+		if len(c.Affinity) > 0 {
+			cpu = c.Affinity[0]
+		}
+		return fmt.Sprintf("same CPU (pinned to CPU %d)", cpu)
+	case c.Placement == model.CrossCPU:
+		at := ""
+		if c.Level != "" {
+			at = fmt.Sprintf("; %s: %s", levelNames[c.Level], c.LevelWords)
+		}
+		if c.CPUA >= 0 {
+			return fmt.Sprintf("cross CPU (side A on CPU %d, side B on CPU %d%s)", c.CPUA, c.CPUB, at)
+		}
+		return fmt.Sprintf("cross CPU (process allowed CPUs %v%s)", c.Affinity, at)
+	case c.Placement.IsLevel():
+		where := fmt.Sprintf("side A on CPU %d, side B on CPU %d", c.CPUA, c.CPUB)
+		if c.CPUA < 0 {
+			where = fmt.Sprintf("process allowed CPUs %v", c.Affinity)
+		}
+		if c.LevelWords != "" {
+			where += ": " + c.LevelWords
+		}
+		return fmt.Sprintf("%s (%s)", levelNames[c.Placement], where)
+	default:
+		return fmt.Sprintf("unpinned (scheduler's choice among CPUs %v)", c.Affinity)
+	}
+}
+
+// levelNames are the levels of the topology as a label writes them.
+var levelNames = map[model.Placement]string{
+	model.SMTSibling:   "SMT siblings",
+	model.SameLLC:      "same LLC",
+	model.OtherLLC:     "other LLC",
+	model.OtherNode:    "other NUMA node",
+	model.OtherPackage: "other package",
+	model.PToE:         "P core to E core",
 }

@@ -24,6 +24,8 @@ const ExplainMinTime = 10 * time.Millisecond
 // the flags' sample length instead of ExplainMinTime.
 type ExplainOptions struct {
 	Benches      []*model.Benchmark
+	Placements   []model.Placement // none: same-cpu
+	Probes       string            // model.ProbesFull or model.ProbesLight
 	Sampling     Sampling
 	MinTimeGiven bool
 }
@@ -32,8 +34,14 @@ type ExplainOptions struct {
 // steps and published causes judged by them (explain.Derive).
 func Explain(spec session.Spec, o ExplainOptions) session.Spec {
 	spec = begin(spec, schedule.FakeExecutor{Seed: spec.Seed})
-	// A phase model reads one CPU's hops: explain measures at one CPU only.
-	spec.Settings.Placements = []string{string(model.SameCPU)}
+	placements := o.Placements
+	if len(placements) == 0 {
+		placements = []model.Placement{model.SameCPU}
+	}
+	spec.Settings.Placements = nil
+	for _, p := range placements {
+		spec.Settings.Placements = append(spec.Settings.Placements, string(p))
+	}
 	smp := o.Sampling
 	if !o.MinTimeGiven {
 		smp.MinTime = ExplainMinTime
@@ -41,7 +49,7 @@ func Explain(spec session.Spec, o ExplainOptions) session.Spec {
 	spec.Settings = smp.Record(spec.Settings) // what the samples were, not the preset's
 	s := smp.options()
 	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
-		return explain.Run(ctx, env, explain.Options{Benches: o.Benches, Sampling: s})
+		return explain.Run(ctx, env, explain.Options{Benches: o.Benches, Placements: placements, Probes: o.Probes, Sampling: s})
 	}}
 	spec.Derive = []func(*result.Document){explain.Derive}
 	return spec

@@ -27,7 +27,14 @@ const ClosureTolerance = 0.05
 
 // Options say what to explain and how to sample it.
 type Options struct {
-	Benches  []*model.Benchmark
+	Benches []*model.Benchmark
+	// Placements are where each benchmark is explained: same-cpu by
+	// default; across two CPUs (cross-cpu, a topology level) the cross-CPU
+	// phase model joins both CPUs' timelines.
+	Placements []model.Placement
+	// Probes is the traced cells' probe set (model.ProbesFull or
+	// model.ProbesLight).
+	Probes   string
 	Sampling schedule.Options
 }
 
@@ -35,7 +42,11 @@ type Options struct {
 // others are skipped with the reason.
 func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, error) {
 	var part experiment.Part
-	cells, skips := schedule.Plan(o.Benches, []model.Placement{model.SameCPU}, env.CPUs)
+	placements := o.Placements
+	if len(placements) == 0 {
+		placements = []model.Placement{model.SameCPU}
+	}
+	cells, skips := schedule.Plan(o.Benches, placements, env.CPUs)
 	for _, s := range skips {
 		part.Skipped = append(part.Skipped, result.Failure{Name: s.Bench, Placement: s.Placement, Error: s.Reason})
 	}
@@ -47,7 +58,7 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 			continue
 		}
 		t := c
-		t.Trace, t.Name = true, c.Bench.Name+" traced"
+		t.Trace, t.Probes, t.Name = true, o.Probes, c.Bench.Name+" traced"
 		plan = append(plan, c, t)
 	}
 	if len(plan) == 0 {
@@ -74,7 +85,7 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 type NothingToExplain struct{}
 
 func (*NothingToExplain) Error() string {
-	return "nothing to explain: no benchmark asked for has a phase model at the same CPU here"
+	return "nothing to explain: no benchmark asked for has a phase model at the placements asked for here"
 }
 
 func failure(u, t schedule.CellRun) string {
@@ -115,7 +126,7 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 		Name: b.Name, Rung: string(b.Rung), Placement: string(u.Cell.Placement), Kind: string(b.Kind),
 		Description: b.Description, Op: b.Op, HopsPerOp: b.HopsPerOp, IterationsPerSample: u.Iters,
 		Samples: samples, OneWayNS: result.Figure{Summary: stats.SummarizeBlocks(samples, sizes)}, Blocks: len(u.Blocks), Flags: []result.Flag{},
-		Label: model.Label{What: b.Switched, Mechanism: b.Mechanism, Placement: fmt.Sprintf("same CPU (pinned to CPU %d)", u.Cell.CPUA), Host: host},
+		Label: model.Label{What: b.Switched, Mechanism: b.Mechanism, Placement: u.Cell.PlacementText(), Host: host},
 	}
 	r.BlockInfo, _ = experiment.Blocks(u.Blocks)
 	var sw int64

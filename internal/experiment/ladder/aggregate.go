@@ -77,7 +77,7 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 		// guest really ran, what a container entered); placement and host
 		// still come from here.
 		l := *resps[0].Label
-		l.Placement, l.Host = placementText(c), host
+		l.Placement, l.Host = c.PlacementText(), host
 		r.Label = l
 	}
 	return r
@@ -329,7 +329,7 @@ func settings(b *model.Benchmark, resps []model.Response) []string {
 
 // Label is the description of what a figure is.
 func Label(c schedule.Cell, settings []string, host string) model.Label {
-	return model.Label{What: c.Bench.Switched, Mechanism: c.Bench.Mechanism, Placement: placementText(c), Settings: settings, Host: host}
+	return model.Label{What: c.Bench.Switched, Mechanism: c.Bench.Mechanism, Placement: c.PlacementText(), Settings: settings, Host: host}
 }
 
 func maskCPUs(m uint64) []int {

@@ -6,7 +6,6 @@ package ladder
 
 import (
 	"context"
-	"fmt"
 	"math"
 
 	"github.com/ctxbench/ctxbench/internal/experiment"
@@ -85,49 +84,6 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 		part.Skipped = append(part.Skipped, result.Failure{Name: s.Bench, Placement: s.Placement, Error: s.Reason})
 	}
 	return part, nil
-}
-
-// placementText says where the contexts ran, for the label: at a level of
-// the topology, the level and what tells its two CPUs apart; across CPUs,
-// the level the pair is at where the topology knows it.
-func placementText(c schedule.Cell) string {
-	switch {
-	case c.Placement == model.SameCPU:
-		if c.CPUA == c.CPUB && c.CPUA >= 0 && c.Bench.Kind == model.RefKind {
-			return fmt.Sprintf("pinned to CPU %d", c.CPUA)
-		}
-		return fmt.Sprintf("same CPU (pinned to CPU %d)", c.Affinity[0])
-	case c.Placement == model.CrossCPU:
-		at := ""
-		if c.Level != "" {
-			at = fmt.Sprintf("; %s: %s", levelNames[c.Level], c.LevelWords)
-		}
-		if c.CPUA >= 0 {
-			return fmt.Sprintf("cross CPU (side A on CPU %d, side B on CPU %d%s)", c.CPUA, c.CPUB, at)
-		}
-		return fmt.Sprintf("cross CPU (process allowed CPUs %v%s)", c.Affinity, at)
-	case c.Placement.IsLevel():
-		where := fmt.Sprintf("side A on CPU %d, side B on CPU %d", c.CPUA, c.CPUB)
-		if c.CPUA < 0 {
-			where = fmt.Sprintf("process allowed CPUs %v", c.Affinity)
-		}
-		if c.LevelWords != "" {
-			where += ": " + c.LevelWords
-		}
-		return fmt.Sprintf("%s (%s)", levelNames[c.Placement], where)
-	default:
-		return fmt.Sprintf("unpinned (scheduler's choice among CPUs %v)", c.Affinity)
-	}
-}
-
-// levelNames are the levels of the topology as a label writes them.
-var levelNames = map[model.Placement]string{
-	model.SMTSibling:   "SMT siblings",
-	model.SameLLC:      "same LLC",
-	model.OtherLLC:     "other LLC",
-	model.OtherNode:    "other NUMA node",
-	model.OtherPackage: "other package",
-	model.PToE:         "P core to E core",
 }
 
 // Width is a cell's relative interval half-width from its blocks so far
