@@ -185,14 +185,14 @@ const (
 // Explain is a traced block's hops split into phases on the kernel's
 // clock, as the worker read them (internal/bpf's phase models).
 type Explain struct {
-	Method      string  `json:"method"`
-	Model       string  `json:"model"`
-	Hops        uint64  `json:"hops"`
+	Method string `json:"method"`
+	Model  string `json:"model"`
+	Hops   uint64 `json:"hops"`
 	// FiringsPerHop is how many times per hop a probe program ran and
 	// recorded (every event, interrupt entries and exits included): what
 	// the probes' cost is divided by to get one firing's cost.
 	FiringsPerHop float64 `json:"firings_per_hop"`
-	HopNsPerHop float64 `json:"hop_ns_per_hop"` // traced time less other tasks', per hop
+	HopNsPerHop   float64 `json:"hop_ns_per_hop"` // traced time less other tasks', per hop
 	// OtherNsPerHop went to other tasks or idle inside the traced span;
 	// UnattributedNsPerHop the model did not explain (set-up, rare paths).
 	OtherNsPerHop        float64            `json:"other_ns_per_hop"`
