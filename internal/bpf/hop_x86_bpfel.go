@@ -47,10 +47,14 @@ type hopCpuState struct {
 	Active    uint8
 	IrqDepth  uint8
 	IrqKind   uint8
-	Pad       [2]uint8
+	Idle      uint8
+	IpiCut    uint8
+	IpiSent   uint8
+	Pad3      [7]uint8
 	KvmReason uint32
 	Pad2      uint32
 	_         [4]byte
+	IpiTs     uint64
 }
 
 type hopKind uint32
@@ -96,14 +100,19 @@ const (
 	hopKindKIND_KVM_ENTRY          hopKind = 37
 	hopKindKIND_KVM_EXIT           hopKind = 38
 	hopKindKIND_KVM_USERSPACE_EXIT hopKind = 39
-	hopKindKIND_IRQ_FIRST          hopKind = 40
-	hopKindKIND_IRQ                hopKind = 40
-	hopKindKIND_SOFTIRQ            hopKind = 41
-	hopKindKIND_TIMER              hopKind = 42
-	hopKindKIND_RESCHED_IPI        hopKind = 43
-	hopKindKIND_CALL_FUNC_IPI      hopKind = 44
-	hopKindKIND_IRQ_WORK           hopKind = 45
-	hopKindKIND_COUNT              hopKind = 46
+	hopKindKIND_IDLE_ENTER         hopKind = 40
+	hopKindKIND_IDLE_EXIT          hopKind = 41
+	hopKindKIND_IPI_IN             hopKind = 42
+	hopKindKIND_IPI_OUT            hopKind = 43
+	hopKindKIND_IPI_SEND           hopKind = 44
+	hopKindKIND_IRQ_FIRST          hopKind = 45
+	hopKindKIND_IRQ                hopKind = 45
+	hopKindKIND_SOFTIRQ            hopKind = 46
+	hopKindKIND_TIMER              hopKind = 47
+	hopKindKIND_RESCHED_IPI        hopKind = 48
+	hopKindKIND_CALL_FUNC_IPI      hopKind = 49
+	hopKindKIND_IRQ_WORK           hopKind = 50
+	hopKindKIND_COUNT              hopKind = 51
 )
 
 type hopKvmReason struct {
@@ -112,24 +121,36 @@ type hopKvmReason struct {
 	Ns    uint64
 }
 
+type hopWaking struct {
+	_     structs.HostLayout
+	Ts    uint64
+	Cpu   uint32
+	Epoch uint32
+}
+
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
 	hopMapCells            = "cells"
 	hopMapCounters         = "counters"
+	hopMapCross            = "cross"
 	hopMapEvents           = "events"
 	hopMapKvmReasons       = "kvm_reasons"
+	hopMapSent             = "sent"
 	hopMapState            = "state"
 	hopMapTlbReasons       = "tlb_reasons"
 	hopMapTracked          = "tracked"
+	hopMapWakings          = "wakings"
 	hopProgCtxbCallfIn     = "ctxb_callf_in"
 	hopProgCtxbCallfOut    = "ctxb_callf_out"
 	hopProgCtxbCallfsIn    = "ctxb_callfs_in"
 	hopProgCtxbCallfsOut   = "ctxb_callfs_out"
+	hopProgCtxbCpuIdle     = "ctxb_cpu_idle"
 	hopProgCtxbFairBegin   = "ctxb_fair_begin"
 	hopProgCtxbFpuLoad     = "ctxb_fpu_load"
 	hopProgCtxbFpuSave     = "ctxb_fpu_save"
+	hopProgCtxbIpiSend     = "ctxb_ipi_send"
 	hopProgCtxbIrqIn       = "ctxb_irq_in"
 	hopProgCtxbIrqOut      = "ctxb_irq_out"
 	hopProgCtxbIrqworkIn   = "ctxb_irqwork_in"
@@ -205,9 +226,11 @@ type hopProgramSpecs struct {
 	CtxbCallfOut    *ebpf.ProgramSpec `ebpf:"ctxb_callf_out"`
 	CtxbCallfsIn    *ebpf.ProgramSpec `ebpf:"ctxb_callfs_in"`
 	CtxbCallfsOut   *ebpf.ProgramSpec `ebpf:"ctxb_callfs_out"`
+	CtxbCpuIdle     *ebpf.ProgramSpec `ebpf:"ctxb_cpu_idle"`
 	CtxbFairBegin   *ebpf.ProgramSpec `ebpf:"ctxb_fair_begin"`
 	CtxbFpuLoad     *ebpf.ProgramSpec `ebpf:"ctxb_fpu_load"`
 	CtxbFpuSave     *ebpf.ProgramSpec `ebpf:"ctxb_fpu_save"`
+	CtxbIpiSend     *ebpf.ProgramSpec `ebpf:"ctxb_ipi_send"`
 	CtxbIrqIn       *ebpf.ProgramSpec `ebpf:"ctxb_irq_in"`
 	CtxbIrqOut      *ebpf.ProgramSpec `ebpf:"ctxb_irq_out"`
 	CtxbIrqworkIn   *ebpf.ProgramSpec `ebpf:"ctxb_irqwork_in"`
@@ -240,11 +263,14 @@ type hopProgramSpecs struct {
 type hopMapSpecs struct {
 	Cells      *ebpf.MapSpec `ebpf:"cells"`
 	Counters   *ebpf.MapSpec `ebpf:"counters"`
+	Cross      *ebpf.MapSpec `ebpf:"cross"`
 	Events     *ebpf.MapSpec `ebpf:"events"`
 	KvmReasons *ebpf.MapSpec `ebpf:"kvm_reasons"`
+	Sent       *ebpf.MapSpec `ebpf:"sent"`
 	State      *ebpf.MapSpec `ebpf:"state"`
 	TlbReasons *ebpf.MapSpec `ebpf:"tlb_reasons"`
 	Tracked    *ebpf.MapSpec `ebpf:"tracked"`
+	Wakings    *ebpf.MapSpec `ebpf:"wakings"`
 }
 
 // hopVariableSpecs contains global variables before they are loaded into the kernel.
@@ -278,22 +304,28 @@ func (o *hopObjects) Close() error {
 type hopMaps struct {
 	Cells      *ebpf.Map `ebpf:"cells"`
 	Counters   *ebpf.Map `ebpf:"counters"`
+	Cross      *ebpf.Map `ebpf:"cross"`
 	Events     *ebpf.Map `ebpf:"events"`
 	KvmReasons *ebpf.Map `ebpf:"kvm_reasons"`
+	Sent       *ebpf.Map `ebpf:"sent"`
 	State      *ebpf.Map `ebpf:"state"`
 	TlbReasons *ebpf.Map `ebpf:"tlb_reasons"`
 	Tracked    *ebpf.Map `ebpf:"tracked"`
+	Wakings    *ebpf.Map `ebpf:"wakings"`
 }
 
 func (m *hopMaps) Close() error {
 	return _HopClose(
 		m.Cells,
 		m.Counters,
+		m.Cross,
 		m.Events,
 		m.KvmReasons,
+		m.Sent,
 		m.State,
 		m.TlbReasons,
 		m.Tracked,
+		m.Wakings,
 	)
 }
 
@@ -314,9 +346,11 @@ type hopPrograms struct {
 	CtxbCallfOut    *ebpf.Program `ebpf:"ctxb_callf_out"`
 	CtxbCallfsIn    *ebpf.Program `ebpf:"ctxb_callfs_in"`
 	CtxbCallfsOut   *ebpf.Program `ebpf:"ctxb_callfs_out"`
+	CtxbCpuIdle     *ebpf.Program `ebpf:"ctxb_cpu_idle"`
 	CtxbFairBegin   *ebpf.Program `ebpf:"ctxb_fair_begin"`
 	CtxbFpuLoad     *ebpf.Program `ebpf:"ctxb_fpu_load"`
 	CtxbFpuSave     *ebpf.Program `ebpf:"ctxb_fpu_save"`
+	CtxbIpiSend     *ebpf.Program `ebpf:"ctxb_ipi_send"`
 	CtxbIrqIn       *ebpf.Program `ebpf:"ctxb_irq_in"`
 	CtxbIrqOut      *ebpf.Program `ebpf:"ctxb_irq_out"`
 	CtxbIrqworkIn   *ebpf.Program `ebpf:"ctxb_irqwork_in"`
@@ -349,9 +383,11 @@ func (p *hopPrograms) Close() error {
 		p.CtxbCallfOut,
 		p.CtxbCallfsIn,
 		p.CtxbCallfsOut,
+		p.CtxbCpuIdle,
 		p.CtxbFairBegin,
 		p.CtxbFpuLoad,
 		p.CtxbFpuSave,
+		p.CtxbIpiSend,
 		p.CtxbIrqIn,
 		p.CtxbIrqOut,
 		p.CtxbIrqworkIn,

@@ -53,21 +53,26 @@ const (
 	KindKVMEntry         Kind = 37
 	KindKVMExit          Kind = 38
 	KindKVMUserspaceExit Kind = 39
-	KindIRQ              Kind = 40
-	KindSoftIRQ          Kind = 41
-	KindTimer            Kind = 42
-	KindReschedIPI       Kind = 43
-	KindCallFuncIPI      Kind = 44
-	KindIRQWork          Kind = 45
+	KindIdleEnter        Kind = 40
+	KindIdleExit         Kind = 41
+	KindIPIIn            Kind = 42
+	KindIPIOut           Kind = 43
+	KindIPISend          Kind = 44
+	KindIRQ              Kind = 45
+	KindSoftIRQ          Kind = 46
+	KindTimer            Kind = 47
+	KindReschedIPI       Kind = 48
+	KindCallFuncIPI      Kind = 49
+	KindIRQWork          Kind = 50
 
 	// kindCount is KIND_COUNT: kinds from there up to NumKinds are
 	// reserved for finer boundaries (fentry/kprobe programs, on kernels
 	// that have them).
-	kindCount Kind = 46
+	kindCount Kind = 51
 	irqFirst       = KindIRQ
 
 	// NumKinds is the side of the transition matrix (NKINDS in kinds.h).
-	NumKinds = 48
+	NumKinds = 56
 )
 
 // kindInfo is a kind's short name and the probe behind it.
@@ -117,6 +122,11 @@ var kinds = map[Kind]kindInfo{
 	KindKVMEntry:         {"kvm-entry", "kvm_entry"},
 	KindKVMExit:          {"kvm-exit", "kvm_exit"},
 	KindKVMUserspaceExit: {"kvm-userspace-exit", "kvm_userspace_exit"},
+	KindIdleEnter:        {"idle-enter", "cpu_idle, entering a state (on a CPU a tracked task left idle)"},
+	KindIdleExit:         {"idle-exit", "cpu_idle, PWR_EVENT_EXIT (on a CPU a tracked task left idle)"},
+	KindIPIIn:            {"ipi-in", "call_function(_single)_entry or reschedule_entry, on the idle task of a CPU a tracked task left idle"},
+	KindIPIOut:           {"ipi-out", "the exit of that IPI"},
+	KindIPISend:          {"ipi-send", "ipi_send_cpu, by a tracked task"},
 	KindIRQ:              {"irq", "irq_handler_entry/exit"},
 	KindSoftIRQ:          {"softirq", "softirq_entry/exit"},
 	KindTimer:            {"timer", "local_timer_entry/exit"},

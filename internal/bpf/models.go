@@ -263,6 +263,43 @@ var kvmModel = model{
 	},
 }
 
+// vmSwitchUserModel: a hop from one VM to another through their VMMs on
+// one CPU (vm/switch-user). A's guest exits to its VMM (the KVM exit
+// model's phases), the VMM writes a token down a pipe and blocks reading
+// the answer (the pipe model's), B's VMM returns from its read and enters
+// its guest again (the KVM model's again): the union of the two models,
+// and the VMM's user space between them.
+var vmSwitchUserModel = model{
+	name:     "VM-to-VM hop through the VMMs, same CPU",
+	optional: optionalBoundaries,
+	edges: join(
+		kvmModel.edges,
+		pipeModel.edges,
+		[]edge{
+			{KindExitKVMRun, KindEnterWrite, "VMM: read the exit, write the token",
+				"KVM_RUN returned: exit to user space, the VMM reads kvm_run and writes the token to the other VMM, up to sys_enter"},
+			{KindFPULoad, KindEnterKVMRun, "VMM: token read, KVM_RUN again",
+				"the woken VMM back in user space after its read, and KVM_RUN's kernel entry"},
+			{KindExitRead, KindEnterKVMRun, "VMM: token read, KVM_RUN again (FPU already loaded)",
+				"exit to user space after the read, and KVM_RUN's kernel entry"},
+		},
+	),
+	gaps:  join2(kvmModel.gaps, schedGaps),
+	notes: kvmModel.notes,
+}
+
+func join2(parts ...[]Gap) []Gap {
+	var out []Gap
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// VMSwitchUser reads m as hops of vm/switch-user on one CPU: a guest's
+// exit to its VMM, a pipe token to the other VMM, its guest entered.
+func VMSwitchUser(m *Matrix, hops uint64) Breakdown { return vmSwitchUserModel.breakdown(m, hops) }
+
 // PipeHop reads m as hops of a same-CPU pipe ping-pong (write wakes the
 // reader, read blocks).
 func PipeHop(m *Matrix, hops uint64) Breakdown { return pipeModel.breakdown(m, hops) }

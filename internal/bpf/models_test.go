@@ -142,3 +142,31 @@ func TestCellQuantile(t *testing.T) {
 		t.Errorf("p99 bucket bound %d, want 8191", q)
 	}
 }
+
+// A VM-to-VM hop through the VMMs is a KVM exit, a pipe hop and a KVM
+// entry: the union model closes on it.
+func TestVMSwitchUserModelCloses(t *testing.T) {
+	const hops = 50
+	m := synthetic(
+		seg{KindKVMUserspaceExit, KindExitKVMRun, 100, hops},
+		seg{KindExitKVMRun, KindEnterWrite, 300, hops},
+		seg{KindEnterWrite, KindWaking, 100, hops},
+		seg{KindWaking, KindWakeup, 100, hops},
+		seg{KindWakeup, KindExitWrite, 100, hops},
+		seg{KindExitWrite, KindEnterRead, 100, hops},
+		seg{KindEnterRead, KindSchedEntry, 100, hops},
+		seg{KindSchedEntry, KindSwitch, 100, hops},
+		seg{KindSwitch, KindSchedExit, 100, hops},
+		seg{KindSchedExit, KindExitRead, 100, hops},
+		seg{KindExitRead, KindEnterKVMRun, 200, hops},
+		seg{KindEnterKVMRun, KindFPULoad, 100, hops},
+		seg{KindFPULoad, KindKVMFPULoad, 10, hops},
+		seg{KindKVMFPULoad, KindFPULoad, 5000, hops},
+		seg{KindFPULoad, KindKVMFPUUnload, 10, hops},
+		seg{KindKVMFPUUnload, KindKVMUserspaceExit, 100, hops},
+	)
+	b := VMSwitchUser(m, hops)
+	if b.Closure < 0.999 || len(b.Unattributed) != 0 {
+		t.Fatalf("closure %.4f, unattributed %v:\n%s", b.Closure, b.Unattributed, b.String())
+	}
+}

@@ -55,6 +55,10 @@ type Breakdown struct {
 	TracedNsPerHop float64 `json:"traced_ns_per_hop"`
 	// Phases in time order, then the interrupts that landed inside them.
 	Phases []Phase `json:"phases"`
+	// Parallel, on a hop across CPUs, is what the waker's CPU did while
+	// the hop went on elsewhere (finishing its syscall, going to sleep,
+	// idling): measured, shown, never added to the hop.
+	Parallel []Phase `json:"parallel,omitempty"`
 	// Other are the cells of time the CPU gave to untracked tasks or to
 	// idle inside the traced span: every cell that starts or ends at a
 	// switch to or from another task or idle (the switches included).
@@ -161,14 +165,21 @@ func (md *model) nodes() map[Kind]bool {
 	return n
 }
 
-// isForeign: the kind is a switch to or from another task or idle.
+// isForeign: the kind is a switch to or from another task or idle, or an
+// event of the idle task a tracked task left a CPU to: on one CPU, time
+// that is not the hop's.
 func isForeign(k Kind) bool {
 	switch k {
-	case KindSwitchToOther, KindSwitchFromOther, KindSwitchToIdle, KindSwitchFromIdle:
+	case KindSwitchToOther, KindSwitchFromOther, KindSwitchToIdle, KindSwitchFromIdle,
+		KindIdleEnter, KindIdleExit, KindIPIIn, KindIPIOut:
 		return true
 	}
 	return false
 }
+
+// isOtherTask: the kind is a switch to or from another task. Across CPUs,
+// idle and what ends it are the hop's; only other tasks' time is not.
+func isOtherTask(k Kind) bool { return k == KindSwitchToOther || k == KindSwitchFromOther }
 
 func probes(from, to Kind) string { return from.Probe() + " -> " + to.Probe() }
 

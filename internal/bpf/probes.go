@@ -12,6 +12,7 @@ const (
 	GroupSwitch     Group = "switch"     // TLB flush and FPU save/restore around a switch
 	GroupKVM        Group = "kvm"        // kvm_entry/exit/userspace_exit/fpu
 	GroupInterrupts Group = "interrupts" // hard and soft interrupts, timer, IPIs
+	GroupCross      Group = "cross"      // cpu_idle and ipi_send_cpu: what a hop across CPUs adds
 )
 
 // ProbeStatus says whether one tracepoint is attached.
@@ -55,6 +56,9 @@ var probeTable = []probeSpec{
 	{"kvm_exit", "ctxb_kvm_exit", GroupKVM},
 	{"kvm_userspace_exit", "ctxb_kvm_uexit", GroupKVM},
 	{"kvm_fpu", "ctxb_kvm_fpu", GroupKVM},
+
+	{"cpu_idle", "ctxb_cpu_idle", GroupCross},
+	{"ipi_send_cpu", "ctxb_ipi_send", GroupCross},
 
 	{"irq_handler_entry", "ctxb_irq_in", GroupInterrupts},
 	{"irq_handler_exit", "ctxb_irq_out", GroupInterrupts},

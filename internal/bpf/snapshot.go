@@ -84,6 +84,12 @@ type Matrix struct {
 	// Events counts every recorded event by kind, including those inside
 	// interrupts (which cut no segment) and need-resched marks.
 	Events [NumKinds]uint64
+	// Cross[k] is the time from a tracked task's sched_waking on another
+	// CPU to the event k on this one that it caused: KindIPIIn (the IPI
+	// reached this idle CPU) or KindWakeup (this CPU completed the wakeup
+	// with no IPI on its idle timeline). Apart from Cells: it spans two
+	// CPUs' timelines, which Cells tile one at a time.
+	Cross [NumKinds]Cell
 	// FirstNs and LastNs are the kernel clock (CLOCK_MONOTONIC) of the first
 	// and the last segment boundary; SpanNs is LastNs-FirstNs, or for the
 	// sum, the spans of the CPUs added up.
@@ -174,6 +180,7 @@ func (m *Matrix) add(o *Matrix) {
 			m.Cells[i][j].add(&o.Cells[i][j])
 		}
 		m.Events[i] += o.Events[i]
+		m.Cross[i].add(&o.Cross[i])
 	}
 	if o.SpanNs > 0 {
 		if m.FirstNs == 0 || o.FirstNs < m.FirstNs {
@@ -221,6 +228,17 @@ func (s *Snapshot) CPU(cpu int) *Matrix {
 		return &Matrix{CPU: cpu}
 	}
 	return &s.PerCPU[cpu]
+}
+
+// Pair is the matrices of CPUs a and b added up: the two timelines of a
+// hop across CPUs (a alone when a == b).
+func (s *Snapshot) Pair(a, b int) *Matrix {
+	m := &Matrix{CPU: -1}
+	m.add(s.CPU(a))
+	if b != a {
+		m.add(s.CPU(b))
+	}
+	return m
 }
 
 // summed builds Sum from PerCPU.

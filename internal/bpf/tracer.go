@@ -233,6 +233,7 @@ func (t *Tracer) Reset() error {
 	time.Sleep(time.Millisecond)
 	err := errors.Join(
 		zeroPerCPU[hopCell](t.objs.Cells, NumKinds*NumKinds, t.ncpu),
+		zeroPerCPU[hopCell](t.objs.Cross, NumKinds, t.ncpu),
 		zeroPerCPU[uint64](t.objs.Events, NumKinds, t.ncpu),
 		zeroPerCPU[uint64](t.objs.Counters, nCounters, t.ncpu),
 		zeroPerCPU[hopKvmReason](t.objs.KvmReasons, numKVMReasons, t.ncpu),
@@ -290,6 +291,14 @@ func (t *Tracer) Snapshot() (Snapshot, error) {
 		from, to := k/NumKinds, k%NumKinds
 		for c := range cells {
 			s.PerCPU[c].Cells[from][to] = Cell{Ns: cells[c].Ns, Count: cells[c].Count, Hist: cells[c].Hist}
+		}
+	}
+	for k := uint32(0); k < NumKinds; k++ {
+		if err := t.objs.Cross.Lookup(k, &cells); err != nil {
+			return Snapshot{}, fmt.Errorf("bpf: read cross cells: %w", err)
+		}
+		for c := range cells {
+			s.PerCPU[c].Cross[k] = Cell{Ns: cells[c].Ns, Count: cells[c].Count, Hist: cells[c].Hist}
 		}
 	}
 	u64 := make([]uint64, t.ncpu)

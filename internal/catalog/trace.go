@@ -18,10 +18,29 @@ import (
 
 // phaseModels are the phase models a benchmark's Phases may name.
 var phaseModels = map[string]func(*bpf.Matrix, uint64) bpf.Breakdown{
-	"pipe":     bpf.PipeHop,
-	"futex":    bpf.FutexHop,
-	"yield":    bpf.YieldHop,
-	"kvm-exit": bpf.KVMUserExit,
+	"pipe":           bpf.PipeHop,
+	"futex":          bpf.FutexHop,
+	"yield":          bpf.YieldHop,
+	"kvm-exit":       bpf.KVMUserExit,
+	"vm-switch-user": bpf.VMSwitchUser,
+}
+
+// crossModels are the phase models of hops across two CPUs: ping-pongs
+// whose wakee sleeps (a pipe read, a futex wait) on an idle CPU.
+var crossModels = map[string]func(*bpf.Matrix, uint64) bpf.Breakdown{
+	"pipe":  bpf.PipeHopCross,
+	"futex": bpf.FutexHopCross,
+}
+
+// noModel says why a benchmark has no phase model at its placement.
+func noModel(phases string, cross bool) string {
+	switch {
+	case phases == "":
+		return "it has no phase model"
+	case cross:
+		return "across CPUs only pipe, eventfd and futex ping-pongs have a phase model (a yield or a VM exit has no partner on the other CPU)"
+	}
+	return "a phase model reads the hops of pinned contexts"
 }
 
 // traced wraps a benchmark's Run: a request with Trace set runs the block
@@ -32,11 +51,15 @@ func traced(b *model.Benchmark, run func(context.Context, model.Request) (model.
 			return run(ctx, req)
 		}
 		split, ok := phaseModels[b.Phases]
-		if !ok || req.CPUA < 0 || (req.CPUB >= 0 && req.CPUA != req.CPUB) {
-			return model.Response{}, fmt.Errorf("%s cannot be explained at %s: a phase model reads one CPU's hops", b.Name, req.Placement)
+		cross := req.CPUA >= 0 && req.CPUB >= 0 && req.CPUA != req.CPUB
+		if cross {
+			split, ok = crossModels[b.Phases]
+		}
+		if !ok || req.CPUA < 0 {
+			return model.Response{}, fmt.Errorf("%s cannot be explained at %s: %s", b.Name, req.Placement, noModel(b.Phases, cross))
 		}
 		var exclude []bpf.Group
-		if b.Phases != "kvm-exit" {
+		if b.Phases != "kvm-exit" && b.Phases != "vm-switch-user" {
 			exclude = []bpf.Group{bpf.GroupKVM} // fewer probes, less probe cost per hop
 		}
 		switch req.Probes {
@@ -85,6 +108,9 @@ func traced(b *model.Benchmark, run func(context.Context, model.Request) (model.
 		}
 		hops := uint64(float64(req.Iters) * float64(req.Samples+req.Warmup) * b.HopsPerOp)
 		m := s.CPU(req.CPUA)
+		if cross {
+			m = s.Pair(req.CPUA, req.CPUB) // both timelines: the model joins them
+		}
 		if n := m.Events[bpf.KindKVMUserspaceExit]; b.Phases == "kvm-exit" && n > 0 {
 			// The block's self-check makes exits of its own: a hop is an
 			// exit the tracer counted, not a nominal one.
@@ -122,6 +148,10 @@ func explainOf(bd bpf.Breakdown) *model.Explain {
 	}
 	for _, p := range bd.Phases {
 		e.Phases = append(e.Phases, model.ExplainPhase{Name: p.Name, What: p.What, Probes: p.Probes, NsPerHop: p.NsPerHop, PerHop: p.PerHop,
+			Firings: p.Firings, CPU: p.CPU})
+	}
+	for _, p := range bd.Parallel {
+		e.Parallel = append(e.Parallel, model.ExplainPhase{Name: p.Name, What: p.What, Probes: p.Probes, NsPerHop: p.NsPerHop, PerHop: p.PerHop,
 			Firings: p.Firings, CPU: p.CPU})
 	}
 	for i, u := range bd.Unattributed { // most time first

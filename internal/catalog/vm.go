@@ -173,7 +173,7 @@ func vmRows() []*model.Benchmark {
 			Name:        "vm/switch-user",
 			Description: "two VMs in two processes pass a token through the host: VM A exits, its VMM writes a pipe and blocks; VM B's VMM wakes, runs B until it exits, and answers",
 			Switched:    "another virtual machine (its VMM process and vCPU)", Mechanism: "exit to user space + pipe token + KVM_RUN",
-			Needs: needsKVM, Run: vmSwitch("switch-u", kernels.KVMSwitchUA, kernels.KVMSwitchUB, user, 0, false),
+			Needs: needsKVM, Phases: "vm-switch-user", Run: vmSwitch("switch-u", kernels.KVMSwitchUA, kernels.KVMSwitchUB, user, 0, false),
 		}),
 		vmSwitchRow(model.Benchmark{
 			Name:        "vm/switch-kernel",

@@ -195,12 +195,15 @@ type Explain struct {
 	HopNsPerHop   float64 `json:"hop_ns_per_hop"` // traced time less other tasks', per hop
 	// OtherNsPerHop went to other tasks or idle inside the traced span;
 	// UnattributedNsPerHop the model did not explain (set-up, rare paths).
-	OtherNsPerHop        float64            `json:"other_ns_per_hop"`
-	UnattributedNsPerHop float64            `json:"unattributed_ns_per_hop"`
-	Closure              float64            `json:"closure"`
-	Phases               []ExplainPhase     `json:"phases"`
-	Counts               map[string]float64 `json:"per_hop_counts,omitempty"`
-	Gaps                 []ExplainGap       `json:"gaps,omitempty"`
+	OtherNsPerHop        float64        `json:"other_ns_per_hop"`
+	UnattributedNsPerHop float64        `json:"unattributed_ns_per_hop"`
+	Closure              float64        `json:"closure"`
+	Phases               []ExplainPhase `json:"phases"`
+	// Parallel, on a hop across CPUs, is what the waker's CPU did
+	// meanwhile: measured, not part of the hop.
+	Parallel []ExplainPhase     `json:"parallel,omitempty"`
+	Counts   map[string]float64 `json:"per_hop_counts,omitempty"`
+	Gaps     []ExplainGap       `json:"gaps,omitempty"`
 	// Unexplained are the largest transitions the model did not
 	// attribute ("from -> to" probes, ns per hop), for an audit.
 	Unexplained []ExplainPhase `json:"unexplained,omitempty"`

@@ -43,6 +43,9 @@ struct task_struct {
 	int tgid;
 } __attribute__((preserve_access_index));
 
+/* power:cpu_idle's state when a CPU leaves idle (PWR_EVENT_EXIT). */
+#define PWR_EVENT_EXIT 0xffffffffu
+
 /* x86-64 saved user registers: the syscall number and its second argument
  * (the futex op, the ioctl request). */
 struct pt_regs {
@@ -92,9 +95,21 @@ struct cpu_state {
 	__u8 active;     /* the last sched_switch here went to a tracked task */
 	__u8 irq_depth;
 	__u8 irq_kind;   /* kind of the outermost interrupt */
-	__u8 pad[2];
+	__u8 idle;       /* a tracked task switched to idle here, and idle still runs */
+	__u8 ipi_cut;    /* an IPI on that idle CPU is in progress, as a segment ... */
+	__u8 ipi_sent;   /* ... whose send was seen (its flight is in the cross cells) */
+	__u8 pad3[7];
 	__u32 kvm_reason; /* reason of the last kvm_exit, for its handling time */
 	__u32 pad2;
+	__u64 ipi_ts;    /* when that IPI began */
+};
+
+/* A wakeup of a tracked task begun (sched_waking) on one CPU, for the CPU
+ * that completes it: a hop across CPUs crosses here. */
+struct waking {
+	__u64 ts;
+	__u32 cpu;
+	__u32 epoch;
 };
 
 struct kvm_reason {
@@ -145,6 +160,39 @@ struct {
 	__type(value, __u64);
 } tlb_reasons SEC(".maps");
 
+/* Pending wakeups of tracked tasks by TID: sched_waking writes, the
+ * sched_wakeup that completes the wakeup reads and deletes. Shared by all
+ * CPUs, the one place a hop's two timelines meet. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct waking);
+} wakings SEC(".maps");
+
+/* The IPIs sent by tracked tasks, by target CPU: ipi_send_cpu writes, the
+ * IPI's arrival on that CPU, idle, reads and clears. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct waking);
+} sent SEC(".maps");
+
+/* The time from an event on one CPU to what it caused on another, by the
+ * kind that began it on the first: KIND_IPI_SEND, the IPI's send to its
+ * arrival at the idle wakee's CPU (its flight); KIND_IPI_IN, sched_waking
+ * to that arrival, when the send was not seen; KIND_WAKEUP, sched_waking
+ * to the wakeup's completion there without an IPI on its idle timeline
+ * (the CPU was polling, or the interrupt probes are not attached). Kept
+ * apart from the cells, which tile each CPU's own timeline. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NKINDS);
+	__type(key, __u32);
+	__type(value, struct cell);
+} cross SEC(".maps");
+
 /* The tracked TGIDs, filled from Go. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -179,17 +227,21 @@ static __always_inline __u32 log2_bucket(__u64 v)
 	return r < NHIST ? r : NHIST - 1;
 }
 
-static __always_inline void add_cell(__u32 from, __u32 to, __u64 ns)
+static __always_inline void add_to(struct cell *c, __u64 ns)
 {
-	__u32 key = from * NKINDS + to;
-	struct cell *c = bpf_map_lookup_elem(&cells, &key);
-	if (!c)
-		return;
 	c->ns += ns;
 	c->count++;
 	__u32 b = log2_bucket(ns);
 	if (b < NHIST) /* for the verifier */
 		c->hist[b]++;
+}
+
+static __always_inline void add_cell(__u32 from, __u32 to, __u64 ns)
+{
+	__u32 key = from * NKINDS + to;
+	struct cell *c = bpf_map_lookup_elem(&cells, &key);
+	if (c)
+		add_to(c, ns);
 }
 
 /* this_cpu returns the CPU's state, started afresh after a reset. */
@@ -231,10 +283,13 @@ static __always_inline int current_tracked(struct cpu_state *s)
 	return s->tracked;
 }
 
-/* recording: events of this CPU belong to the hop's timeline. */
+/* recording: events of this CPU belong to the hop's timeline: the
+ * current task is tracked, or the CPU is switching into one, or it is the
+ * idle task of a CPU a tracked task left idle (its idle exit and the IPI
+ * that ends it are the next hop's, on a hop across CPUs). */
 static __always_inline int recording(struct cpu_state *s)
 {
-	return current_tracked(s) || s->active;
+	return current_tracked(s) || s->active || (s->idle && s->tgid == 0);
 }
 
 /* cut closes the current segment at now and opens one of kind k. The
@@ -356,7 +411,9 @@ int ctxb_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 /* --- scheduler --------------------------------------------------------- */
 
 /* wake records a wakeup when the waker or the wakee is tracked: a tracked
- * task woken from an interrupt on an idle CPU is part of the hop too. */
+ * task woken from an interrupt on an idle CPU is part of the hop too. A
+ * tracked wakee's sched_waking is remembered by TID; the sched_wakeup that
+ * completes it on another CPU adds the time across to the cross cells. */
 static __always_inline void wake(struct bpf_raw_tracepoint_args *ctx, __u32 k)
 {
 	if (paused)
@@ -365,9 +422,31 @@ static __always_inline void wake(struct bpf_raw_tracepoint_args *ctx, __u32 k)
 	if (!s)
 		return;
 	struct task_struct *p = (struct task_struct *)ctx->args[0];
-	if (!recording(s) && !tgid_tracked(BPF_CORE_READ(p, tgid)))
+	int wakee = tgid_tracked(BPF_CORE_READ(p, tgid));
+	if (!recording(s) && !wakee)
 		return;
-	cut(s, k, bpf_ktime_get_ns());
+	__u64 now = bpf_ktime_get_ns();
+	cut(s, k, now);
+	if (!wakee)
+		return;
+	__u32 tid = BPF_CORE_READ(p, pid);
+	__u32 cpu = bpf_get_smp_processor_id();
+	if (k == KIND_WAKING) {
+		struct waking w = {.ts = now, .cpu = cpu, .epoch = epoch};
+		bpf_map_update_elem(&wakings, &tid, &w, BPF_ANY);
+		return;
+	}
+	struct waking *w = bpf_map_lookup_elem(&wakings, &tid);
+	if (!w)
+		return;
+	if (w->epoch == epoch && w->cpu != cpu && !(s->ipi_cut && s->ipi_sent)) {
+		__u32 to = s->ipi_cut ? KIND_IPI_IN : KIND_WAKEUP;
+		__u64 at = s->ipi_cut ? s->ipi_ts : now;
+		struct cell *c = bpf_map_lookup_elem(&cross, &to);
+		if (c && at >= w->ts)
+			add_to(c, at - w->ts);
+	}
+	bpf_map_delete_elem(&wakings, &tid);
 }
 
 /* sched_waking(p): try_to_wake_up begins, in the waker's context. */
@@ -443,15 +522,20 @@ int ctxb_switch(struct bpf_raw_tracepoint_args *ctx)
 	struct task_struct *next = (struct task_struct *)ctx->args[2];
 	int pt = tgid_tracked(BPF_CORE_READ(prev, tgid));
 	int nt = tgid_tracked(BPF_CORE_READ(next, tgid));
+	int to_idle = BPF_CORE_READ(next, pid) == 0;
 	/* prev is current; the cache is refreshed when next first runs. */
 	s->active = nt;
+	/* The idle task's events count from a tracked task's switch to idle
+	 * up to idle's switch away. */
+	s->idle = pt && to_idle;
+	s->ipi_cut = 0;
 	if (!pt && !nt)
 		return 0;
 	__u32 k;
 	if (pt && nt)
 		k = KIND_SWITCH;
 	else if (pt)
-		k = BPF_CORE_READ(next, pid) == 0 ? KIND_SWITCH_TO_IDLE : KIND_SWITCH_TO_OTHER;
+		k = to_idle ? KIND_SWITCH_TO_IDLE : KIND_SWITCH_TO_OTHER;
 	else
 		k = BPF_CORE_READ(prev, pid) == 0 ? KIND_SWITCH_FROM_IDLE : KIND_SWITCH_FROM_OTHER;
 	if (pt) {
@@ -471,6 +555,41 @@ SEC("raw_tracepoint/sched_exit_tp")
 int ctxb_sched_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	event(KIND_SCHED_EXIT);
+	return 0;
+}
+
+/* cpu_idle(state, cpu): the idle loop enters an idle state (HLT, an
+ * ACPI or MWAIT C-state, polling) or, with PWR_EVENT_EXIT, has left it.
+ * Recorded only on a CPU a tracked task left idle: there the idle exit is
+ * part of the next hop. */
+SEC("raw_tracepoint/cpu_idle")
+int ctxb_cpu_idle(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (paused)
+		return 0;
+	struct cpu_state *s = this_cpu();
+	if (!s || !s->idle || !recording(s))
+		return 0;
+	cut(s, (__u32)ctx->args[0] == PWR_EVENT_EXIT ? KIND_IDLE_EXIT : KIND_IDLE_ENTER, bpf_ktime_get_ns());
+	return 0;
+}
+
+/* ipi_send_cpu(cpu, callsite, callback): a tracked task sends an IPI (on
+ * a hop across CPUs, the wakeup's, to the wakee's idle CPU): a boundary of
+ * the waker's timeline, and the start of the IPI's flight. */
+SEC("raw_tracepoint/ipi_send_cpu")
+int ctxb_ipi_send(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (paused)
+		return 0;
+	struct cpu_state *s = this_cpu();
+	if (!s || !recording(s))
+		return 0;
+	__u64 now = bpf_ktime_get_ns();
+	cut(s, KIND_IPI_SEND, now);
+	__u32 target = (__u32)ctx->args[0];
+	struct waking w = {.ts = now, .cpu = bpf_get_smp_processor_id(), .epoch = epoch};
+	bpf_map_update_elem(&sent, &target, &w, BPF_ANY);
 	return 0;
 }
 
@@ -589,6 +708,16 @@ int ctxb_kvm_uexit(struct bpf_raw_tracepoint_args *ctx)
 
 /* --- interrupts: nested intervals -------------------------------------- */
 
+/* idle_ipi: an IPI that lands, outside any other interrupt, on the idle
+ * task of a CPU a tracked task left idle: on a hop across CPUs it is the
+ * wakeup's own IPI (or a reschedule), so it is a segment of the timeline
+ * (KIND_IPI_IN to KIND_IPI_OUT), with the wakeup it carries cut inside. */
+static __always_inline int idle_ipi(struct cpu_state *s, __u32 k)
+{
+	return (k == KIND_CALL_FUNC_IPI || k == KIND_RESCHED_IPI) && s->idle && s->tgid == 0 &&
+	       s->irq_depth == 0 && !s->ipi_cut && s->last_kind != KIND_NONE;
+}
+
 static __always_inline void irq_enter(__u32 k)
 {
 	if (paused)
@@ -596,6 +725,24 @@ static __always_inline void irq_enter(__u32 k)
 	struct cpu_state *s = this_cpu();
 	if (!s || !recording(s))
 		return;
+	if (idle_ipi(s, k)) {
+		__u64 now = bpf_ktime_get_ns();
+		cut(s, KIND_IPI_IN, now); /* counted as KIND_IPI_IN, not k: one firing, one count */
+		s->ipi_cut = 1;
+		s->ipi_ts = now;
+		s->ipi_sent = 0;
+		__u32 cpu = bpf_get_smp_processor_id();
+		struct waking *w = bpf_map_lookup_elem(&sent, &cpu);
+		if (w && w->ts && w->epoch == epoch && w->cpu != cpu && now >= w->ts) {
+			__u32 from = KIND_IPI_SEND;
+			struct cell *c = bpf_map_lookup_elem(&cross, &from);
+			if (c)
+				add_to(c, now - w->ts);
+			s->ipi_sent = 1;
+			w->ts = 0;
+		}
+		return;
+	}
 	bump(&events, k, 1);
 	if (s->last_kind == KIND_NONE)
 		return; /* no segment to nest in yet */
@@ -610,8 +757,15 @@ static __always_inline void irq_exit(void)
 	if (paused)
 		return;
 	struct cpu_state *s = this_cpu();
-	if (!s || s->irq_depth == 0)
+	if (!s)
 		return;
+	if (s->irq_depth == 0) {
+		if (s->ipi_cut) {
+			s->ipi_cut = 0;
+			cut(s, KIND_IPI_OUT, bpf_ktime_get_ns());
+		}
+		return;
+	}
 	if (--s->irq_depth)
 		return;
 	__u64 d = bpf_ktime_get_ns() - s->irq_start;

@@ -59,6 +59,14 @@ enum kind {
 	KIND_KVM_EXIT,
 	KIND_KVM_USERSPACE_EXIT,
 
+	/* On a CPU a tracked task left idle (the wakee's CPU of a hop across
+	 * CPUs), the idle task's events are the hop's: */
+	KIND_IDLE_ENTER,     /* power:cpu_idle, entering an idle state */
+	KIND_IDLE_EXIT,      /* power:cpu_idle, PWR_EVENT_EXIT: the idle state left */
+	KIND_IPI_IN,         /* an IPI's entry there: a boundary, not a nested interval */
+	KIND_IPI_OUT,        /* its exit */
+	KIND_IPI_SEND,       /* ipi:ipi_send_cpu, by a tracked task: the waker sends the IPI */
+
 	KIND_IRQ_FIRST,
 	KIND_IRQ = KIND_IRQ_FIRST, /* irq_handler_entry/exit */
 	KIND_SOFTIRQ,
@@ -70,10 +78,11 @@ enum kind {
 	KIND_COUNT,
 };
 
-#define NKINDS 48          /* matrix side; >= KIND_COUNT, room for finer boundaries */
+#define NKINDS 56          /* matrix side; >= KIND_COUNT, room for finer boundaries */
 #define NHIST 28           /* log2 buckets: [2^i, 2^(i+1)) ns, the last open-ended */
 #define NKVM_REASONS 256   /* exit reasons kept one by one; larger ones go to the last slot */
 #define NTLB_REASONS 8
+#define MAX_CPUS 4096      /* CPUs the per-target IPI table holds (larger ids are not recorded) */
 /* tlb_reasons index of an address-space switch that flushed nothing (the
  * PCID kept the entries); reasons 0-4 are the kernel's. */
 #define TLB_KEPT_ON_SWITCH 6
