@@ -331,7 +331,7 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 	// flag takes none. A new flag without one fails here until it has one.
 	values := map[string][]string{
 		"runs": {"5"}, "warmup": {"1"}, "samples-per-block": {"2"}, "min-time": {"2ms"}, "iterations": {"1000"},
-		"placement": {"same-cpu"}, "probes": {"light"}, "cpus": {cpu}, "seed": {"1"}, "span": {"0"}, "timeout": {"5s"},
+		"placement": {"same-cpu"}, "probes": {"light"}, "report history": {"--history=" + filepath.Join(dir, "h3.db")}, "cpus": {cpu}, "seed": {"1"}, "span": {"0"}, "timeout": {"5s"},
 		"export-json": {filepath.Join(dir, "x.json")}, "export-csv": {filepath.Join(dir, "x.csv")},
 		"export-markdown": {filepath.Join(dir, "x.md")}, "export-gobench": {filepath.Join(dir, "x.txt")},
 		"target-ci": {"5"}, "target-budget": {"10s", "--target-ci", "5"}, "lock-timeout": {"1m"}, "sittings": {"2"},

@@ -2,20 +2,32 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctxbench/ctxbench/internal/compare"
+	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/render/report"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/store"
 )
+
+// defaultHistory is --history without a value: the history ctxbench
+// history reads by default.
+const defaultHistory = "default"
 
 func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
-		out, title string
-		alpha      float64
+		out, title, history string
+		alpha               float64
 	)
 	cmd := &cobra.Command{
 		Use:   "report [LABEL=]RESULTS.json... -o report.html",
@@ -31,9 +43,17 @@ comparison against the first file closes the report.
 The file opens offline: no script, font, style or image is fetched from
 anywhere (its Content-Security-Policy forbids it), and it prints.
 
-An argument LABEL=PATH names the run (default: the path).`,
+An argument LABEL=PATH names the run (default: the path).
+
+--history adds a History section: each cell (name and placement) of the
+files over the sittings of its machine in the history (what ctxbench history
+shows as text), one trend chart per machine fingerprint and cell with the
+steps found. --history alone reads the history ctxbench history reads by
+default; --history=TARGET another one. A history that cannot be read leaves
+the section out, with one line on stderr: the report is still written.`,
 		Example: `  ctxbench report results.json -o report.html
   ctxbench report laptop=a.json server=b.json -o machines.html
+  ctxbench report results.json -o report.html --history
   ctxbench run all --export-json - | ctxbench report - -o -  > report.html`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -48,6 +68,10 @@ An argument LABEL=PATH names the run (default: the path).`,
 			if !(alpha > 0 && alpha < 1) {
 				return usagef("--alpha must be between 0 and 1 (exclusive), got %v", alpha)
 			}
+			withHistory := cmd.Flags().Changed("history")
+			if withHistory && history == "" {
+				return usagef("--history= names no history: give --history=TARGET, or --history alone for the default one")
+			}
 			inputs, err := loadInputs(args, cmd.InOrStdin())
 			if err != nil {
 				return err
@@ -59,8 +83,12 @@ An argument LABEL=PATH names the run (default: the path).`,
 				// left out of the report, not an error.
 				cmp, _ = compare.Compare(inputs, compare.Options{Alpha: alpha})
 			}
+			opts := report.Options{Title: title, Generator: versionString()}
+			if withHistory {
+				opts.History = reportHistory(cmd.Context(), history, inputs, stderr)
+			}
 			var buf bytes.Buffer
-			if err := report.Render(&buf, inputs, cmp, report.Options{Title: title, Generator: versionString()}); err != nil {
+			if err := report.Render(&buf, inputs, cmp, opts); err != nil {
 				return err
 			}
 			if err := result.WriteFile(out, buf.Bytes(), stdout); err != nil {
@@ -76,5 +104,91 @@ An argument LABEL=PATH names the run (default: the path).`,
 	f.StringVarP(&out, "output", "o", "", "write the report to `FILE` (- for stdout)")
 	f.StringVar(&title, "title", "", "title of the report (default \"ctxbench report\")")
 	f.Float64Var(&alpha, "alpha", compare.DefaultAlpha, "significance level of the comparison between runs")
+	f.StringVar(&history, "history", "", "add the files' cells over time from the history at `TARGET` (alone: the one ctxbench history reads)")
+	f.Lookup("history").NoOptDefVal = defaultHistory
 	return cmd
+}
+
+// reportHistory is the report's History section: the cells the files hold,
+// over the sittings of every machine fingerprint the history has them for.
+// It is a convenience, never a condition: a history that cannot be read
+// leaves the section out with one line on stderr, and the report is still
+// written.
+func reportHistory(ctx context.Context, target string, inputs []compare.Input, stderr io.Writer) *render.History {
+	h, err := readReportHistory(ctx, target, inputs, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxbench: report: no History section: %s\n", oneLine(err.Error()))
+		return nil
+	}
+	return h
+}
+
+func readReportHistory(ctx context.Context, target string, inputs []compare.Input, stderr io.Writer) (*render.History, error) {
+	if target == defaultHistory {
+		target = ""
+	}
+	path, err := storeFlagPath(target)
+	if err != nil {
+		return nil, err
+	}
+	// A report reads a history, it never starts one: store.Open would
+	// create an empty file at a mistyped path (a URL names a database,
+	// which Open does not create).
+	if !strings.Contains(path, "://") {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no history at %s (nothing recorded there yet)", path)
+		}
+	}
+	st, notes, err := store.Open(ctx, path)
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "ctxbench: report: %s\n", n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	cells, names := reportCells(inputs)
+	ms := []store.Machine{}
+	if len(names) > 0 { // no names would be every cell
+		if ms, err = st.Every(ctx, names); err != nil {
+			return nil, err
+		}
+	}
+	return keepCells(historyView(st.Path(), ms), cells), nil
+}
+
+// reportCells are the ladder rows of the files, by name and placement,
+// and their names. A cell's CPUs are not matched: the same row measured on
+// other CPUs is shown too, in a chart of its own (its title names them).
+func reportCells(inputs []compare.Input) (map[[2]string]bool, []string) {
+	cells := map[[2]string]bool{}
+	var names []string
+	for _, in := range inputs {
+		for _, r := range in.Doc.Results {
+			if !slices.Contains(names, r.Name) {
+				names = append(names, r.Name)
+			}
+			cells[[2]string{r.Name, r.Placement}] = true
+		}
+	}
+	return cells, names
+}
+
+// keepCells leaves in h the cells of the files, and the machines with any.
+func keepCells(h *render.History, cells map[[2]string]bool) *render.History {
+	machines := []render.HistoryMachine{}
+	for _, m := range h.Machines {
+		kept := []render.HistoryCell{}
+		for _, c := range m.Cells {
+			if cells[[2]string{c.Name, c.Placement}] {
+				kept = append(kept, c)
+			}
+		}
+		if len(kept) > 0 {
+			m.Cells = kept
+			machines = append(machines, m)
+		}
+	}
+	h.Machines = machines
+	return h
 }

@@ -229,6 +229,33 @@ func TestChromiumRendersOffline(t *testing.T) {
 	}
 }
 
+// The History section's charts reach the browser's DOM whole, fetch
+// nothing and break nothing under the CSP.
+func TestChromiumRendersHistory(t *testing.T) {
+	bin := chromiumBinary(t)
+	in := inputs(t)[:1]
+	page := renderHistory(t, in, synthHistory(in[0].Doc))
+	s := serve(t, map[string][]byte{"/report.html": []byte(page)})
+	b := browse(t, bin, s.URL+"/report.html")
+	if reqs := s.requests(); len(reqs) != 1 || len(b.PageRequests) != 1 {
+		t.Errorf("the page made requests besides itself: %v, %v", reqs, b.PageRequests)
+	}
+	if strings.Contains(b.Stderr, "Content Security Policy") {
+		t.Errorf("the browser blocked something under the report's CSP:\n%s", tail(b.Stderr))
+	}
+	dom := section(b.DOM, "history")
+	for _, want := range []string{"thread/pipe same-cpu CPUs 0", "one sitting: no trend yet", "level of 4 sitting(s)"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the rendered History section does not show %q", want)
+		}
+	}
+	for _, el := range []string{`<g class="sitting">`, `<g class="step">`, `<g class="level">`, "<svg"} {
+		if got, want := strings.Count(dom, el), strings.Count(section(page, "history"), el); got != want || want == 0 {
+			t.Errorf("%s: %d in the browser's DOM, %d in the page", el, got, want)
+		}
+	}
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

@@ -1,8 +1,9 @@
 // Package report renders result documents as one self-contained HTML file:
 // the switch ladder on a log scale, ring curves, the creation and memory
 // ladders, connection-pool curves, the published experiments, a comparison
-// when there are several runs, every warning and flag, and the environment
-// of each run side by side.
+// when there are several runs, each cell's trend over its machine's
+// sittings when asked (history.go), every warning and flag, and the
+// environment of each run side by side.
 //
 // The file opens offline and fetches nothing: the CSS is inline, every
 // chart is inline SVG drawn here in Go, there is no script at all, and a
@@ -43,6 +44,10 @@ type Options struct {
 	// Generator names the program that wrote the report (no clock: the
 	// report of the same files is the same bytes).
 	Generator string
+	// History, when not nil, adds the History section: each of its cells
+	// over the sittings of its machine (ctxbench report --history). The
+	// caller chooses the cells; an empty History says nothing is recorded.
+	History *render.History
 }
 
 // runView is one input document as the report shows it.
@@ -75,6 +80,7 @@ type view struct {
 	Repl      []replView
 	Explain   []explainRun
 	Compare   *compareView
+	History   *historyView
 	Warnings  []warnView
 	Env       envView
 	Legend    []legendItem
@@ -144,6 +150,7 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 			v.Compare = cv
 		}
 	}
+	v.History = buildHistory(o.History, v.Runs)
 	v.Warnings = warnViews(v.Runs)
 	for _, w := range v.Warnings {
 		v.FlagCount += len(w.Flags)
@@ -180,6 +187,9 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 	}
 	if v.Compare != nil {
 		v.Sections = append(v.Sections, navItem{"compare", "Comparison"})
+	}
+	if v.History != nil {
+		v.Sections = append(v.Sections, navItem{"history", "History"})
 	}
 	v.Sections = append(v.Sections, navItem{"warnings", "Warnings"}, navItem{"environment", "Environment"})
 	var buf bytes.Buffer
