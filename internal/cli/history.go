@@ -34,13 +34,21 @@ a t test on the log medians, against the series' own spread between sittings
 (docs/methodology.md, "History"). NAME keeps those cells (a rung, "thread",
 keeps all of its cells).
 
+--store names the history: a file, or a PostgreSQL database a fleet of
+machines records into (postgres://user@host/db; a password is best kept in
+~/.pgpass or PGPASSWORD, and is never printed).
+
 --import DIR records the result files under DIR (*.json, recursively) as the
 runs that wrote them would have: invalid files and dry runs are skipped with
 one line each, and a sitting already recorded is not recorded again.`,
 		Example: `  ctxbench history
   ctxbench history thread/pipe --format json
-  ctxbench history --import results/ --store fleet.db`,
-		RunE: func(_ *cobra.Command, args []string) error {
+  ctxbench history --import results/ --store fleet.db
+  ctxbench history thread/pipe --store postgres://bench@db.example/fleet`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("store") && storePath == "" {
+				return usagef("--store needs a file path or a postgres:// URL")
+			}
 			if format != "text" && format != "json" {
 				return usagef("--format must be text or json, got %q", format)
 			}
@@ -71,21 +79,26 @@ one line each, and a sitting already recorded is not recorded again.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&storePath, "store", "", "the history file to read (default: $"+envHistory+", else the file every run records into)")
+	f.StringVar(&storePath, "store", "", "the history to read: a file `PATH` or a postgres:// URL (default: $"+envHistory+", else the file every run records into)")
 	f.StringVar(&format, "format", "text", "output format: text, or json (the points and steps of every cell)")
 	f.StringVar(&importDir, "import", "", "record the result files (*.json) under `DIR` into the history instead of showing it")
 	return cmd
 }
 
-// storeFlagPath is the store history reads: --store, else the file the run
-// records into ($CTXBENCH_HISTORY, else store.DefaultPath).
+// storeFlagPath is the store history reads: --store, else the one the run
+// records into ($CTXBENCH_HISTORY, else store.DefaultPath); a file path or
+// a postgres:// URL. What cannot be a store (another scheme's URL, a URL
+// that does not parse) is a usage error, which shows no password.
 func storeFlagPath(flag string) (string, error) {
 	if flag != "" {
+		if err := store.CheckTarget(flag); err != nil {
+			return "", usagef("--store: %v", err)
+		}
 		return flag, nil
 	}
 	p, err := storePath()
 	if err != nil {
-		return "", usagef("no history file (%v): give --store PATH", err)
+		return "", usagef("no history (%v): give --store PATH or URL", err)
 	}
 	return p, nil
 }

@@ -4,18 +4,23 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/store"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
+	"github.com/ctxbench/ctxbench/internal/workload/pgserver"
 )
 
 // An empty store says so, and exits 0.
@@ -112,16 +117,7 @@ func TestHistoryFindsPlantedStep(t *testing.T) {
 func TestHistoryImport(t *testing.T) {
 	dir := t.TempDir()
 	for k := 0; k < 3; k++ {
-		d, err := testdoc.Doc(testdoc.Options{Seed: 1, Redraw: int64(k + 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d.Settings.DryRun = k == 2 // the third stays a dry run: skipped
-		d.StartedAt = d.StartedAt.Add(time.Duration(k) * time.Hour)
-		d.FinishedAt = d.StartedAt.Add(time.Minute)
-		if err := d.Save(filepath.Join(dir, []string{"a", "b", "c"}[k]+".json"), nil); err != nil {
-			t.Fatal(err)
-		}
+		writeResult(t, filepath.Join(dir, []string{"a", "b", "c"}[k]+".json"), k, k == 2) // the third stays a dry run: skipped
 	}
 	if err := os.WriteFile(filepath.Join(dir, "broken.json"), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
@@ -158,5 +154,166 @@ func TestHistoryImport(t *testing.T) {
 	render.HistoryText(&text, &h)
 	if !strings.Contains(text.String(), "steps not searched: 2 clean sitting(s)") {
 		t.Errorf("two sittings should say no search was possible:\n%s", text.String())
+	}
+}
+
+// writeResult saves testdoc's document of sitting k (an hour after sitting
+// k-1) at path, as a measured run's file unless dry.
+func writeResult(t *testing.T, path string, k int, dry bool) {
+	t.Helper()
+	d, err := testdoc.Doc(testdoc.Options{Seed: 1, Redraw: int64(k + 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Settings.DryRun = dry
+	d.StartedAt = d.StartedAt.Add(time.Duration(k) * time.Hour)
+	d.FinishedAt = d.StartedAt.Add(time.Minute)
+	if err := d.Save(path, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pgPassword is in the test's PostgreSQL URL; the server's trust
+// authentication ignores it, and ctxbench must never print it.
+const pgPassword = "s3cr3t-pw"
+
+// pgStore starts a throwaway PostgreSQL for one test and returns the URL
+// of its database, password included.
+func pgStore(t *testing.T) string {
+	t.Helper()
+	if _, err := pgserver.FindBinDir(); err != nil {
+		t.Skip("PostgreSQL missing; install with: " + pgserver.InstallHint)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, err := pgserver.Start(ctx, pgserver.Options{Rows: 1, MaxConnections: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+	return "postgres://bench:" + pgPassword + "@/postgres?host=" + srv.Dir() + "&sslmode=disable"
+}
+
+// The same history in PostgreSQL: three result files imported into it
+// (--import --store URL) are three points of thread/pipe, read back with
+// --store and with $CTXBENCH_HISTORY, and the password is never printed.
+func TestHistoryPostgres(t *testing.T) {
+	url := pgStore(t)
+	dir := t.TempDir()
+	for k := 0; k < 3; k++ {
+		writeResult(t, filepath.Join(dir, fmt.Sprintf("r%d.json", k)), k, false)
+	}
+	code, out, stderr := run(t, "history", "--import", dir, "--store", url)
+	if code != 0 || !strings.HasPrefix(out, "3 sitting(s) of 3 result file(s) recorded in postgres://bench:xxxxx@/postgres") {
+		t.Fatalf("import: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	noPassword(t, out+stderr)
+	code, out, stderr = run(t, "history", "thread/pipe", "--store", url, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	noPassword(t, out+stderr)
+	var h render.History
+	if err := json.Unmarshal([]byte(out), &h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Machines) != 1 || len(h.Machines[0].Cells) == 0 || strings.Contains(h.Store, pgPassword) {
+		t.Fatalf("history in PostgreSQL: %s", out)
+	}
+	for _, c := range h.Machines[0].Cells {
+		if c.Name != "thread/pipe" || len(c.Points) != 3 {
+			t.Errorf("%s %s: %d points, want the three files'", c.Name, c.Placement, len(c.Points))
+		}
+	}
+	t.Setenv(envHistory, url)
+	code, out, stderr = run(t, "history", "thread/pipe")
+	if code != 0 || !strings.Contains(out, "thread/pipe") {
+		t.Fatalf("with $%s: exit %d, stdout %q, stderr %q", envHistory, code, out, stderr)
+	}
+	noPassword(t, out+stderr)
+}
+
+func noPassword(t *testing.T, s string) {
+	t.Helper()
+	if strings.Contains(s, pgPassword) {
+		t.Errorf("the password is printed: %q", s)
+	}
+}
+
+// A history that is down fails `ctxbench history` in one line (exit 1, not
+// a usage error), without the password.
+func TestHistoryPostgresDown(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	code, out, stderr := run(t, "history", "--store", fmt.Sprintf("postgres://bench:%s@127.0.0.1:%d/fleet?sslmode=disable", pgPassword, port))
+	if code != ExitFailure || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "bench:xxxxx@127.0.0.1") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	noPassword(t, stderr)
+}
+
+// What cannot be a store is bad input, refused in one line before anything
+// is measured or opened, from the flag or the environment, with no
+// password shown. --dry-run keeps a run that got past the check from
+// measuring.
+func TestStoreBadInput(t *testing.T) {
+	mysql := "mysql://root:" + pgPassword + "@db.example/h"
+	for _, c := range []struct {
+		env  string
+		args []string
+	}{
+		{"", []string{"history", "--store", ""}},
+		{"", []string{"history", "--store", mysql}},
+		{"", []string{"history", "--store", "postgres://bench:" + pgPassword + "@db.example:99999/h"}},
+		{mysql, []string{"history"}},
+		{"", []string{"run", "thread/pipe", "--dry-run", "--store", ""}},
+		{"", []string{"run", "thread/pipe", "--dry-run", "--store", mysql}},
+		{"", []string{"run", "thread/pipe", "--dry-run", "--store", "h.db", "--no-history"}},
+		{mysql, []string{"run", "thread/pipe", "--dry-run"}},
+		{"", []string{"aa", "thread/pipe", "--dry-run", "--store", "sqlite:///h.db"}},
+	} {
+		t.Setenv(envHistory, c.env)
+		code, out, stderr := run(t, c.args...)
+		if code != ExitUsage || out != "" || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%q with $%s=%q: exit %d, stdout %q, stderr %q; want exit 2 and one line", c.args, envHistory, c.env, code, out, stderr)
+		}
+		noPassword(t, stderr)
+	}
+}
+
+// A measuring command records into --store, else $CTXBENCH_HISTORY, else
+// the default file; --dry-run and --no-history record nowhere.
+func TestMeasureStoreFlag(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", "/data")
+	for _, c := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"", nil, "/data/ctxbench/history.db"},
+		{"postgres://db.example/fleet", nil, "postgres://db.example/fleet"},
+		{"postgres://db.example/fleet", []string{"--store", "/tmp/h.db"}, "/tmp/h.db"},
+		{"", []string{"--store", "postgres://bench@db.example/fleet"}, "postgres://bench@db.example/fleet"},
+		{"", []string{"--store", "postgres://db.example/fleet", "--dry-run"}, ""},
+		{"postgres://db.example/fleet", []string{"--no-history"}, ""},
+	} {
+		t.Setenv(envHistory, c.env)
+		cmd := &cobra.Command{Use: "run"}
+		var mf measureFlags
+		mf.register(cmd)
+		if err := cmd.ParseFlags(c.args); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, _, err := mf.settings(); err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		var stderr bytes.Buffer
+		if got := mf.historyPath(&stderr); got != c.want || stderr.Len() != 0 {
+			t.Errorf("%q with $%s=%q: %q (%q), want %q", c.args, envHistory, c.env, got, stderr.String(), c.want)
+		}
 	}
 }

@@ -87,6 +87,7 @@ type measureFlags struct {
 	targetCI              float64 // percent; 0: no target
 	targetBudget          time.Duration
 	noHistory             bool
+	store                 string // --store: where the history is ("" the default)
 }
 
 func (m *measureFlags) register(cmd *cobra.Command) {
@@ -122,6 +123,8 @@ func (m *measureFlags) register(cmd *cobra.Command) {
 	}
 	if cmd.Name() == "ctxbench" || cmd.Name() == "run" || cmd.Name() == "aa" {
 		f.BoolVar(&m.noHistory, "no-history", false, "neither record this run in the machine's history nor read it (also: "+envNoHistory+"=1); the intervals then cover this sitting only")
+		f.StringVar(&m.store, "store", "", "the history to record into and learn from: a file `PATH`, or a postgres:// URL a fleet shares (default: $"+envHistory+", else ctxbench/history.db under $XDG_DATA_HOME or ~/.local/share)")
+		cmd.MarkFlagsMutuallyExclusive("no-history", "store")
 	}
 	cmd.MarkFlagsMutuallyExclusive("quick", "thorough")
 	m.lockFlags.register(cmd)
@@ -244,6 +247,9 @@ func (m *measureFlags) settings() (suite.Sampling, result.Settings, []model.Plac
 	if err := checkAll(m.exports(nil)); err != nil {
 		return suite.Sampling{}, set, nil, nil, err
 	}
+	if err := m.checkStore(); err != nil {
+		return suite.Sampling{}, set, nil, nil, err
+	}
 	seed := m.seed
 	if !given("seed") {
 		seed = time.Now().UnixNano()
@@ -292,7 +298,7 @@ func formatCPUs(cpus []int) string {
 }
 
 // The history's environment: CTXBENCH_NO_HISTORY=1 turns it off,
-// CTXBENCH_HISTORY names another store file.
+// CTXBENCH_HISTORY names another store (a file path or a postgres:// URL).
 const (
 	envNoHistory = "CTXBENCH_NO_HISTORY"
 	envHistory   = "CTXBENCH_HISTORY"
@@ -305,6 +311,9 @@ func (m *measureFlags) historyPath(stderr io.Writer) string {
 	if m.noHistory || m.dryRun || envOn(os.Getenv(envNoHistory)) {
 		return ""
 	}
+	if m.store != "" {
+		return m.store
+	}
 	p, err := storePath()
 	if err != nil {
 		fmt.Fprintf(stderr, "ctxbench: no history (%v); the intervals cover this sitting only\n", err)
@@ -313,10 +322,36 @@ func (m *measureFlags) historyPath(stderr io.Writer) string {
 	return p
 }
 
-// storePath is the machine's history file: $CTXBENCH_HISTORY, else
-// store.DefaultPath. The run records there and `history` reads there.
+// checkStore refuses, before anything is measured, a history the run could
+// not open for what it is (an empty --store, a mysql:// URL, a URL that
+// does not parse), from the flag or the environment: bad input, unlike a
+// store that is down, which the run outlives.
+func (m *measureFlags) checkStore() error {
+	if m.fs == nil || m.fs.Lookup("store") == nil {
+		return nil // a command that keeps no history
+	}
+	if m.fs.Changed("store") {
+		if err := store.CheckTarget(m.store); err != nil {
+			return usagef("--store: %v", err)
+		}
+		return nil
+	}
+	if p := os.Getenv(envHistory); p != "" {
+		if err := store.CheckTarget(p); err != nil {
+			return usagef("$%s: %v", envHistory, err)
+		}
+	}
+	return nil
+}
+
+// storePath is the machine's history: $CTXBENCH_HISTORY (a file path or a
+// postgres:// URL), else store.DefaultPath. The run records there and
+// `history` reads there.
 func storePath() (string, error) {
 	if p := os.Getenv(envHistory); p != "" {
+		if err := store.CheckTarget(p); err != nil {
+			return "", fmt.Errorf("$%s: %w", envHistory, err)
+		}
 		return p, nil
 	}
 	return store.DefaultPath()

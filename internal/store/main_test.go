@@ -12,14 +12,18 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ctxbench/ctxbench/internal/workload/pgserver"
 )
 
 // childEnv makes the test binary a child process instead of running tests:
 // the crash and concurrency tests need a second process that holds the
 // store, and re-executing this binary is the one that is always at hand.
-// Its value is "MODE PATH COUNT": MODE write records COUNT sittings and
+// Its value is "MODE TARGET COUNT" (a path or a postgres:// URL): MODE write records COUNT sittings and
 // exits; MODE forever records until it is killed. Either prints
 // "ID SEQ" on stdout after each commit.
 const childEnv = "CTXBENCH_STORE_TEST_CHILD"
@@ -32,7 +36,13 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if pg.srv != nil {
+		if err := pg.srv.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the test PostgreSQL:", err)
+		}
+	}
+	os.Exit(code)
 }
 
 func child(spec string) error {
@@ -156,6 +166,7 @@ func checkWhole(t *testing.T, h map[CellKey][]Past, cells, blocks int) map[int64
 }
 
 func tempPath(t *testing.T) string {
+	t.Helper()
 	return filepath.Join(t.TempDir(), "ctxbench", "history.db")
 }
 
@@ -198,3 +209,85 @@ func integrity(t *testing.T, path string) {
 }
 
 func same(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+
+// backend is where a test's store is: a new SQLite file, or a new database
+// of the test run's PostgreSQL.
+type backend struct {
+	name   string
+	target func(t *testing.T) string
+}
+
+var allBackends = []backend{{"sqlite", tempPath}, {"postgres", pgTarget}}
+
+// backends runs test, as a subtest, on a new store of each backend.
+func backends(t *testing.T, test func(t *testing.T, target string)) {
+	for _, b := range allBackends {
+		t.Run(b.name, func(t *testing.T) { test(t, b.target(t)) })
+	}
+}
+
+// pg is the test run's PostgreSQL: started when a test first needs it,
+// stopped by TestMain. Each test gets a database of its own in it.
+var pg struct {
+	once sync.Once
+	srv  *pgserver.Server
+	err  error
+	dbs  atomic.Int64
+}
+
+// needPostgres skips the test where the PostgreSQL server binaries are
+// missing, as the workload pool's tests do.
+func needPostgres(t *testing.T) {
+	t.Helper()
+	if _, err := pgserver.FindBinDir(); err != nil {
+		t.Skip("PostgreSQL missing; install with: " + pgserver.InstallHint)
+	}
+}
+
+// pgTarget is the URL of a new, empty database of the test run's
+// PostgreSQL.
+func pgTarget(t *testing.T) string {
+	t.Helper()
+	needPostgres(t)
+	pg.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		pg.srv, pg.err = pgserver.Start(ctx, pgserver.Options{Rows: 1, MaxConnections: 100})
+	})
+	if pg.err != nil {
+		t.Fatalf("start PostgreSQL: %v", pg.err)
+	}
+	name := fmt.Sprintf("store_test_%d", pg.dbs.Add(1))
+	pgExec(t, pgURL(pg.srv.Dir(), "postgres"), "CREATE DATABASE "+name)
+	return pgURL(pg.srv.Dir(), name)
+}
+
+// pgURL names database db of the server listening in socketDir, as user
+// bench (pgserver's; trust authentication).
+func pgURL(socketDir, db string) string {
+	return "postgres:///" + db + "?host=" + socketDir + "&user=bench&sslmode=disable"
+}
+
+// pgExec runs statements on target with the driver alone: no schema, no
+// migration, as another program (or a hand) would.
+func pgExec(t *testing.T, target string, qs ...string) {
+	t.Helper()
+	db := pgRaw(t, target)
+	defer db.Close()
+	for _, q := range qs {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// pgRaw opens target with the driver alone.
+func pgRaw(t *testing.T, target string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}

@@ -55,22 +55,35 @@ func DefaultPath() (string, error) {
 	return "", errors.New("store: no place for the history: neither XDG_DATA_HOME nor HOME is set to an absolute path")
 }
 
-// Open opens or creates the store at path (creating its directory, 0700),
-// in WAL mode with a busy timeout, and migrates its schema to
-// SchemaVersion.
+// Open opens the store target names: a PostgreSQL database when target is
+// a postgres:// or postgresql:// URL (see openPostgres), else a SQLite file
+// at the path target. Another scheme ("mysql://...") is refused: see
+// CheckTarget.
 //
-// A file at path that is not a ctxbench store (not SQLite at all, damaged,
-// truncated, or another program's SQLite database) is moved aside, with
-// its -wal, -shm and -journal files, to path.corrupt-YYYYMMDD-HHMMSS or
-// path.foreign-YYYYMMDD-HHMMSS (UTC; never overwriting an existing file),
-// and a new store is created; each such move is one line of the returned
-// notes. A store of a newer schema is not touched: the error wraps
-// ErrNewerSchema. Any other failure (a directory that cannot be created
-// or written, a file that cannot be read) is an error and moves nothing.
-func Open(ctx context.Context, path string) (*Store, []string, error) {
-	if path == "" {
-		return nil, nil, errors.New("store: open: empty path")
+// A SQLite store is opened or created at the path (creating its
+// directory, 0700), in WAL mode with a busy timeout, and its schema is
+// migrated to SchemaVersion. A file at the path that is not a ctxbench
+// store (not SQLite at all, damaged, truncated, or another program's
+// SQLite database) is moved aside, with its -wal, -shm and -journal files,
+// to path.corrupt-YYYYMMDD-HHMMSS or path.foreign-YYYYMMDD-HHMMSS (UTC;
+// never overwriting an existing file), and a new store is created; each
+// such move is one line of the returned notes. A store of a newer schema
+// is not touched: the error wraps ErrNewerSchema. Any other failure (a
+// directory that cannot be created or written, a file that cannot be
+// read) is an error and moves nothing.
+func Open(ctx context.Context, target string) (*Store, []string, error) {
+	if err := CheckTarget(target); err != nil {
+		return nil, nil, fmt.Errorf("store: open: %w", err)
 	}
+	if IsPostgres(target) {
+		s, err := openPostgres(ctx, target)
+		return s, nil, err
+	}
+	return openSQLite(ctx, target)
+}
+
+// openSQLite is Open of a file path.
+func openSQLite(ctx context.Context, path string) (*Store, []string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -144,11 +157,14 @@ func openOnce(ctx context.Context, path string) (*Store, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	if err := migrate(ctx, db); err != nil {
+	if err = migrate(ctx, db, &sqliteDialect); err == nil {
+		err = checkWAL(ctx, db)
+	}
+	if err != nil {
 		db.Close()
 		return nil, nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	return &Store{db: db, path: path}, notes, nil
+	return &Store{db: db, path: path, d: &sqliteDialect}, notes, nil
 }
 
 // dsn is the driver's name for the file. The path goes in as a file: URI
@@ -354,32 +370,37 @@ func rename(from, to string) error {
 }
 
 // migrate brings the store to SchemaVersion, one step per write
-// transaction. Each step re-reads the version under the write lock, so two
-// processes opening one old store apply each step once. Even an up-to-date
-// store gets one (empty) write transaction: it is how Open finds out,
-// before any sitting is at stake, that the file cannot be written.
-func migrate(ctx context.Context, db *sql.DB) error {
+// transaction. Each step re-reads the version under the write lock (SQLite's,
+// or PostgreSQL's advisory lock), so two processes opening one old store
+// apply each step once. Even an up-to-date SQLite store gets one (empty)
+// write transaction: it is how Open finds out, before any sitting is at
+// stake, that the file cannot be written.
+func migrate(ctx context.Context, db *sql.DB, d *dialect) error {
 	for {
-		done, err := migrateStep(ctx, db)
+		done, err := migrateStep(ctx, db, d)
 		if err != nil {
 			return err
 		}
 		if done {
-			break
+			return nil
 		}
 	}
+}
+
+// checkWAL fails unless the SQLite store is in WAL mode: without it a
+// reader would fail while another process writes.
+func checkWAL(ctx context.Context, db *sql.DB) error {
 	var mode string
 	if err := db.QueryRowContext(ctx, qJournalMode).Scan(&mode); err != nil {
 		return err
 	}
 	if mode != "wal" {
-		// Without WAL a reader would fail while another process writes.
 		return fmt.Errorf("journal mode is %q, not wal (a file system without shared memory?)", mode)
 	}
 	return nil
 }
 
-func migrateStep(ctx context.Context, db *sql.DB) (done bool, err error) {
+func migrateStep(ctx context.Context, db *sql.DB, d *dialect) (done bool, err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, err
@@ -391,38 +412,37 @@ func migrateStep(ctx context.Context, db *sql.DB) (done bool, err error) {
 			_ = tx.Rollback()
 		}
 	}()
-	var app, ver, objects int64
-	if err := tx.QueryRowContext(ctx, qApplicationID).Scan(&app); err != nil {
-		return false, err
+	for _, q := range d.lock {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return false, fmt.Errorf("wait for other opens: %w", err)
+		}
 	}
-	if err := tx.QueryRowContext(ctx, qUserVersion).Scan(&ver); err != nil {
-		return false, err
-	}
-	if err := tx.QueryRowContext(ctx, qSchemaObjects).Scan(&objects); err != nil {
+	st, err := d.readStamp(ctx, tx)
+	if err != nil {
 		return false, err
 	}
 	switch {
-	case ver > SchemaVersion:
-		return false, fmt.Errorf("%w: schema version %d, this binary knows up to %d; left untouched", ErrNewerSchema, ver, SchemaVersion)
-	case ver == 0 && (app != 0 || objects != 0):
-		return false, fmt.Errorf("not an empty database (application_id %#x, %d schema objects)", app, objects)
-	case ver > 0 && app != ApplicationID:
-		return false, fmt.Errorf("not a ctxbench store (application_id %#x)", app)
-	case ver == SchemaVersion:
+	case st.ver > SchemaVersion:
+		return false, fmt.Errorf("%w: schema version %d, this binary knows up to %d; left untouched", ErrNewerSchema, st.ver, SchemaVersion)
+	case st.ver == 0 && (st.app != 0 || st.objects != 0):
+		return false, fmt.Errorf("not an empty database (application_id %#x, %d schema objects)", st.app, st.objects)
+	case st.ver > 0 && st.app != ApplicationID:
+		return false, fmt.Errorf("not a ctxbench store (application_id %#x)", st.app)
+	case st.ver == SchemaVersion:
 		return true, nil
 	}
-	m := migrations[ver]
+	m := d.migrations[st.ver]
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return false, fmt.Errorf("migrate to schema version %d: %w", m.to, err)
 	}
-	if ver == 0 {
+	if st.ver == 0 {
 		// Stamped in the same transaction as the first tables: a store is
 		// never seen with tables but without its mark.
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf(fSetApplicationID, ApplicationID)); err != nil {
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(d.setApplicationID, ApplicationID)); err != nil {
 			return false, err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf(fSetUserVersion, m.to)); err != nil {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(d.setSchemaVersion, m.to)); err != nil {
 		return false, err
 	}
 	if err := tx.Commit(); err != nil {

@@ -1,8 +1,11 @@
 package store
 
-// Every SQL statement the store runs is in this file, so that a second
-// backend (PostgreSQL, for fleets) has one place to translate from and the
-// rest of the package speaks only Go.
+import "strings"
+
+// Every SQL statement the store runs is in this file, for both backends:
+// SQLite's are written out, PostgreSQL's are the same text with numbered
+// placeholders (see dialect.go) except for the schema and its stamp, which
+// the two spell differently. The rest of the package speaks only Go.
 
 // migration is one step of the schema: it takes a store at schema version
 // to-1 to version to. Steps are never edited once released; a change is a
@@ -13,8 +16,9 @@ type migration struct {
 }
 
 // migrations, in order; the last one's to is SchemaVersion. Each step runs
-// in its own write transaction together with the user_version bump, so a
-// crash leaves the store at one version or the next, never between.
+// in its own write transaction together with the version bump (SQLite's
+// user_version, PostgreSQL's meta.schema_version), so a crash leaves the
+// store at one version or the next, never between.
 var migrations = []migration{
 	{to: 1, sql: schemaV1},
 	{to: 2, sql: schemaV2},
@@ -99,15 +103,36 @@ const (
 // of the same fingerprint keeps the first description (the fingerprint is
 // the description's hash, so they agree unless the caller changed what it
 // hashes).
+//
+// Ids come back through RETURNING, which both backends have (PostgreSQL's
+// driver has no LastInsertId). Cells and block medians go in as multi-row
+// INSERTs, a chunk of rows per statement: over a network each statement is
+// a round trip, and a sitting has hundreds of block medians. A cell's id is
+// matched to it by its key, unique in the sitting, not by the order of the
+// returned rows, which SQL does not promise.
 const (
 	qInsertFingerprint = `INSERT INTO fingerprints (fingerprint, description, first_ns) VALUES (?, ?, ?)
 		ON CONFLICT (fingerprint) DO NOTHING`
 	qFingerprintID = `SELECT id FROM fingerprints WHERE fingerprint = ?`
-	qInsertSitting = `INSERT INTO sittings (fingerprint_id, started_ns, command) VALUES (?, ?, ?)`
-	qInsertCell    = `INSERT INTO cells (sitting_id, name, placement, cpus, median, ci_low, ci_high, confidence, iterations, contended)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qInsertBlock = `INSERT INTO block_medians (cell_id, block, median) VALUES (?, ?, ?)`
+	qInsertSitting = `INSERT INTO sittings (fingerprint_id, started_ns, command) VALUES (?, ?, ?) RETURNING id`
+	qInsertCells   = `INSERT INTO cells (sitting_id, name, placement, cpus, median, ci_low, ci_high, confidence, iterations, contended) VALUES `
+	qCellsReturn   = ` RETURNING id, name, placement, cpus`
+	qInsertBlocks  = `INSERT INTO block_medians (cell_id, block, median) VALUES `
 )
+
+// Rows per multi-row INSERT: 10 and 3 parameters a row stay under 999,
+// the smallest limit on parameters any SQLite build has had.
+const (
+	cellsPerInsert  = 90
+	blocksPerInsert = 300
+)
+
+// valuesRows is the VALUES list of an INSERT of rows rows of cols
+// parameters each: "(?, ?), (?, ?)".
+func valuesRows(rows, cols int) string {
+	row := "(" + strings.Repeat("?, ", cols-1) + "?)"
+	return strings.Repeat(row+", ", rows-1) + row
+}
 
 // Reading a fingerprint's history in one statement: one statement reads one
 // snapshot, so a sitting committed meanwhile is either wholly in the answer
@@ -140,3 +165,94 @@ const qEvery = `SELECT f.fingerprint, f.description, f.first_ns,
 	JOIN cells c ON c.sitting_id = s.id
 	LEFT JOIN block_medians b ON b.cell_id = c.id
 	ORDER BY f.first_ns, f.id, s.started_ns, s.id, c.id, b.block`
+
+// PostgreSQL's schema: the same tables, columns and constraints as SQLite's
+// in PostgreSQL's types, inside a schema of their own, ctxbench, so that
+// they share a database with other programs' tables without a clash of
+// names. Ids are 64-bit identities (GENERATED ALWAYS: only the sequence
+// gives ids, so none is ever taken twice), times BIGINT nanoseconds, figures
+// DOUBLE PRECISION, and contended a BOOLEAN where SQLite, which has none,
+// checks an INTEGER for 0 or 1. A NaN figure is stored as NULL here too,
+// though PostgreSQL could hold it: one meaning in both backends.
+//
+// meta is the stamp SQLite keeps in its header (application_id and
+// user_version): one row, created with the tables in one transaction, so
+// a ctxbench schema is never seen without its stamp. CREATE SCHEMA IF NOT
+// EXISTS lets an administrator make the (empty) schema beforehand for a
+// role that may not create schemas.
+const pgSchemaV1 = `
+CREATE SCHEMA IF NOT EXISTS ctxbench;
+CREATE TABLE ctxbench.meta (
+	application_id BIGINT  NOT NULL,
+	schema_version INTEGER NOT NULL,
+	singleton      BOOLEAN NOT NULL DEFAULT true PRIMARY KEY CHECK (singleton)
+);
+CREATE TABLE ctxbench.fingerprints (
+	id          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	fingerprint TEXT   NOT NULL UNIQUE,
+	description TEXT   NOT NULL,
+	first_ns    BIGINT NOT NULL
+);
+CREATE TABLE ctxbench.sittings (
+	id             BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	fingerprint_id BIGINT NOT NULL REFERENCES ctxbench.fingerprints(id),
+	started_ns     BIGINT NOT NULL,
+	command        TEXT   NOT NULL
+);
+CREATE TABLE ctxbench.cells (
+	id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	sitting_id BIGINT  NOT NULL REFERENCES ctxbench.sittings(id) ON DELETE CASCADE,
+	name       TEXT    NOT NULL,
+	placement  TEXT    NOT NULL,
+	cpus       TEXT    NOT NULL,
+	median     DOUBLE PRECISION,
+	ci_low     DOUBLE PRECISION,
+	ci_high    DOUBLE PRECISION,
+	confidence DOUBLE PRECISION,
+	iterations BIGINT  NOT NULL CHECK (iterations >= 0),
+	contended  BOOLEAN NOT NULL,
+	UNIQUE (sitting_id, name, placement, cpus)
+);
+CREATE TABLE ctxbench.block_medians (
+	cell_id BIGINT  NOT NULL REFERENCES ctxbench.cells(id) ON DELETE CASCADE,
+	block   INTEGER NOT NULL CHECK (block >= 0),
+	median  DOUBLE PRECISION,
+	PRIMARY KEY (cell_id, block)
+);
+`
+
+// pgSchemaV2 is schemaV2 for PostgreSQL.
+const pgSchemaV2 = `
+CREATE INDEX sittings_by_fingerprint ON ctxbench.sittings (fingerprint_id, started_ns, id);
+`
+
+// pgMigrations are migrations for PostgreSQL, step for step.
+var pgMigrations = []migration{
+	{to: 1, sql: pgSchemaV1},
+	{to: 2, sql: pgSchemaV2},
+}
+
+// PostgreSQL's stamp. Opens take turns at migrating under a transaction-
+// scoped advisory lock, keyed by ApplicationID: it is released at commit
+// or rollback, and by the server when a connection dies, so a killed
+// process never leaves it held. lock_timeout bounds the wait for another
+// machine's migration; it is a few statements on tables of one row per
+// sitting, so seconds are ample.
+//
+// The objects counted are every relation in the ctxbench schema: a schema
+// of that name that holds anything but is not stamped is someone else's,
+// and is refused rather than added to.
+const (
+	pgLockTimeout       = `SET LOCAL lock_timeout = '15s'`
+	fPgAdvisoryLock     = `SELECT pg_advisory_xact_lock(%d)`
+	qPgHasMeta          = `SELECT to_regclass('ctxbench.meta') IS NOT NULL`
+	qPgApplicationID    = `SELECT application_id FROM ctxbench.meta`
+	qPgSchemaVersion    = `SELECT schema_version FROM ctxbench.meta`
+	qPgSchemaObjects    = `SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'ctxbench'`
+	fPgSetApplicationID = `INSERT INTO ctxbench.meta (application_id, schema_version) VALUES (%d, 0)`
+	fPgSetSchemaVersion = `UPDATE ctxbench.meta SET schema_version = %d`
+)
+
+// pgSchema is the schema ctxbench's tables are in. Every connection has it
+// as its search_path, so the statements above name tables as SQLite's do.
+const pgSchema = "ctxbench"

@@ -9,14 +9,18 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Store is an open history. It is safe for concurrent use, and any number
-// of processes may hold the same file open: SQLite's locks serialise the
-// writers, and in WAL mode readers never wait for them.
+// of processes may hold the same store open: SQLite's locks serialise the
+// writers of a file, and in WAL mode readers never wait for them;
+// PostgreSQL's transactions do the same for a fleet's machines.
 type Store struct {
-	db   *sql.DB
-	path string
+	db      *sql.DB
+	path    string // as shown: a PostgreSQL URL without its password
+	d       *dialect
+	secrets []string // what no error may quote (a PostgreSQL password)
 }
 
 // CellKey names a cell: what ran, placed how, on which CPUs.
@@ -47,12 +51,18 @@ type Past struct {
 	Cell
 }
 
-// Path is the file the store was opened at.
+// Path is where the store is: its file, or its PostgreSQL URL with the
+// password replaced by xxxxx.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the store. The last handle on a file to close also folds the
-// write-ahead log back into the database file.
+// Close closes the store. The last handle on a SQLite file to close also
+// folds the write-ahead log back into the database file.
 func (s *Store) Close() error { return s.db.Close() }
+
+// errorf is fmt.Errorf made one line, without the store's secrets.
+func (s *Store) errorf(format string, a ...any) error {
+	return scrub(fmt.Errorf(format, a...), s.secrets)
+}
 
 // Record writes one sitting and its cells in one transaction: after a crash
 // either all of it is there or none. It returns the sitting's id.
@@ -62,7 +72,7 @@ func (s *Store) Record(ctx context.Context, st Sitting) (int64, error) {
 	}
 	id, err := s.record(ctx, st)
 	if err != nil {
-		return 0, fmt.Errorf("store: record sitting of %s in %s: %w", st.Fingerprint, s.path, err)
+		return 0, s.errorf("store: record sitting of %s in %s: %w", st.Fingerprint, s.path, err)
 	}
 	return id, nil
 }
@@ -79,17 +89,23 @@ func (st *Sitting) check() error {
 	if st.Started.IsZero() {
 		return errors.New("zero start time")
 	}
+	if !storable(st.Fingerprint, st.Description, st.Command) {
+		return fmt.Errorf("fingerprint %s: text that is not UTF-8 or holds a NUL", st.Fingerprint)
+	}
 	seen := make(map[CellKey]bool, len(st.Cells))
 	for _, c := range st.Cells {
 		if c.Name == "" {
 			return errors.New("a cell without a name")
 		}
+		if !storable(c.Name, c.Placement, c.CPUs) {
+			return fmt.Errorf("cell %q: text that is not UTF-8 or holds a NUL", c.Name)
+		}
 		if seen[c.CellKey] {
 			return fmt.Errorf("cell %s/%s/%s twice in one sitting", c.Name, c.Placement, c.CPUs)
 		}
 		seen[c.CellKey] = true
-		// SQLite integers are signed 64-bit; a larger count would come back
-		// negative.
+		// SQLite integers and PostgreSQL's BIGINT are signed 64-bit; a
+		// larger count would come back negative.
 		if c.Iterations > math.MaxInt64 {
 			return fmt.Errorf("cell %s: %d iterations do not fit the store", c.Name, c.Iterations)
 		}
@@ -97,10 +113,23 @@ func (st *Sitting) check() error {
 	return nil
 }
 
+// storable: PostgreSQL's TEXT takes only UTF-8 without NUL, and a
+// sitting one backend keeps must be one the other keeps too.
+func storable(texts ...string) bool {
+	for _, t := range texts {
+		if !utf8.ValidString(t) || strings.ContainsRune(t, 0) {
+			return false
+		}
+	}
+	return true
+}
+
 func (s *Store) record(ctx context.Context, st Sitting) (id int64, err error) {
-	// The connection is opened with _txlock=immediate, so this takes the
-	// write lock at BEGIN: a second writer waits there for the busy timeout
-	// instead of failing when a deferred transaction would have to upgrade.
+	// A SQLite connection is opened with _txlock=immediate, so this takes
+	// the write lock at BEGIN: a second writer waits there for the busy
+	// timeout instead of failing when a deferred transaction would have to
+	// upgrade. PostgreSQL's writers do not wait for each other but on the
+	// one row they may both insert, a new fingerprint's (ON CONFLICT).
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -110,51 +139,92 @@ func (s *Store) record(ctx context.Context, st Sitting) (id int64, err error) {
 			_ = tx.Rollback() // the error that brought us here is the one to report
 		}
 	}()
-	if _, err = tx.ExecContext(ctx, qInsertFingerprint, st.Fingerprint, st.Description, time.Now().UnixNano()); err != nil {
+	if _, err = tx.ExecContext(ctx, s.d.bind(qInsertFingerprint), st.Fingerprint, st.Description, time.Now().UnixNano()); err != nil {
 		return 0, err
 	}
 	var fid int64
-	if err = tx.QueryRowContext(ctx, qFingerprintID, st.Fingerprint).Scan(&fid); err != nil {
+	if err = tx.QueryRowContext(ctx, s.d.bind(qFingerprintID), st.Fingerprint).Scan(&fid); err != nil {
 		return 0, err
 	}
-	res, err := tx.ExecContext(ctx, qInsertSitting, fid, st.Started.UnixNano(), st.Command)
+	if err = tx.QueryRowContext(ctx, s.d.bind(qInsertSitting), fid, st.Started.UnixNano(), st.Command).Scan(&id); err != nil {
+		return 0, err
+	}
+	ids, err := s.insertCells(ctx, tx, id, st.Cells)
 	if err != nil {
 		return 0, err
 	}
-	if id, err = res.LastInsertId(); err != nil {
+	if err = s.insertBlocks(ctx, tx, st.Cells, ids); err != nil {
 		return 0, err
-	}
-	cellStmt, err := tx.PrepareContext(ctx, qInsertCell)
-	if err != nil {
-		return 0, err
-	}
-	defer cellStmt.Close()
-	blockStmt, err := tx.PrepareContext(ctx, qInsertBlock)
-	if err != nil {
-		return 0, err
-	}
-	defer blockStmt.Close()
-	for _, c := range st.Cells {
-		res, err := cellStmt.ExecContext(ctx, id, c.Name, c.Placement, c.CPUs,
-			storedFloat(c.Median), storedFloat(c.CILow), storedFloat(c.CIHigh), storedFloat(c.Confidence),
-			int64(c.Iterations), c.Contended)
-		if err != nil {
-			return 0, err
-		}
-		cid, err := res.LastInsertId()
-		if err != nil {
-			return 0, err
-		}
-		for b, m := range c.BlockMedians {
-			if _, err := blockStmt.ExecContext(ctx, cid, b, storedFloat(m)); err != nil {
-				return 0, err
-			}
-		}
 	}
 	return id, tx.Commit()
 }
 
-// storedFloat is how a figure is stored: NaN as NULL, SQLite having no NaN.
+// insertCells inserts a sitting's cells and returns their ids by key.
+func (s *Store) insertCells(ctx context.Context, tx *sql.Tx, sitting int64, cells []Cell) (map[CellKey]int64, error) {
+	ids := make(map[CellKey]int64, len(cells))
+	for rest := cells; len(rest) > 0; {
+		n := min(len(rest), cellsPerInsert)
+		args := make([]any, 0, 10*n)
+		for _, c := range rest[:n] {
+			args = append(args, sitting, c.Name, c.Placement, c.CPUs,
+				storedFloat(c.Median), storedFloat(c.CILow), storedFloat(c.CIHigh), storedFloat(c.Confidence),
+				int64(c.Iterations), c.Contended)
+		}
+		if err := scanIDs(ctx, tx, s.d.bind(qInsertCells+valuesRows(n, 10)+qCellsReturn), args, ids); err != nil {
+			return nil, err
+		}
+		rest = rest[n:]
+	}
+	if len(ids) != len(cells) {
+		return nil, fmt.Errorf("%d cells inserted, %d ids returned", len(cells), len(ids))
+	}
+	return ids, nil
+}
+
+// scanIDs runs a cells INSERT and adds the ids it returns to ids.
+func scanIDs(ctx context.Context, tx *sql.Tx, q string, args []any, ids map[CellKey]int64) error {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var k CellKey
+		if err := rows.Scan(&id, &k.Name, &k.Placement, &k.CPUs); err != nil {
+			return err
+		}
+		ids[k] = id
+	}
+	return rows.Err()
+}
+
+// insertBlocks inserts every cell's block medians, numbered from 0.
+func (s *Store) insertBlocks(ctx context.Context, tx *sql.Tx, cells []Cell, ids map[CellKey]int64) error {
+	var args []any
+	flush := func() error {
+		if len(args) == 0 {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, s.d.bind(qInsertBlocks+valuesRows(len(args)/3, 3)), args...)
+		args = args[:0]
+		return err
+	}
+	for _, c := range cells {
+		for b, m := range c.BlockMedians {
+			args = append(args, ids[c.CellKey], b, storedFloat(m))
+			if len(args) == 3*blocksPerInsert {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
+}
+
+// storedFloat is how a figure is stored: NaN as NULL, SQLite having no NaN
+// (PostgreSQL has, but one meaning in both backends is simpler to read).
 func storedFloat(v float64) any {
 	if math.IsNaN(v) {
 		return nil
@@ -176,13 +246,13 @@ func loadedFloat(v sql.NullFloat64) float64 {
 func (s *Store) History(ctx context.Context, fingerprint string) (map[CellKey][]Past, error) {
 	h, err := s.history(ctx, fingerprint)
 	if err != nil {
-		return nil, fmt.Errorf("store: history of %s in %s: %w", fingerprint, s.path, err)
+		return nil, s.errorf("store: history of %s in %s: %w", fingerprint, s.path, err)
 	}
 	return h, nil
 }
 
 func (s *Store) history(ctx context.Context, fingerprint string) (map[CellKey][]Past, error) {
-	rows, err := s.db.QueryContext(ctx, qHistory, fingerprint)
+	rows, err := s.db.QueryContext(ctx, s.d.bind(qHistory), fingerprint)
 	if err != nil {
 		return nil, err
 	}
@@ -262,13 +332,13 @@ type Machine struct {
 func (s *Store) Every(ctx context.Context, names []string) ([]Machine, error) {
 	ms, err := s.every(ctx, names)
 	if err != nil {
-		return nil, fmt.Errorf("store: read the history in %s: %w", s.path, err)
+		return nil, s.errorf("store: read the history in %s: %w", s.path, err)
 	}
 	return ms, nil
 }
 
 func (s *Store) every(ctx context.Context, names []string) ([]Machine, error) {
-	rows, err := s.db.QueryContext(ctx, qEvery)
+	rows, err := s.db.QueryContext(ctx, s.d.bind(qEvery))
 	if err != nil {
 		return nil, err
 	}
@@ -315,8 +385,8 @@ func nameWanted(name string, names []string) bool {
 // Sittings counts a fingerprint's sittings.
 func (s *Store) Sittings(ctx context.Context, fingerprint string) (int, error) {
 	var n int
-	if err := s.db.QueryRowContext(ctx, qSittings, fingerprint).Scan(&n); err != nil {
-		return 0, fmt.Errorf("store: count sittings of %s in %s: %w", fingerprint, s.path, err)
+	if err := s.db.QueryRowContext(ctx, s.d.bind(qSittings), fingerprint).Scan(&n); err != nil {
+		return 0, s.errorf("store: count sittings of %s in %s: %w", fingerprint, s.path, err)
 	}
 	return n, nil
 }
