@@ -60,7 +60,7 @@ one line each, and a sitting already recorded is not recorded again.`,
 					return usagef("--import %s: not a directory", importDir)
 				}
 			}
-			path, err := storeFlagPath(storePath)
+			path, err := storeFlagPath("store", storePath)
 			if err != nil {
 				return err
 			}
@@ -89,16 +89,17 @@ one line each, and a sitting already recorded is not recorded again.`,
 // records into ($CTXBENCH_HISTORY, else store.DefaultPath); a file path or
 // a postgres:// URL. What cannot be a store (another scheme's URL, a URL
 // that does not parse) is a usage error, which shows no password.
-func storeFlagPath(flag string) (string, error) {
+// name is the flag the value came from, as the error names it.
+func storeFlagPath(name, flag string) (string, error) {
 	if flag != "" {
 		if err := store.CheckTarget(flag); err != nil {
-			return "", usagef("--store: %v", err)
+			return "", usagef("--%s: %v", name, err)
 		}
 		return flag, nil
 	}
 	p, err := storePath()
 	if err != nil {
-		return "", usagef("no history (%v): give --store PATH or URL", err)
+		return "", usagef("no history (%v): give --%s PATH or URL", err, name)
 	}
 	return p, nil
 }

@@ -127,7 +127,7 @@ func readReportHistory(ctx context.Context, target string, inputs []compare.Inpu
 	if target == defaultHistory {
 		target = ""
 	}
-	path, err := storeFlagPath(target)
+	path, err := storeFlagPath("history", target)
 	if err != nil {
 		return nil, err
 	}
