@@ -20,14 +20,27 @@ func newExplain(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "explain NAME...",
 		Short: "where a hop's time goes: the kernel's phases of each switch, measured with BPF",
-		Long: `Explain runs each benchmark at one CPU twice over, interleaved block by block:
-untraced, and with BPF programs on the kernel's raw tracepoints that add up,
-in the kernel, the time between consecutive events of the benchmark's own
+		Long: `Explain runs each benchmark twice over, interleaved block by block: untraced,
+and with BPF programs on the kernel's raw tracepoints that add up, in the
+kernel, the time between consecutive events of the benchmark's own
 processes (the syscall entry, the wakeup, the scheduler's entry, the switch,
 the FPU restore, the return to user space...). It prints each hop's phases
 in time order on the kernel's clock, what the probes cost (traced against
-untraced), and how much of the traced hop the phases explain: a model that
-does not close within 5% says so, and its phases are never scaled.
+untraced, and per probe firing with its interval), and how much of the
+traced hop the phases explain: a model that does not close within 5% says
+so, and its phases are never scaled.
+
+Beside each phase it prints the phase on the untraced scale: less the probe
+firings it holds times one firing's measured cost, with the closure against
+the untraced hop. A phase the correction swamps is marked; without a 95%
+interval of the cost per firing there is no untraced scale.
+
+--placement same-cpu (the default) explains a hop on one CPU; cross-cpu or a
+level of the CPU topology explains a hop between two CPUs, joining both
+CPUs' timelines (each phase says whose CPU it ran on: the waker's, the
+wakee's, or between them). --probes light attaches only the syscall, wakeup
+and switch probes: a smaller perturbation, coarser phases, its cost per
+firing measured the same way.
 
 It needs root (or CAP_BPF and CAP_PERFMON), the bpf() syscall, the kernel's
 BTF (/sys/kernel/btf/vmlinux) and raw tracepoints; without them it exits 2
@@ -35,7 +48,9 @@ saying which is missing. Nothing is pinned: however the run ends, the kernel
 detaches every probe. docs/explain.md lists the probes behind each phase.`,
 		Example: `  ctxbench explain thread/pipe process/pipe
   ctxbench explain thread/pipe process/pipe container/pipe-plain container/pipe-cg4 --export-json why.json
-  ctxbench explain thread/futex thread/yield --cpus 1`,
+  ctxbench explain thread/futex thread/yield --cpus 1
+  ctxbench explain thread/pipe --placement same-cpu,cross-cpu --cpus 2,3
+  ctxbench explain process/pipe --probes light`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			benches, err := catalog.Select(args)

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/ctxbench/ctxbench/internal/result"
@@ -100,7 +101,10 @@ func TestPhaseChanges(t *testing.T) {
 		t.Fatalf("phase changes %+v", c.Phases)
 	}
 	got := c.Phases[0].Phases
-	want := []PhaseDelta{{"write", 300, 310}, {"delayed dequeue", 800, 0}, {"dequeue up the hierarchy", 0, 500}}
+	want := []PhaseDelta{{Phase: "write", BaseNS: 300, CurNS: 310}, {Phase: "delayed dequeue", BaseNS: 800}, {Phase: "dequeue up the hierarchy", CurNS: 500}}
+	if c.Phases[0].Untraced {
+		t.Error("rows without the untraced scale compared on it")
+	}
 	if len(got) != len(want) {
 		t.Fatalf("phases %+v, want %+v", got, want)
 	}
@@ -108,5 +112,43 @@ func TestPhaseChanges(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("phase %d: %+v, want %+v", i, got[i], want[i])
 		}
+	}
+}
+
+// Where both files have the phases on the untraced scale, each phase is
+// compared on it too (0 where a side lacks the phase); a name on two CPU
+// sides is two phases; where one file lacks the scale, none is compared.
+func TestPhaseChangesOnTheUntracedScale(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	mk := func(label string, scale bool, phases ...result.ExplainPhase) Input {
+		r := sitting("thread/pipe", 1000, 0)
+		r.Explain = &result.Explain{Phases: phases}
+		if scale {
+			r.Explain.UntracedClosure = f(1)
+		}
+		return Input{Label: label, Doc: &result.Document{Results: []result.Result{r}}}
+	}
+	a := mk("a", true, result.ExplainPhase{Name: "interrupts", CPU: "waker", NsPerHop: 100, UntracedNs: f(60)},
+		result.ExplainPhase{Name: "interrupts", CPU: "wakee", NsPerHop: 300, UntracedNs: f(220)})
+	b := mk("b", true, result.ExplainPhase{Name: "interrupts", CPU: "wakee", NsPerHop: 310, UntracedNs: f(250)},
+		result.ExplainPhase{Name: "IPI", CPU: "between", NsPerHop: 900, UntracedNs: f(880)})
+	c, err := Compare([]Input{a, b}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []PhaseDelta{
+		{Phase: "interrupts", CPU: "waker", BaseNS: 100, BaseUntracedNS: 60},
+		{Phase: "interrupts", CPU: "wakee", BaseNS: 300, CurNS: 310, BaseUntracedNS: 220, CurUntracedNS: 250},
+		{Phase: "IPI", CPU: "between", CurNS: 900, CurUntracedNS: 880},
+	}
+	if len(c.Phases) != 1 || !c.Phases[0].Untraced || !slices.Equal(c.Phases[0].Phases, want) {
+		t.Fatalf("phase changes %+v, want %+v", c.Phases, want)
+	}
+	c, err = Compare([]Input{a, mk("b", false, result.ExplainPhase{Name: "IPI", CPU: "between", NsPerHop: 900})}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc := c.Phases[0]; pc.Untraced || pc.Phases[0].BaseUntracedNS != 0 {
+		t.Errorf("one side without the untraced scale: %+v", pc)
 	}
 }

@@ -225,6 +225,16 @@ type ExplainPhase struct {
 	// "wakee", or "between" for the time from an event on one CPU to one
 	// on the other (the IPI's flight). Empty on one CPU.
 	CPU string `json:"cpu,omitempty"`
+	// UntracedNs is the phase on the untraced scale: NsPerHop less its
+	// Firings times the probes' measured cost per firing. Set by the
+	// explain experiment, never by a worker; nil where the cost per
+	// firing has no 95% interval or no firings were counted (0 ns is a
+	// figure, so absence is not written as 0).
+	UntracedNs *float64 `json:"untraced_ns,omitempty"`
+	// UntracedUnreliable marks a phase whose correction is larger than
+	// the phase, or whose correction's interval is wider than what is
+	// left of it: its untraced figure is mostly the correction's noise.
+	UntracedUnreliable bool `json:"untraced_unreliable,omitempty"`
 }
 
 // ExplainGap is work a phase holds that the probes could not separate.

@@ -466,7 +466,11 @@ func CompareMessages(c *compare.Comparison) []string {
 // of each kernel phase per hop (ctxbench explain), largest first.
 func writePhaseChanges(w io.Writer, c *compare.Comparison) {
 	for _, pc := range c.Phases {
-		fmt.Fprintf(w, "\nphases of %s %s, %s against %s (ns per hop on the kernel's clock, largest change first):\n", pc.Name, pc.Placement, pc.Input, c.Inputs[0].Label)
+		scale := ""
+		if pc.Untraced {
+			scale = "; beside it on the untraced scale, the probes' cost per firing taken out"
+		}
+		fmt.Fprintf(w, "\nphases of %s %s, %s against %s (ns per hop on the kernel's clock, largest change first%s):\n", pc.Name, pc.Placement, pc.Input, c.Inputs[0].Label, scale)
 		ps := slices.Clone(pc.Phases)
 		slices.SortStableFunc(ps, func(a, b compare.PhaseDelta) int {
 			return cmp.Compare(math.Abs(b.CurNS-b.BaseNS), math.Abs(a.CurNS-a.BaseNS))
@@ -474,7 +478,16 @@ func writePhaseChanges(w io.Writer, c *compare.Comparison) {
 		const shown = 8
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, p := range ps[:min(shown, len(ps))] {
-			fmt.Fprintf(tw, "  %s\t%s → %s\t%s\t\n", units.Signed(p.CurNS-p.BaseNS, 0), units.Sig(p.BaseNS), units.Sig(p.CurNS), p.Phase)
+			name := p.Phase
+			if p.CPU != "" {
+				name = p.CPU + ": " + name
+			}
+			if pc.Untraced {
+				fmt.Fprintf(tw, "  %s\t%s → %s\tuntraced %s\t%s → %s\t%s\t\n", units.Signed(p.CurNS-p.BaseNS, 0), units.Sig(p.BaseNS), units.Sig(p.CurNS),
+					units.Signed(p.CurUntracedNS-p.BaseUntracedNS, 0), units.Sig(p.BaseUntracedNS), units.Sig(p.CurUntracedNS), name)
+				continue
+			}
+			fmt.Fprintf(tw, "  %s\t%s → %s\t%s\t\n", units.Signed(p.CurNS-p.BaseNS, 0), units.Sig(p.BaseNS), units.Sig(p.CurNS), name)
 		}
 		tw.Flush()
 		if len(ps) > shown {

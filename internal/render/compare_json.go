@@ -122,11 +122,16 @@ type ComparePhases struct {
 	Phases    []ComparePhase `json:"phases"`
 }
 
-// ComparePhase is one phase of ComparePhases.
+// ComparePhase is one phase of ComparePhases; on a hop across CPUs, CPU
+// is its side. Where both files have the untraced scale, the phase on it
+// too (absent otherwise: 0 would read as a figure).
 type ComparePhase struct {
-	Phase  string  `json:"phase"`
-	BaseNS float64 `json:"base_ns"`
-	NS     float64 `json:"ns"`
+	Phase          string   `json:"phase"`
+	CPU            string   `json:"cpu,omitempty"`
+	BaseNS         float64  `json:"base_ns"`
+	NS             float64  `json:"ns"`
+	BaseUntracedNS *float64 `json:"base_untraced_ns,omitempty"`
+	UntracedNS     *float64 `json:"untraced_ns,omitempty"`
 }
 
 // CompareJSON writes the comparison as one indented JSON document
@@ -176,7 +181,12 @@ func CompareDocOf(c *compare.Comparison) CompareDoc {
 	for _, pc := range c.Phases {
 		jp := ComparePhases{Name: pc.Name, Placement: pc.Placement, Input: pc.Input, Phases: []ComparePhase{}}
 		for _, p := range pc.Phases {
-			jp.Phases = append(jp.Phases, ComparePhase{Phase: p.Phase, BaseNS: p.BaseNS, NS: p.CurNS})
+			cp := ComparePhase{Phase: p.Phase, CPU: p.CPU, BaseNS: p.BaseNS, NS: p.CurNS}
+			if pc.Untraced {
+				base, cur := p.BaseUntracedNS, p.CurUntracedNS
+				cp.BaseUntracedNS, cp.UntracedNS = &base, &cur
+			}
+			jp.Phases = append(jp.Phases, cp)
 		}
 		d.Phases = append(d.Phases, jp)
 	}

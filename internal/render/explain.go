@@ -11,8 +11,8 @@ import (
 )
 
 // Explain prints, per explained benchmark, its hop's phases in time order
-// with the probes' cost and the closure, then the work the probes could
-// not split.
+// on the traced and the untraced scale, with the probes' cost and the
+// closures, then the work the probes could not split.
 func Explain(w io.Writer, doc *result.Document) {
 	fmt.Fprintf(w, "ctxbench explain — %s\n", doc.Environment.HostLine())
 	if doc.Settings.DryRun {
@@ -20,31 +20,18 @@ func Explain(w io.Writer, doc *result.Document) {
 	}
 	gaps := map[string]bool{}
 	var gapLines []string
+	legend := false // the untrustworthy mark is explained once, under its first table
 	for _, r := range doc.Results {
 		e := r.Explain
 		if e == nil {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s %s — %s\n", r.Name, r.Placement, r.Label.What)
-		fmt.Fprintf(w, "  one-way (median): %s untraced, %s traced — the probes cost %s [%s, %s] (%d blocks each, interleaved)\n",
-			units.Time(e.UntracedOneWayNS), units.Time(e.TracedOneWayNS), units.Change(e.ProbeCost), units.Change(e.ProbeCostLow), units.Change(e.ProbeCostHigh), e.Blocks)
-		fmt.Fprintf(w, "  closure: the phases sum to %s of the traced hop (mean %s); %s of the kernel clock's %s per hop",
-			units.Percent(100*e.Closure, 0), units.Time(e.TracedMeanNS), units.Percent(100*e.KernelClosure, 0), units.Time(e.KernelHopNS))
-		if e.OtherNS > 0 {
-			fmt.Fprintf(w, " (other tasks and idle took %s more)", units.Time(e.OtherNS))
+		explainHeader(w, e)
+		if explainTable(w, e) && !legend {
+			legend = true
+			fmt.Fprintf(w, "  %s not trustworthy on the untraced scale: the probes' correction is larger than the phase, or less certain than what is left of it\n", untrustedMark)
 		}
-		fmt.Fprintln(w)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  PHASE\tNS/HOP\tSHARE\tPER HOP\tPROBES\t")
-		for _, p := range e.Phases {
-			share := 0.0
-			if e.TracedMeanNS > 0 {
-				share = p.NsPerHop / e.TracedMeanNS
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t\n", p.Name, units.Sig(p.NsPerHop), units.Percent(100*share, 0), units.Fixed(p.PerHop, 2), p.Probes)
-		}
-		fmt.Fprintf(tw, "  not attributed\t%s\t\t\t\t\n", units.Sig(e.UnattributedNS))
-		tw.Flush()
 		for _, wn := range r.Warnings {
 			if wn.Code == "explain-closure" {
 				fmt.Fprintf(w, "  ! %s\n", wn.Message)
@@ -67,6 +54,90 @@ func Explain(w io.Writer, doc *result.Document) {
 		fmt.Fprintf(w, "\nwhat these probes cannot split here:\n%s\n", strings.Join(gapLines, "\n"))
 	}
 	Missing(w, doc)
+}
+
+// untrustedMark follows a phase's untraced figure when the correction
+// swamps it (result.ExplainPhase.UntracedUnreliable).
+const untrustedMark = "†"
+
+// lightProbes says what the light probe set leaves out.
+const lightProbes = "the light set: syscalls, wakeup and switch only"
+
+// explainHeader prints the one-way figures, the probes' cost per firing
+// and the closure on each scale.
+func explainHeader(w io.Writer, e *result.Explain) {
+	fmt.Fprintf(w, "  one-way (median): %s untraced, %s traced — the probes cost %s [%s, %s] (%d blocks each, interleaved)\n",
+		units.Time(e.UntracedOneWayNS), units.Time(e.TracedOneWayNS), units.Change(e.ProbeCost), units.Change(e.ProbeCostLow), units.Change(e.ProbeCostHigh), e.Blocks)
+	set := ""
+	if e.Probes == "light" {
+		set = " (" + lightProbes + ")"
+	}
+	if c := e.ProbeNsPerFiring; c != nil {
+		fmt.Fprintf(w, "  probes%s: %s ns per firing [%s, %s] (%s), %s firings per hop\n",
+			set, units.Sig(c.Median), units.Sig(c.Low), units.Sig(c.High), level(c.Confidence), units.Sig(e.FiringsPerHop))
+	} else if set != "" {
+		fmt.Fprintf(w, "  probes: %s\n", lightProbes)
+	}
+	fmt.Fprintf(w, "  closure: the phases sum to %s of the traced hop (mean %s)", units.Percent(100*e.Closure, 0), units.Time(e.TracedMeanNS))
+	if e.UntracedClosure != nil {
+		fmt.Fprintf(w, ", and on the untraced scale to %s of the untraced hop (mean %s)", units.Percent(100**e.UntracedClosure, 0), units.Time(e.UntracedMeanNS))
+	}
+	fmt.Fprintf(w, "; %s of the kernel clock's %s per hop", units.Percent(100*e.KernelClosure, 0), units.Time(e.KernelHopNS))
+	if e.OtherNS > 0 {
+		fmt.Fprintf(w, " (other tasks and idle took %s more)", units.Time(e.OtherNS))
+	}
+	fmt.Fprintln(w)
+}
+
+// level is an interval's confidence; one that is not a whole percentage
+// keeps a decimal, so 94.9% never reads as the 95% it falls short of.
+func level(c float64) string { return units.Digits(100*c, 3) + "%" }
+
+// explainTable prints the phases, in time order: the CPU side on a hop
+// across CPUs, the traced ns, the untraced ns beside it where the run has
+// that scale, and the firings the correction took out. It says whether a
+// phase carried the untrustworthy mark.
+func explainTable(w io.Writer, e *result.Explain) (marked bool) {
+	var sides, untraced bool
+	for _, p := range e.Phases {
+		sides = sides || p.CPU != ""
+		untraced = untraced || p.UntracedNs != nil
+	}
+	cols := func(name, cpu, ns, un, share, per, fir, probes string) string {
+		row := "  " + name + "\t"
+		if sides {
+			row += cpu + "\t"
+		}
+		row += ns + "\t"
+		if untraced {
+			row += un + "\t"
+		}
+		row += share + "\t" + per + "\t"
+		if untraced {
+			row += fir + "\t"
+		}
+		return row + probes + "\t"
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, cols("PHASE", "CPU", "NS/HOP", "UNTRACED", "SHARE", "PER HOP", "FIRINGS", "PROBES"))
+	for _, p := range e.Phases {
+		share := 0.0
+		if e.TracedMeanNS > 0 {
+			share = p.NsPerHop / e.TracedMeanNS
+		}
+		un := ""
+		if p.UntracedNs != nil {
+			un = units.Sig(*p.UntracedNs)
+			if p.UntracedUnreliable {
+				un += " " + untrustedMark
+				marked = true
+			}
+		}
+		fmt.Fprintln(tw, cols(p.Name, p.CPU, units.Sig(p.NsPerHop), un, units.Percent(100*share, 0), units.Fixed(p.PerHop, 2), units.Fixed(p.Firings, 2), p.Probes))
+	}
+	fmt.Fprintln(tw, cols("not attributed", "", units.Sig(e.UnattributedNS), "", "", "", "", ""))
+	tw.Flush()
+	return marked
 }
 
 // explainSteps prints where each ladder step comes from (the phases that

@@ -1,10 +1,12 @@
 // Package explain is the experiment that says where a hop's time goes:
-// each benchmark runs as two cells at one CPU — untraced, and with the
-// kernel phase tracer attached in its worker (internal/catalog's traced
+// each benchmark runs as two cells at its placement — untraced, and with
+// the kernel phase tracer attached in its worker (internal/catalog's traced
 // blocks, internal/bpf's phase models) — interleaved block by block in one
 // sitting, so the probes' cost is measured beside the phases it bought.
 // The phases are the traced blocks' averages; they are never scaled to
 // fit: a model that does not close within 5% of the traced hop says so.
+// Beside them, each phase on the untraced scale: less the probe firings it
+// holds times one firing's measured cost (untraced.go).
 package explain
 
 import (
@@ -145,14 +147,15 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 	r.Placed = result.PlacementInfo{Requested: string(u.Cell.Placement), CPUA: u.Cell.CPUSetA, CPUB: u.Cell.CPUSetB, OK: true}
 
 	ts := stats.SummarizeBlocks(tsamples, tsizes)
-	e := &result.Explain{Blocks: len(t.Blocks), UntracedOneWayNS: r.OneWayNS.Median, TracedOneWayNS: ts.Median, TracedMeanNS: ts.Mean}
+	e := &result.Explain{Blocks: len(t.Blocks), UntracedOneWayNS: r.OneWayNS.Median, TracedOneWayNS: ts.Median,
+		TracedMeanNS: ts.Mean, UntracedMeanNS: r.OneWayNS.Mean, Probes: probeSet(t.Cell.Probes)}
 	if c := stats.PairedChange(samples, sizes, rounds, tsamples, tsizes, trounds); c.OK {
 		e.ProbeCost, e.ProbeCostLow, e.ProbeCostHigh = c.Ratio-1, c.Lo-1, c.Hi-1
 	}
 	// Phases: each traced block's per-hop figures, averaged over blocks
 	// (every block makes the same number of hops), in time order.
 	var phases, unexplained phaseSum
-	var kernel, other, unattributed float64
+	var kernel, other, unattributed, firings float64
 	counts := map[string]float64{}
 	n := 0.0
 	for _, blk := range t.Blocks {
@@ -170,6 +173,7 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 		kernel += x.HopNsPerHop
 		other += x.OtherNsPerHop
 		unattributed += x.UnattributedNsPerHop
+		firings += x.FiringsPerHop
 		for k, v := range x.Counts {
 			counts[k] += v
 		}
@@ -181,7 +185,7 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 		r.Explain = e
 		return r
 	}
-	e.KernelHopNS, e.OtherNS, e.UnattributedNS = kernel/n, other/n, unattributed/n
+	e.KernelHopNS, e.OtherNS, e.UnattributedNS, e.FiringsPerHop = kernel/n, other/n, unattributed/n, firings/n
 	e.Phases = phases.mean(n)
 	sum := 0.0
 	for _, p := range e.Phases {
@@ -205,11 +209,24 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 				100*e.Closure, sum, e.TracedMeanNS, 100*ClosureTolerance, e.UnattributedNS),
 			Fix: "see the not-attributed time in the JSON; rare paths (migrations, interrupts in odd places) are the usual cause"})
 	}
+	e.ProbeNsPerFiring = probeNsPerFiring(stats.Series{Values: samples, Sizes: sizes, Rounds: rounds},
+		stats.Series{Values: tsamples, Sizes: tsizes, Rounds: trounds}, e.FiringsPerHop)
+	untracedScale(e)
 	r.Explain = e
 	return r
 }
 
-// phaseSum adds up phases by name over blocks, in first-seen (time) order.
+// probeSet names a cell's probe set as the result file records it.
+func probeSet(p string) string {
+	if p == model.ProbesFull {
+		return "full"
+	}
+	return p
+}
+
+// phaseSum adds up phases by side and name over blocks, in first-seen
+// (time) order: across CPUs a name (the interrupts) can occur on each side,
+// and the two are different time.
 type phaseSum struct {
 	order []string
 	by    map[string]*result.ExplainPhase
@@ -220,23 +237,25 @@ func (s *phaseSum) add(ps []result.ExplainPhase) {
 		s.by = map[string]*result.ExplainPhase{}
 	}
 	for _, p := range ps {
-		a := s.by[p.Name]
+		key := p.CPU + "\x00" + p.Name
+		a := s.by[key]
 		if a == nil {
-			a = &result.ExplainPhase{Name: p.Name, What: p.What, Probes: p.Probes}
-			s.by[p.Name] = a
-			s.order = append(s.order, p.Name)
+			a = &result.ExplainPhase{Name: p.Name, What: p.What, Probes: p.Probes, CPU: p.CPU}
+			s.by[key] = a
+			s.order = append(s.order, key)
 		}
 		a.NsPerHop += p.NsPerHop
 		a.PerHop += p.PerHop
+		a.Firings += p.Firings
 	}
 }
 
 // mean is every phase's sum over n blocks.
 func (s *phaseSum) mean(n float64) []result.ExplainPhase {
 	var out []result.ExplainPhase
-	for _, name := range s.order {
-		p := *s.by[name]
-		p.NsPerHop, p.PerHop = p.NsPerHop/n, p.PerHop/n
+	for _, key := range s.order {
+		p := *s.by[key]
+		p.NsPerHop, p.PerHop, p.Firings = p.NsPerHop/n, p.PerHop/n, p.Firings/n
 		out = append(out, p)
 	}
 	return out
