@@ -33,7 +33,8 @@ func crossPipe(hops uint64) *Matrix {
 		seg{KindSchedEntry, KindFairBegin, 100, hops},
 		seg{KindFairBegin, KindNrRunningDec, 50, hops},
 		seg{KindNrRunningDec, KindSwitchToIdle, 50, hops},
-		seg{KindSwitchToIdle, KindIdleEnter, 100, hops},
+		seg{KindSwitchToIdle, KindSchedExit, 50, hops},
+		seg{KindSchedExit, KindIdleEnter, 50, hops},
 		seg{KindIdleEnter, KindIPIIn, 2300, hops},
 	)
 	m.Cross[KindIPIIn] = Cell{Ns: 1000 * hops, Count: hops}
@@ -93,7 +94,7 @@ func TestCrossModelWithoutIPIBoundaries(t *testing.T) {
 		seg{KindWaking, KindExitWrite, 300, hops},
 		seg{KindExitWrite, KindEnterRead, 100, hops},
 		seg{KindEnterRead, KindSwitchToIdle, 300, hops}, // schedule(), the dequeue unseen
-		seg{KindSwitchToIdle, KindWakeup, 2300, hops}, // waiting, the IPI's flight and its head
+		seg{KindSwitchToIdle, KindWakeup, 2300, hops},   // waiting, the IPI's flight and its head
 		seg{KindSwitchToOther, KindSwitchFromOther, 5000, 1},
 	)
 	m.Cross[KindWakeup] = Cell{Ns: 1000 * hops, Count: hops}

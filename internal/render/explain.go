@@ -32,6 +32,7 @@ func Explain(w io.Writer, doc *result.Document) {
 			legend = true
 			fmt.Fprintf(w, "  %s not trustworthy on the untraced scale: the probes' correction is larger than the phase, or less certain than what is left of it\n", untrustedMark)
 		}
+		explainParallel(w, e)
 		for _, wn := range r.Warnings {
 			if wn.Code == "explain-closure" {
 				fmt.Fprintf(w, "  ! %s\n", wn.Message)
@@ -138,6 +139,24 @@ func explainTable(w io.Writer, e *result.Explain) (marked bool) {
 	fmt.Fprintln(tw, cols("not attributed", "", units.Sig(e.UnattributedNS), "", "", "", "", ""))
 	tw.Flush()
 	return marked
+}
+
+// explainParallel prints, for a hop across CPUs, what the waker's CPU
+// did while the hop went on on the other: measured, not part of the hop.
+func explainParallel(w io.Writer, e *result.Explain) {
+	if len(e.Parallel) == 0 {
+		return
+	}
+	var sum float64
+	for _, p := range e.Parallel {
+		sum += p.NsPerHop
+	}
+	fmt.Fprintf(w, "  meanwhile on the waker's CPU (in parallel with the hop, not part of it): %s per hop\n", units.Time(sum))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, p := range e.Parallel {
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t\n", p.Name, units.Sig(p.NsPerHop), units.Fixed(p.PerHop, 2), p.Probes)
+	}
+	tw.Flush()
 }
 
 // explainSteps prints where each ladder step comes from (the phases that

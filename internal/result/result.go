@@ -417,6 +417,27 @@ type Explain struct {
 	ProbeCost     float64 `json:"probe_cost"`
 	ProbeCostLow  float64 `json:"probe_cost_low"`
 	ProbeCostHigh float64 `json:"probe_cost_high"`
+	// Probes is the traced cells' probe set: "full" or "light" (only the
+	// syscall, wakeup and switch probes). Absent in files written before
+	// the light set existed (they are full).
+	Probes string `json:"probes,omitempty"`
+	// FiringsPerHop is how many times per hop a probe ran and recorded in
+	// the traced blocks (their mean); absent where the worker did not
+	// count them.
+	FiringsPerHop float64 `json:"firings_per_hop,omitempty"`
+	// ProbeNsPerFiring is one probe firing's cost: the traced minus the
+	// untraced block median of each round, over FiringsPerHop, and the
+	// median of those per-round figures with its order-statistic interval
+	// (stats.PerRound). Absent without firings or fewer than two rounds.
+	ProbeNsPerFiring *Interval `json:"probe_ns_per_firing,omitempty"`
+	// UntracedMeanNS is the untraced samples' mean per hop: what the
+	// phases on the untraced scale add up to, as TracedMeanNS is for the
+	// traced phases.
+	UntracedMeanNS float64 `json:"untraced_mean_one_way_ns"`
+	// UntracedClosure is the phases' sum on the untraced scale (their
+	// UntracedNs) over UntracedMeanNS; absent where the phases have no
+	// untraced scale (ProbeNsPerFiring absent or below 95%).
+	UntracedClosure *float64 `json:"untraced_closure,omitempty"`
 	// Closure is the phases' sum over the traced hop (TracedMeanNS, the
 	// user-space clock's mean per hop of the traced blocks). KernelHopNS
 	// is the traced time per hop on the kernel's clock, less what other
@@ -431,6 +452,10 @@ type Explain struct {
 	UnattributedNS float64            `json:"unattributed_ns"`
 	Counts         map[string]float64 `json:"per_hop_counts,omitempty"`
 	Gaps           []model.ExplainGap `json:"gaps,omitempty"`
+	// Parallel, on a hop across CPUs, is what the waker's CPU did while
+	// the hop went on on the other (finishing its syscall, blocking,
+	// idling): measured, not part of the hop, not in the closure.
+	Parallel []ExplainPhase `json:"parallel,omitempty"`
 	// Unexplained are the largest transitions the model left unattributed.
 	Unexplained []ExplainPhase `json:"unexplained,omitempty"`
 	Notes       []string       `json:"notes,omitempty"`

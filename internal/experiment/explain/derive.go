@@ -36,13 +36,16 @@ const claimSource = `"Context Switching Experiment: Goroutine Switching Cost", a
 
 // Derive stores the steps and the claims' verdicts in d.Derived.
 func Derive(d *result.Document) {
+	// The ladder's steps and the published causes are about hops on one
+	// CPU; hops across CPUs are compared with them below.
 	rows := map[string]*result.Result{}
 	for i := range d.Results {
-		if d.Results[i].Explain != nil {
+		if d.Results[i].Explain != nil && d.Results[i].Placement == "same-cpu" {
 			rows[d.Results[i].Name] = &d.Results[i]
 		}
 	}
-	if len(rows) == 0 {
+	pairs := crossPairs(d)
+	if len(rows) == 0 && len(pairs) == 0 {
 		return
 	}
 	x := &result.ExplainDerived{}
@@ -53,7 +56,14 @@ func Derive(d *result.Document) {
 		}
 		x.Steps = append(x.Steps, step(s.What, a, b))
 	}
-	x.Claims = claims(rows, x.Steps, d.Environment.Virtualization.KVM.Backend)
+	if len(rows) > 0 {
+		x.Claims = claims(rows, x.Steps, d.Environment.Virtualization.KVM.Backend)
+	}
+	for _, p := range pairs {
+		st := crossStep(p[0], p[1])
+		x.Steps = append(x.Steps, st)
+		x.Claims = append(x.Claims, crossClaims(p[0], p[1], st, d.Environment.Virtualization.Guest, d.Environment.Idle.Halts)...)
+	}
 	if d.Derived == nil {
 		d.Derived = &result.Derived{}
 	}

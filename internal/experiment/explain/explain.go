@@ -56,7 +56,7 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 	for _, c := range cells {
 		if c.Bench.Phases == "" {
 			part.Skipped = append(part.Skipped, result.Failure{Name: c.Bench.Name, Placement: string(c.Placement),
-				Error: "no phase model: explain splits pipe, eventfd, futex and yield ping-pongs of threads, processes and containers, and a VM's exit to user space"})
+				Error: "no phase model: explain splits pipe, eventfd, futex and yield ping-pongs of threads, processes and containers (pipe, eventfd and futex across CPUs too), a VM's exit to user space and a VM-to-VM hop through the VMMs"})
 			continue
 		}
 		t := c
@@ -154,7 +154,7 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 	}
 	// Phases: each traced block's per-hop figures, averaged over blocks
 	// (every block makes the same number of hops), in time order.
-	var phases, unexplained phaseSum
+	var phases, parallel, unexplained phaseSum
 	var kernel, other, unattributed, firings float64
 	counts := map[string]float64{}
 	n := 0.0
@@ -178,6 +178,7 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 			counts[k] += v
 		}
 		phases.add(x.Phases)
+		parallel.add(x.Parallel)
 		unexplained.add(x.Unexplained)
 	}
 	if n == 0 {
@@ -191,6 +192,7 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 	for _, p := range e.Phases {
 		sum += p.NsPerHop
 	}
+	e.Parallel = parallel.mean(n)
 	e.Unexplained = unexplained.mean(n)
 	slices.SortFunc(e.Unexplained, func(a, b result.ExplainPhase) int { return cmp.Compare(b.NsPerHop, a.NsPerHop) })
 	e.Counts = map[string]float64{}

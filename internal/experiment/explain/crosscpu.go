@@ -1,0 +1,208 @@
+package explain
+
+// crosscpu.go: what a hop across CPUs costs beyond the same hop on one
+// CPU, and the causes performance engineers name for it (the IPI, the idle
+// CPU's exit, in a guest the vCPU's halt and the host's wake-up, cache
+// lines moving between CPUs), each judged by the cross-CPU phase model's
+// phases and counts.
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/stats"
+)
+
+// crossSource is where the causes judged here come from: what tools that
+// look at a cross-CPU wakeup name (perf sched timehist's wakeup latency,
+// runqlat's run-queue latency, wult's idle-state exit latency) and what a
+// guest adds (halt-polling in KVM's documentation).
+const crossSource = "the usual explanations of a cross-CPU wakeup's latency (perf sched timehist, runqlat, wult; KVM's halt-polling documentation)"
+
+// Cache transfer thresholds: the phases the two placements share (the same
+// kernel transitions) must be this much slower across CPUs, relative and
+// absolute, before their slowdown is called the cache's. The traced
+// blocks' phase means carry no interval of their own, so the bar sits well
+// above their block-to-block spread (a few percent on this kind of host).
+const (
+	cacheRelative = 0.25
+	cacheAbsNs    = 200.0
+	cacheSameNs   = 0.05 // within this, the shared phases did not change
+)
+
+// crossPairs finds, for each benchmark explained at one CPU and across
+// CPUs in the same run, the two rows.
+func crossPairs(d *result.Document) [][2]*result.Result {
+	same := map[string]*result.Result{}
+	for i := range d.Results {
+		r := &d.Results[i]
+		if r.Explain != nil && r.Placement == "same-cpu" {
+			same[r.Name] = r
+		}
+	}
+	var out [][2]*result.Result
+	for i := range d.Results {
+		r := &d.Results[i]
+		if r.Explain == nil || !isCross(r.Explain) {
+			continue
+		}
+		if s := same[r.Name]; s != nil {
+			out = append(out, [2]*result.Result{s, r})
+		}
+	}
+	return out
+}
+
+// isCross: the explanation is of a hop across CPUs (its phases say their
+// side).
+func isCross(e *result.Explain) bool {
+	return slices.ContainsFunc(e.Phases, func(p result.ExplainPhase) bool { return p.CPU != "" })
+}
+
+// crossStep compares a hop on one CPU with the same benchmark's hop across
+// CPUs: the untraced change with its interval (the four cells ran in the
+// same rounds), and phase by phase by kernel transition (Probes), so that
+// the same work on both placements lines up, whatever the models call it.
+func crossStep(a, b *result.Result) result.ExplainStep {
+	s := result.ExplainStep{What: "same CPU → " + b.Placement + " (" + b.Name + ")", From: a.Name + " same-cpu", To: b.Name + " " + b.Placement,
+		FromNS: a.OneWayNS.Median, ToNS: b.OneWayNS.Median}
+	c := stats.PairedChange(a.Samples, result.BlockSizes(a.BlockInfo), result.BlockRounds(a.BlockInfo),
+		b.Samples, result.BlockSizes(b.BlockInfo), result.BlockRounds(b.BlockInfo))
+	if c.OK {
+		s.Change, s.ChangeLow, s.ChangeHigh, s.Resolved, s.Confidence = c.Ratio-1, c.Lo-1, c.Hi-1, c.Resolved, c.Confidence
+	}
+	type both struct {
+		name     string
+		from, to float64
+	}
+	by := map[string]*both{}
+	var order []string
+	get := func(p result.ExplainPhase) *both {
+		k := p.Probes
+		if k == "" {
+			k = p.Name
+		}
+		x := by[k]
+		if x == nil {
+			x = &both{name: p.Name}
+			by[k] = x
+			order = append(order, k)
+		}
+		return x
+	}
+	for _, p := range a.Explain.Phases {
+		get(p).from += p.NsPerHop
+	}
+	for _, p := range b.Explain.Phases {
+		x := get(p)
+		x.to += p.NsPerHop
+		x.name = p.Name // the cross-CPU model's name for it
+	}
+	for _, k := range order {
+		x := by[k]
+		s.Phases = append(s.Phases, result.ExplainDelta{Name: x.name, FromNS: x.from, ToNS: x.to, DeltaNS: x.to - x.from})
+		s.TracedDeltaNS += x.to - x.from
+	}
+	slices.SortStableFunc(s.Phases, func(x, y result.ExplainDelta) int { return cmp.Compare(math.Abs(y.DeltaNS), math.Abs(x.DeltaNS)) })
+	return s
+}
+
+// shared are the phases both placements have (the same transition): the
+// same kernel work, on one CPU and across two.
+func shared(s result.ExplainStep) (from, to float64, names []string) {
+	for _, p := range s.Phases {
+		if p.FromNS > 0 && p.ToNS > 0 {
+			from += p.FromNS
+			to += p.ToNS
+			names = append(names, p.Name)
+		}
+	}
+	return from, to, names
+}
+
+// crossClaims judges the causes of a cross-CPU hop's extra cost by the
+// pair's phases (one CPU, a, against across CPUs, b) and step.
+func crossClaims(a, b *result.Result, s result.ExplainStep, guest bool, halts *bool) []result.ExplainClaim {
+	e := b.Explain
+	rung := b.Placement + " " + b.Name
+	extra := e.TracedMeanNS - a.Explain.TracedMeanNS
+	var out []result.ExplainClaim
+	add := func(claim, phases, verdict, evidence string) {
+		out = append(out, result.ExplainClaim{Rung: rung, Claim: claim, Source: crossSource, Phases: phases, Verdict: verdict, Evidence: evidence})
+	}
+	share := func(ns float64) string {
+		if extra <= 0 {
+			return fmt.Sprintf("%.0f ns per hop", ns)
+		}
+		return fmt.Sprintf("%.0f ns per hop, %.0f%% of the %.0f ns the traced hop costs beyond one CPU's", ns, 100*ns/extra, extra)
+	}
+
+	// The IPI: sending it, its flight, the handler that runs the wake list.
+	ipis, sent := e.Counts["idle_ipis"], e.Counts["ipis_sent"]
+	ipiNs, ipiNames := sumSide(e, func(p result.ExplainPhase) bool {
+		return p.CPU == "between" || strings.HasPrefix(p.Name, "IPI") || strings.Contains(p.Name, "send the IPI")
+	})
+	add("the wakeup crosses CPUs by an inter-processor interrupt (IPI)", strings.Join(ipiNames, "; "), verdictIf(ipis >= 0.9, "confirmed", "refuted"),
+		fmt.Sprintf("the wakee's idle CPU took %.2f IPIs per hop (%.2f sent by the waker); the send, its flight and the handler take %s",
+			ipis, sent, share(ipiNs)))
+
+	// The idle CPU's exit: from the IPI's return to the woken task running.
+	enters := e.Counts["idle_enters"]
+	idleNs, idleNames := sumSide(e, func(p result.ExplainPhase) bool {
+		return p.CPU == "wakee" && !strings.HasPrefix(p.Name, "IPI") &&
+			(strings.Contains(p.Name, "idle") || strings.Contains(p.Name, "pick the woken task"))
+	})
+	add("the wakee's CPU must leave an idle state", strings.Join(idleNames, "; "), verdictIf(enters >= 0.9 && idleNs > 0, "confirmed", "refuted"),
+		fmt.Sprintf("the wakee's CPU entered an idle state %.2f times per hop; leaving it and switching from the idle task take %s (the idle state's own wake-up latency is inside the IPI's flight)",
+			enters, share(idleNs)))
+
+	// In a guest: the vCPU halts, and only the host can wake it.
+	switch {
+	case !guest:
+		add("the halted vCPU must be woken by the host", "", "not measurable here", "not a virtual machine guest: there is no host to wake a vCPU")
+	case halts != nil && !*halts:
+		add("the halted vCPU must be woken by the host", "", "refuted",
+			"this guest's idle CPUs do not halt (idle=poll or halt-polling): a vCPU waiting for its partner stays running")
+	default:
+		flight, _ := sumSide(e, func(p result.ExplainPhase) bool { return p.CPU == "between" })
+		how := "how an idle vCPU waits is not known here"
+		if halts != nil {
+			how = "an idle vCPU halts here (HLT exits to the host)"
+		}
+		add("the halted vCPU must be woken by the host", "IPI: flight and the idle CPU's wake-up", "not measurable here",
+			fmt.Sprintf("%s, and the wakee's vCPU went idle %.2f times per hop; the host's share (taking the APIC write, waking the vCPU's thread, entering the guest) lies inside the IPI's flight, %s, which a guest's probes cannot split",
+				how, enters, share(flight)))
+	}
+
+	// Cache lines: the same kernel work, slower when its data was last
+	// written on the other CPU.
+	from, to, names := shared(s)
+	v := "not resolved here"
+	switch {
+	case from <= 0:
+		v = "not measured"
+	case to-from >= cacheRelative*from && to-from >= cacheAbsNs:
+		v = "confirmed"
+	case math.Abs(to-from) <= cacheSameNs*from:
+		v = "refuted"
+	}
+	add("cache lines move between the CPUs (the pipe or futex word, the task, the runqueue)", strings.Join(names, "; "), v,
+		fmt.Sprintf("the phases both placements share (the same kernel transitions) take %.0f ns per hop across CPUs against %.0f on one (%+.0f ns, %+.0f%%; judged from the traced blocks' means: confirmed from +%.0f%% and +%.0f ns, refuted within ±%.0f%%)",
+			to, from, to-from, 100*(to-from)/math.Max(from, 1), 100*cacheRelative, cacheAbsNs, 100*cacheSameNs))
+	return out
+}
+
+// sumSide adds the phases that match.
+func sumSide(e *result.Explain, match func(result.ExplainPhase) bool) (ns float64, names []string) {
+	for _, p := range e.Phases {
+		if match(p) {
+			ns += p.NsPerHop
+			names = append(names, p.Name)
+		}
+	}
+	return ns, names
+}
