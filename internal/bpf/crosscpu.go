@@ -292,7 +292,12 @@ func (cm *crossModel) breakdown(m *Matrix, hops uint64) Breakdown {
 		b.Phases = append(b.Phases, irq)
 	}
 	b.OtherNsPerHop = float64(other) / h
-	b.FiringsPerHop = float64(m.Firings()) / h
+	// Only the firings on the hop's path slow it: those on the waker's CPU
+	// meanwhile run in parallel. The untraced scale divides the probes'
+	// cost by these.
+	for _, p := range b.Phases {
+		b.FiringsPerHop += p.Firings
+	}
 	// Each CPU's timeline spans every hop: per hop and CPU, the time that
 	// was not another task's is the hop on the kernel's clock.
 	b.HopNsPerHop = float64(b.TracedNs-other) / (2 * h)

@@ -76,6 +76,11 @@ func TestCrossModelJoinsTheTwoTimelines(t *testing.T) {
 	if b.Phases[0].Name != "write(): up to the wakeup" || b.Phases[1].CPU != SideBetween {
 		t.Errorf("order: %q then %q (%s); want the waker's, then the IPI", b.Phases[0].Name, b.Phases[1].Name, b.Phases[1].CPU)
 	}
+	// The untraced scale divides by the path's firings only: 12 events
+	// close the path's phases; the waker's CPU's meanwhile are parallel.
+	if b.FiringsPerHop != 12 {
+		t.Errorf("firings per hop %.2f, want the path's 12", b.FiringsPerHop)
+	}
 	if got := b.PerHop["idle_ipis"]; got != 1 {
 		t.Errorf("idle IPIs per hop %.2f, want 1", got)
 	}
