@@ -91,6 +91,10 @@ func (n *noteSet) add(s string) int {
 	return len(n.list)
 }
 
+// placementClass is a placement's colour class and marker shape. Each
+// level of the topology has a pair of its own (three colours, two
+// triangles), so rows at two levels are told apart in grey and in colour;
+// anything else is p-other.
 func placementClass(p string) (class, shape string) {
 	switch p {
 	case "same-cpu":
@@ -100,7 +104,26 @@ func placementClass(p string) (class, shape string) {
 	case "unpinned":
 		return "p-unpinned", "square"
 	}
+	if l, ok := levelMarks[p]; ok {
+		return l.class, l.shape
+	}
 	return "p-other", "triangle"
+}
+
+// levelMarks are the topology levels' marks (model.Levels, nearest first).
+var levelMarks = map[string]struct{ class, shape string }{
+	"smt-sibling":   {"p-l1", "triangle"},
+	"same-llc":      {"p-l1", "down"},
+	"other-llc":     {"p-l2", "triangle"},
+	"other-node":    {"p-l2", "down"},
+	"other-package": {"p-l3", "triangle"},
+	"p-to-e":        {"p-l3", "down"},
+}
+
+// isLevel: p is a level of the topology (it has a mark of its own).
+func isLevel(p string) bool {
+	_, ok := levelMarks[p]
+	return ok
 }
 
 func kindClass(k string) (class, shape string) {

@@ -157,7 +157,7 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 	}
 	v.Env = buildEnv(v.Runs)
 	for _, p := range result.PlacementOrder() {
-		if cls, _ := placementClass(p); cls == "p-other" && !anyAt(v.Runs, p) {
+		if isLevel(p) && !anyAt(v.Runs, p) {
 			continue // a level of the topology is in the legend where a row ran at it
 		}
 		cls, shape := placementClass(p)
