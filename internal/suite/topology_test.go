@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -142,5 +143,54 @@ func TestLevelPlacements(t *testing.T) {
 		if r.Placement == "cross-cpu" && r.Label.Placement != "cross CPU (side A on CPU 0, side B on CPU 3)" {
 			t.Errorf("cross-cpu label outside the recorded pairs: %q", r.Label.Placement)
 		}
+	}
+}
+
+// A ring at a level of the topology runs at the pair the recorded tree
+// gives for that level (dry run), and a level the machine lacks is skipped
+// with the reason.
+func TestRingAtALevel(t *testing.T) {
+	root := "../host/testdata/topology/amd-2ccd"
+	env := machine.Collect(machine.Options{Root: root, NoProbe: true})
+	var cpus []int
+	for _, c := range host.ReadTopology(host.Root(root)).CPUs {
+		cpus = append(cpus, c.ID)
+	}
+	kind, err := ParseRingKind("thread")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanRing(RingOptions{Kinds: []RingKind{kind}, Tasks: []int{2, 4}, WorkingSets: []int64{0},
+		Placements: []model.Placement{model.SameLLC, model.OtherLLC, model.OtherNode}, CPUs: cpus,
+		Topology: env.Topology, Preset: "quick", Sampling: Sampling{MinTime: time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := plan.Spec(session.Spec{DryRun: true, Environment: &env, CPUs: cpus, Seed: 1, Log: io.Discard})
+	doc, err := session.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := map[string][2]int{}
+	for _, l := range env.Topology {
+		pairs[l.Name] = l.CPUs
+	}
+	got := map[string]int{}
+	for _, r := range doc.Rings {
+		got[r.Placement]++
+		pair, ok := pairs[r.Placement]
+		if !ok {
+			t.Errorf("a ring ran at %s, which the tree does not have", r.Placement)
+			continue
+		}
+		if at := fmt.Sprintf("between CPUs %d and %d (%s", pair[0], pair[1], r.Placement); !strings.Contains(r.Label.Placement, at) {
+			t.Errorf("%s ring placed %q, want the recorded pair %v", r.Placement, r.Label.Placement, pair)
+		}
+	}
+	if got["same-llc"] != 2 || got["other-llc"] != 2 {
+		t.Errorf("ring points per placement %v, want two at same-llc and two at other-llc", got)
+	}
+	if !slices.ContainsFunc(doc.Skipped, func(f result.Failure) bool { return f.Placement == "other-node" }) {
+		t.Errorf("other-node not skipped: %+v", doc.Skipped)
 	}
 }
