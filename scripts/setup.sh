@@ -27,6 +27,11 @@ if [ "$what" = test ]; then
 	want_apt perf linux-perf
 	# The pool tests start a throwaway PostgreSQL; its binaries live outside PATH.
 	compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || apt_pkgs+=(postgresql)
+	# The fleet test (scripts/fleet-test.sh) runs the Ansible playbook against
+	# its own sshd on loopback addresses; sshd is in /usr/sbin, off a user's PATH.
+	want_apt ansible-playbook ansible-core
+	want_apt /usr/sbin/sshd openssh-server
+	want_apt ssh openssh-client # ssh and ssh-keygen
 fi
 
 if [ ${#apt_pkgs[@]} -gt 0 ]; then

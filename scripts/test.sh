@@ -10,3 +10,4 @@ CGO_ENABLED=0 go build ./... # everything but the kernels builds without cgo
 # One package at a time: several packages measure, and two measuring at once
 # on a 2-vCPU machine disturb each other (and the leftover checks of each).
 go test -p 1 -count=1 -timeout 60m ./...
+scripts/fleet-test.sh # the fleet playbook, run for real over ssh to this machine (docs/fleet.md)
