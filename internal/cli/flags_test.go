@@ -96,7 +96,7 @@ func TestEveryFlagRefusesBadValues(t *testing.T) {
 		},
 		"replicate": {{"no-such-experiment"}, {"--cpus", "x"}, {"--lock-timeout", "0s"}, {"--export-json", "/no/such/dir/x.json"},
 			append([]string{"--cpus", cpu + ",," + cpu}, stop...)},
-		"explain": {{"--placement", "cross-cpu"}, {"--export-csv", "x.csv"}, {"--runs", "0"}, {"--span", "-1s"}, {"no/such"},
+		"explain": {{"--placement", "sideways"}, {"--probes", "heavy"}, {"--export-csv", "x.csv"}, {"--runs", "0"}, {"--span", "-1s"}, {"no/such"},
 			{"--cpus", cpu + ",," + cpu}, {"--cpus", "," + cpu}},
 		"aa": {{"--sittings", "1"}, {"--sittings", "101"}, {"--sittings", "x"}, {"--export-csv", "x.csv"}, {"--runs", "0"}, {"no/such"},
 			append([]string{"--cpus", cpu + ",," + cpu}, stop...)},
