@@ -260,9 +260,20 @@ func TestPostgresDown(t *testing.T) {
 		}
 		defer l2.Close()
 		ctx, cancel := context.WithCancel(context.Background())
+		// The accepted connection stays open until the test ends: closing
+		// it as the goroutine returned raced the cancel (the client could
+		// read end of file before it saw the context end).
+		conns := make(chan net.Conn, 1)
+		t.Cleanup(func() {
+			select {
+			case c := <-conns:
+				c.Close()
+			default:
+			}
+		})
 		go func() {
 			if c, err := l2.Accept(); err == nil {
-				defer c.Close()
+				conns <- c
 			}
 			cancel()
 		}()
