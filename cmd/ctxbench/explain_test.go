@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
 
 	"github.com/ctxbench/ctxbench/internal/bpf"
 	"github.com/ctxbench/ctxbench/internal/result"
@@ -89,6 +90,63 @@ func TestExplainSplitsAHop(t *testing.T) {
 	}
 	if doc.Derived == nil || doc.Derived.Explain == nil || len(doc.Derived.Explain.Claims) == 0 {
 		t.Error("no claims judged")
+	}
+	noProgramsLeft(t)
+	assertNothingLeft(t)
+}
+
+// Across two CPUs the hop is joined from both CPUs' timelines: phases on
+// the waker's CPU, between them and on the wakee's, the waker's CPU's own
+// time meanwhile apart, a step against the same-CPU hop and the causes
+// judged; nothing left attached.
+func TestExplainAcrossCPUs(t *testing.T) {
+	if err := bpf.Check(); err != nil {
+		t.Skipf("cannot trace here: %v", err)
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() < 2 {
+		t.Skip("fewer than two CPUs allowed: nothing to cross")
+	}
+	out, err := exec.Command(bin, "explain", "thread/pipe", "--placement", "same-cpu,cross-cpu", "--runs", "12",
+		"--samples-per-block", "2", "--span", "0", "--export-json", "-", "-q").Output()
+	if err != nil {
+		t.Fatalf("explain: %v", err)
+	}
+	doc, err := result.Decode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cross *result.Explain
+	for i := range doc.Results {
+		if doc.Results[i].Placement == "cross-cpu" {
+			cross = doc.Results[i].Explain
+		}
+	}
+	if cross == nil {
+		t.Fatalf("no cross-cpu explanation in %d results", len(doc.Results))
+	}
+	sides := map[string]int{}
+	for _, p := range cross.Phases {
+		sides[p.CPU]++
+	}
+	if sides["waker"] == 0 || sides["between"] == 0 || sides["wakee"] == 0 || len(cross.Parallel) == 0 {
+		t.Errorf("phases by side %v, %d parallel: want waker, between and wakee phases and the waker's CPU meanwhile", sides, len(cross.Parallel))
+	}
+	// Structure, not timing: the path explains most of the traced hop.
+	if cross.Closure < 0.7 || cross.Closure > 1.3 {
+		t.Errorf("closure %.3f", cross.Closure)
+	}
+	var step, claims bool
+	if x := doc.Derived; x != nil && x.Explain != nil {
+		for _, s := range x.Explain.Steps {
+			step = step || strings.HasPrefix(s.What, "same CPU → cross-cpu")
+		}
+		for _, c := range x.Explain.Claims {
+			claims = claims || strings.HasPrefix(c.Rung, "cross-cpu")
+		}
+	}
+	if !step || !claims {
+		t.Errorf("step %v, cross-CPU claims %v", step, claims)
 	}
 	noProgramsLeft(t)
 	assertNothingLeft(t)
