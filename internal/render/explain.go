@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -121,10 +122,15 @@ func explainTable(w io.Writer, e *result.Explain) (marked bool) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, cols("PHASE", "CPU", "NS/HOP", "UNTRACED", "SHARE", "PER HOP", "FIRINGS", "PROBES"))
+	var rare []result.ExplainPhase
 	for _, p := range e.Phases {
 		share := 0.0
 		if e.TracedMeanNS > 0 {
 			share = p.NsPerHop / e.TracedMeanNS
+		}
+		if isRare(p, share) {
+			rare = append(rare, p)
+			continue
 		}
 		un := ""
 		if p.UntracedNs != nil {
@@ -136,9 +142,31 @@ func explainTable(w io.Writer, e *result.Explain) (marked bool) {
 		}
 		fmt.Fprintln(tw, cols(p.Name, p.CPU, units.Sig(p.NsPerHop), un, units.Percent(100*share, 0), units.Fixed(p.PerHop, 2), units.Fixed(p.Firings, 2), p.Probes))
 	}
+	if len(rare) > 0 {
+		var ns, per float64
+		for _, p := range rare {
+			ns += p.NsPerHop
+			per += p.PerHop
+		}
+		fmt.Fprintln(tw, cols(fmt.Sprintf("rare paths (%d phases, each on under %s of hops; all in the JSON)", len(rare), units.Percent(100*rarePerHop, 0)),
+			"", units.Sig(ns), "", "", units.Fixed(per, 2), "", ""))
+	}
 	fmt.Fprintln(tw, cols("not attributed", "", units.Sig(e.UnattributedNS), "", "", "", "", ""))
 	tw.Flush()
 	return marked
+}
+
+// rarePerHop and rareShare: a phase that occurs on fewer hops than this
+// and holds less of the hop is one of the rare paths (a boundary that did
+// not fire once, a path a hop took by chance). The table folds them into
+// one line so the hop's own path reads at a glance; the JSON keeps each.
+const (
+	rarePerHop = 0.02
+	rareShare  = 0.005
+)
+
+func isRare(p result.ExplainPhase, share float64) bool {
+	return p.PerHop < rarePerHop && share < rareShare && p.Name != "interrupts"
 }
 
 // explainParallel prints, for a hop across CPUs, what the waker's CPU
@@ -153,8 +181,18 @@ func explainParallel(w io.Writer, e *result.Explain) {
 	}
 	fmt.Fprintf(w, "  meanwhile on the waker's CPU (in parallel with the hop, not part of it): %s per hop\n", units.Time(sum))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var rare float64
+	n := 0
 	for _, p := range e.Parallel {
+		if isRare(p, p.NsPerHop/math.Max(e.TracedMeanNS, 1)) {
+			rare += p.NsPerHop
+			n++
+			continue
+		}
 		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t\n", p.Name, units.Sig(p.NsPerHop), units.Fixed(p.PerHop, 2), p.Probes)
+	}
+	if n > 0 {
+		fmt.Fprintf(tw, "    rare paths (%d)\t%s\t\t\t\n", n, units.Sig(rare))
 	}
 	tw.Flush()
 }

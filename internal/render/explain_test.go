@@ -79,3 +79,28 @@ func TestExplainBothScales(t *testing.T) {
 		t.Errorf("a column or closure without its data:\n%s", out)
 	}
 }
+
+// Phases a hop takes only by chance (on under 2% of hops, under 0.5% of
+// it) fold into one "rare paths" line; the hop's own path and its
+// interrupts stay; the waker's CPU's time meanwhile is printed apart.
+func TestExplainFoldsRarePaths(t *testing.T) {
+	d := explainDoc()
+	e := d.Results[1].Explain
+	e.Phases = append(e.Phases,
+		result.ExplainPhase{Name: "IPI: handler returns + idle-state exit", NsPerHop: 14, PerHop: 0.005, CPU: "wakee"},
+		result.ExplainPhase{Name: "idle-state exit + idle loop: leave", NsPerHop: 0.2, PerHop: 0.001, CPU: "wakee"},
+		result.ExplainPhase{Name: "interrupts", NsPerHop: 10, PerHop: 0.01, CPU: "wakee"})
+	e.Parallel = []result.ExplainPhase{{Name: "idle: waiting for the partner", NsPerHop: 9000, PerHop: 1, CPU: "waker"}}
+	var b bytes.Buffer
+	render.Explain(&b, d)
+	out := b.String()
+	for _, want := range []string{"rare paths (2 phases", "interrupts", "the IPI in flight",
+		"meanwhile on the waker's CPU (in parallel with the hop, not part of it): 9.00 µs per hop", "idle: waiting for the partner"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "idle-state exit + idle loop") {
+		t.Errorf("a rare path is printed on its own:\n%s", out)
+	}
+}
