@@ -219,11 +219,6 @@ func (cm *crossModel) breakdown(m *Matrix, hops uint64) Breakdown {
 	}
 	h := float64(hops)
 	b.TracedNsPerHop = float64(b.TracedNs) / h
-	type placed struct {
-		order float64
-		off   bool
-		Phase
-	}
 	var phases []placed
 	onFrom := map[Kind]bool{}
 	for _, e := range cm.edges {
@@ -263,34 +258,18 @@ func (cm *crossModel) breakdown(m *Matrix, hops uint64) Breakdown {
 			continue
 		}
 		onPath += t.Ns
-		phases = append(phases, placed{a.order, false, p})
+		phases = append(phases, placed{a.order, p})
 	}
 	for _, x := range between {
 		c := m.Cross[x.from]
 		if c.Count == 0 {
 			continue
 		}
-		phases = append(phases, placed{x.order, false, Phase{Name: x.name, What: x.what, CPU: SideBetween,
+		phases = append(phases, placed{x.order, Phase{Name: x.name, What: x.what, CPU: SideBetween,
 			Probes: x.probes, NsPerHop: float64(c.Ns) / h, PerHop: float64(c.Count) / h, MeanNs: c.Mean(), Cell: c}})
 		onPath += c.Ns
 	}
-	slices.SortStableFunc(phases, func(x, y placed) int {
-		switch {
-		case x.order < y.order:
-			return -1
-		case x.order > y.order:
-			return 1
-		}
-		return 0
-	})
-	for _, p := range phases {
-		b.Phases = append(b.Phases, p.Phase)
-	}
-	if irq.Cell.Count > 0 {
-		irq.NsPerHop, irq.PerHop, irq.MeanNs = float64(irq.Cell.Ns)/h, float64(irq.Cell.Count)/h, irq.Cell.Mean()
-		irq.Firings = 2 * irq.PerHop
-		b.Phases = append(b.Phases, irq)
-	}
+	b.Phases = inOrder(phases, irq, h)
 	b.OtherNsPerHop = float64(other) / h
 	// Only the firings on the hop's path slow it: those on the waker's CPU
 	// meanwhile run in parallel. The untraced scale divides the probes'
@@ -304,22 +283,15 @@ func (cm *crossModel) breakdown(m *Matrix, hops uint64) Breakdown {
 	if b.HopNsPerHop > 0 {
 		b.Closure = float64(onPath) / h / b.HopNsPerHop
 	}
-	var un uint64
-	for _, t := range b.Unattributed {
-		un += t.Ns
-	}
-	b.UnattributedNsPerHop = float64(un) / h
-	b.PerHop = map[string]float64{
-		"switches_out":  float64(m.SwitchesOut) / h,
-		"switches_in":   float64(m.SwitchesIn) / h,
-		"preempted":     float64(m.Preempted) / h,
-		"wakeups":       float64(m.Events[KindWaking]) / h,
-		"need_resched":  float64(m.Events[KindNeedResched]) / h,
-		"interrupts":    float64(irq.Cell.Count) / h,
+	b.UnattributedNsPerHop = nsOf(b.Unattributed) / h
+	b.PerHop = perHopCounts(m, irq.Cell.Count, h)
+	for k, v := range map[string]float64{
 		"idle_ipis":     float64(m.Events[KindIPIIn]) / h,
 		"idle_enters":   float64(m.Events[KindIdleEnter]) / h,
 		"ipis_sent":     float64(m.Events[KindIPISend]) / h,
 		"cross_wakeups": float64(m.Cross[KindIPISend].Count+m.Cross[KindIPIIn].Count+m.Cross[KindWakeup].Count) / h,
+	} {
+		b.PerHop[k] = v
 	}
 	return b
 }

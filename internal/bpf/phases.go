@@ -1,6 +1,7 @@
 package bpf
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -199,10 +200,6 @@ func (md *model) breakdown(m *Matrix, hops uint64) Breakdown {
 	}
 	h := float64(hops)
 	b.TracedNsPerHop = float64(b.TracedNs) / h
-	type placed struct {
-		order float64
-		Phase
-	}
 	var phases []placed
 	irq := Phase{Name: "interrupts", What: "hard and soft interrupts, timer ticks and IPIs that landed inside the hop's phases (their time is not in the phases)", Probes: "irq/softirq/local_timer/reschedule/call_function/irq_work entry -> exit"}
 	nodes := md.nodes()
@@ -230,43 +227,60 @@ func (md *model) breakdown(m *Matrix, hops uint64) Breakdown {
 			Firings: float64(t.Count) / h, Merged: a.merged, Cell: t.Cell,
 		}})
 	}
-	slices.SortStableFunc(phases, func(x, y placed) int {
-		switch {
-		case x.order < y.order:
-			return -1
-		case x.order > y.order:
-			return 1
-		}
-		return 0
-	})
-	for _, p := range phases {
-		b.Phases = append(b.Phases, p.Phase)
-	}
-	if irq.Cell.Count > 0 {
-		irq.NsPerHop, irq.PerHop, irq.MeanNs = float64(irq.Cell.Ns)/h, float64(irq.Cell.Count)/h, irq.Cell.Mean()
-		irq.Firings = 2 * irq.PerHop
-		b.Phases = append(b.Phases, irq)
-	}
+	b.Phases = inOrder(phases, irq, h)
 	b.OtherNsPerHop = float64(other) / h
 	b.FiringsPerHop = float64(m.Firings()) / h
 	b.HopNsPerHop = float64(b.TracedNs-other) / h
 	if b.TracedNs > other {
 		b.Closure = float64(attributed) / float64(b.TracedNs-other)
 	}
-	var un uint64
-	for _, t := range b.Unattributed {
-		un += t.Ns
-	}
-	b.UnattributedNsPerHop = float64(un) / h
-	b.PerHop = map[string]float64{
-		"switches_out": float64(m.SwitchesOut) / h,
-		"switches_in":  float64(m.SwitchesIn) / h,
-		"preempted":    float64(m.Preempted) / h,
-		"wakeups":      float64(m.Events[KindWaking]) / h,
-		"need_resched": float64(m.Events[KindNeedResched]) / h,
-		"interrupts":   float64(irq.Cell.Count) / h,
-	}
+	b.UnattributedNsPerHop = nsOf(b.Unattributed) / h
+	b.PerHop = perHopCounts(m, irq.Cell.Count, h)
 	return b
+}
+
+// placed is a phase with its position in the hop's time order.
+type placed struct {
+	order float64
+	Phase
+}
+
+// inOrder is the phases in time order (stable: merged phases stay just
+// after the one they start with), then the interrupts that landed in
+// them, if any.
+func inOrder(phases []placed, irq Phase, hops float64) []Phase {
+	slices.SortStableFunc(phases, func(x, y placed) int { return cmp.Compare(x.order, y.order) })
+	var out []Phase
+	for _, p := range phases {
+		out = append(out, p.Phase)
+	}
+	if irq.Cell.Count > 0 {
+		irq.NsPerHop, irq.PerHop, irq.MeanNs = float64(irq.Cell.Ns)/hops, float64(irq.Cell.Count)/hops, irq.Cell.Mean()
+		irq.Firings = 2 * irq.PerHop
+		out = append(out, irq)
+	}
+	return out
+}
+
+// nsOf is the transitions' time added up.
+func nsOf(ts []Transition) float64 {
+	var n uint64
+	for _, t := range ts {
+		n += t.Ns
+	}
+	return float64(n)
+}
+
+// perHopCounts are the event counts every model reports per hop.
+func perHopCounts(m *Matrix, interrupts uint64, hops float64) map[string]float64 {
+	return map[string]float64{
+		"switches_out": float64(m.SwitchesOut) / hops,
+		"switches_in":  float64(m.SwitchesIn) / hops,
+		"preempted":    float64(m.Preempted) / hops,
+		"wakeups":      float64(m.Events[KindWaking]) / hops,
+		"need_resched": float64(m.Events[KindNeedResched]) / hops,
+		"interrupts":   float64(interrupts) / hops,
+	}
 }
 
 // SumPhases is the phases' ns per hop added up.
