@@ -41,6 +41,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 struct task_struct {
 	int pid;
 	int tgid;
+	int wake_cpu; /* the CPU the task last ran on (CONFIG_SMP) */
 } __attribute__((preserve_access_index));
 
 /* power:cpu_idle's state when a CPU leaves idle (PWR_EVENT_EXIT). */
@@ -432,6 +433,10 @@ static __always_inline void wake(struct bpf_raw_tracepoint_args *ctx, __u32 k)
 	__u32 tid = BPF_CORE_READ(p, pid);
 	__u32 cpu = bpf_get_smp_processor_id();
 	if (k == KIND_WAKING) {
+		/* Only a wakee that last ran on another CPU can be woken there:
+		 * a same-CPU hop pays for no table update. */
+		if (bpf_core_field_exists(p->wake_cpu) && (__u32)BPF_CORE_READ(p, wake_cpu) == cpu)
+			return;
 		struct waking w = {.ts = now, .cpu = cpu, .epoch = epoch};
 		bpf_map_update_elem(&wakings, &tid, &w, BPF_ANY);
 		return;
