@@ -68,8 +68,9 @@ const lightProbes = "the light set: syscalls, wakeup and switch only"
 // explainHeader prints the one-way figures, the probes' cost per firing
 // and the closure on each scale.
 func explainHeader(w io.Writer, e *result.Explain) {
-	fmt.Fprintf(w, "  one-way (median): %s untraced, %s traced — the probes cost %s [%s, %s] (%d blocks each, interleaved)\n",
-		units.Time(e.UntracedOneWayNS), units.Time(e.TracedOneWayNS), units.Change(e.ProbeCost), units.Change(e.ProbeCostLow), units.Change(e.ProbeCostHigh), e.Blocks)
+	fmt.Fprintf(w, "  one-way (median): %s untraced, %s traced — the probes cost %s [%s, %s]%s (%d blocks each, interleaved)\n",
+		units.Time(e.UntracedOneWayNS), units.Time(e.TracedOneWayNS), units.Change(e.ProbeCost), units.Change(e.ProbeCostLow), units.Change(e.ProbeCostHigh),
+		atLevel(e.ProbeCostConfidence), e.Blocks)
 	set := ""
 	if e.Probes == "light" {
 		set = " (" + lightProbes + ")"
@@ -89,6 +90,15 @@ func explainHeader(w io.Writer, e *result.Explain) {
 		fmt.Fprintf(w, " (other tasks and idle took %s more)", units.Time(e.OtherNS))
 	}
 	fmt.Fprintln(w)
+}
+
+// atLevel is " at 97.9%" for an interval's recorded level, "" where none
+// was recorded (an older file).
+func atLevel(c float64) string {
+	if c <= 0 {
+		return ""
+	}
+	return " at " + level(c)
 }
 
 // level is an interval's confidence; one that is not a whole percentage

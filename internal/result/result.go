@@ -417,6 +417,9 @@ type Explain struct {
 	ProbeCost     float64 `json:"probe_cost"`
 	ProbeCostLow  float64 `json:"probe_cost_low"`
 	ProbeCostHigh float64 `json:"probe_cost_high"`
+	// ProbeCostConfidence is that interval's level (0 where not recorded:
+	// files before it, or too few rounds for any interval).
+	ProbeCostConfidence float64 `json:"probe_cost_confidence,omitempty"`
 	// Probes is the traced cells' probe set: "full" or "light" (only the
 	// syscall, wakeup and switch probes). Absent in files written before
 	// the light set existed (they are full).

@@ -150,7 +150,7 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 	e := &result.Explain{Blocks: len(t.Blocks), UntracedOneWayNS: r.OneWayNS.Median, TracedOneWayNS: ts.Median,
 		TracedMeanNS: ts.Mean, UntracedMeanNS: r.OneWayNS.Mean, Probes: probeSet(t.Cell.Probes)}
 	if c := stats.PairedChange(samples, sizes, rounds, tsamples, tsizes, trounds); c.OK {
-		e.ProbeCost, e.ProbeCostLow, e.ProbeCostHigh = c.Ratio-1, c.Lo-1, c.Hi-1
+		e.ProbeCost, e.ProbeCostLow, e.ProbeCostHigh, e.ProbeCostConfidence = c.Ratio-1, c.Lo-1, c.Hi-1, c.Confidence
 	}
 	// Phases: each traced block's per-hop figures, averaged over blocks
 	// (every block makes the same number of hops), in time order.

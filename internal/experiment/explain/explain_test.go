@@ -60,6 +60,9 @@ func TestAggregateClosesAndNeverScales(t *testing.T) {
 	if !(e.ProbeCost > 0.1 && e.ProbeCostLow <= e.ProbeCost && e.ProbeCost <= e.ProbeCostHigh) {
 		t.Errorf("probe cost %.3f [%.3f, %.3f], want about +20%%", e.ProbeCost, e.ProbeCostLow, e.ProbeCostHigh)
 	}
+	if !(e.ProbeCostConfidence > 0.5 && e.ProbeCostConfidence <= 1) {
+		t.Errorf("probe cost interval's level %.3f not recorded", e.ProbeCostConfidence)
+	}
 	if r.SwitchesPerHop == nil || *r.SwitchesPerHop != 1 || !r.Verification.Verified {
 		t.Errorf("switches per hop %v", r.SwitchesPerHop)
 	}

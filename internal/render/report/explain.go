@@ -132,6 +132,9 @@ const untrustedMark = "†"
 func explainSummary(e *result.Explain) string {
 	s := fmt.Sprintf("%s per hop untraced, %s traced (the probes cost %s [%s, %s]",
 		units.Time(e.UntracedOneWayNS), units.Time(e.TracedOneWayNS), units.Change(e.ProbeCost), units.Change(e.ProbeCostLow), units.Change(e.ProbeCostHigh))
+	if e.ProbeCostConfidence > 0 {
+		s += " at " + units.Digits(100*e.ProbeCostConfidence, 3) + "%"
+	}
 	if c := e.ProbeNsPerFiring; c != nil {
 		s += fmt.Sprintf(": %s ns per firing [%s, %s] at %s, %s firings per hop",
 			units.Sig(c.Median), units.Sig(c.Low), units.Sig(c.High), units.Digits(100*c.Confidence, 3)+"%", units.Sig(e.FiringsPerHop))
