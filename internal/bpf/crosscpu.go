@@ -212,13 +212,10 @@ var between = []struct {
 // breakdown reads m through the cross-CPU model.
 func (cm *crossModel) breakdown(m *Matrix, hops uint64) Breakdown {
 	md := cm.plain()
-	b := Breakdown{Model: cm.name, Method: MethodRawTracepoints, Hops: hops, TracedNs: m.TracedNs(), Gaps: cm.gaps, Notes: cm.notes}
-	if hops == 0 {
-		b.Notes = append(slices.Clip(b.Notes), "no hops: nothing to divide by")
+	b, h := newBreakdown(cm.name, cm.gaps, cm.notes, m, hops)
+	if h == 0 {
 		return b
 	}
-	h := float64(hops)
-	b.TracedNsPerHop = float64(b.TracedNs) / h
 	var phases []placed
 	onFrom := map[Kind]bool{}
 	for _, e := range cm.edges {
@@ -250,9 +247,8 @@ func (cm *crossModel) breakdown(m *Matrix, hops uint64) Breakdown {
 			continue
 		}
 		e := cm.edges[int(a.order)]
-		p := Phase{Name: a.name, What: a.what, From: t.From, To: t.To, Probes: probes(t.From, t.To),
-			NsPerHop: float64(t.Ns) / h, PerHop: float64(t.Count) / h, MeanNs: t.Mean(),
-			Firings: float64(t.Count) / h, Merged: a.merged, CPU: e.side, Cell: t.Cell}
+		p := phaseOf(a, t, h)
+		p.CPU = e.side
 		if e.offPath {
 			b.Parallel = append(b.Parallel, p)
 			continue

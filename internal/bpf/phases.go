@@ -186,20 +186,10 @@ func probes(from, to Kind) string { return from.Probe() + " -> " + to.Probe() }
 
 // breakdown reads m through the model, for hops hops.
 func (md *model) breakdown(m *Matrix, hops uint64) Breakdown {
-	b := Breakdown{
-		Model:    md.name,
-		Method:   MethodRawTracepoints,
-		Hops:     hops,
-		TracedNs: m.TracedNs(),
-		Gaps:     md.gaps,
-		Notes:    md.notes,
-	}
-	if hops == 0 {
-		b.Notes = append(slices.Clip(b.Notes), "no hops: nothing to divide by")
+	b, h := newBreakdown(md.name, md.gaps, md.notes, m, hops)
+	if h == 0 {
 		return b
 	}
-	h := float64(hops)
-	b.TracedNsPerHop = float64(b.TracedNs) / h
 	var phases []placed
 	irq := Phase{Name: "interrupts", What: "hard and soft interrupts, timer ticks and IPIs that landed inside the hop's phases (their time is not in the phases)", Probes: "irq/softirq/local_timer/reschedule/call_function/irq_work entry -> exit"}
 	nodes := md.nodes()
@@ -221,11 +211,7 @@ func (md *model) breakdown(m *Matrix, hops uint64) Breakdown {
 			continue
 		}
 		attributed += t.Ns
-		phases = append(phases, placed{a.order, Phase{
-			Name: a.name, What: a.what, From: t.From, To: t.To, Probes: probes(t.From, t.To),
-			NsPerHop: float64(t.Ns) / h, PerHop: float64(t.Count) / h, MeanNs: t.Mean(),
-			Firings: float64(t.Count) / h, Merged: a.merged, Cell: t.Cell,
-		}})
+		phases = append(phases, placed{a.order, phaseOf(a, t, h)})
 	}
 	b.Phases = inOrder(phases, irq, h)
 	b.OtherNsPerHop = float64(other) / h
@@ -237,6 +223,26 @@ func (md *model) breakdown(m *Matrix, hops uint64) Breakdown {
 	b.UnattributedNsPerHop = nsOf(b.Unattributed) / h
 	b.PerHop = perHopCounts(m, irq.Cell.Count, h)
 	return b
+}
+
+// newBreakdown starts a model's reading of m: its identity and the traced
+// time, and the hops as a divisor (0, with a note, when there are none).
+func newBreakdown(name string, gaps []Gap, notes []string, m *Matrix, hops uint64) (Breakdown, float64) {
+	b := Breakdown{Model: name, Method: MethodRawTracepoints, Hops: hops, TracedNs: m.TracedNs(), Gaps: gaps, Notes: notes}
+	if hops == 0 {
+		b.Notes = append(slices.Clip(b.Notes), "no hops: nothing to divide by")
+		return b, 0
+	}
+	b.TracedNsPerHop = float64(b.TracedNs) / float64(hops)
+	return b, float64(hops)
+}
+
+// phaseOf is transition t read as the model's phase a, per hop: one
+// probe firing per occurrence (the event that closes it).
+func phaseOf(a attribution, t Transition, hops float64) Phase {
+	return Phase{Name: a.name, What: a.what, From: t.From, To: t.To, Probes: probes(t.From, t.To),
+		NsPerHop: float64(t.Ns) / hops, PerHop: float64(t.Count) / hops, MeanNs: t.Mean(),
+		Firings: float64(t.Count) / hops, Merged: a.merged, Cell: t.Cell}
 }
 
 // placed is a phase with its position in the hop's time order.
