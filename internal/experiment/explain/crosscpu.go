@@ -199,12 +199,20 @@ func crossClaims(a, b *result.Result, s result.ExplainStep, guest bool, halts *b
 }
 
 // sumSide adds the phases that match.
+// The time counts every matching phase; the names only those on at least
+// namedPerHop of hops (a path a few hops took by chance would bury the
+// hop's own in a list of merged names).
 func sumSide(e *result.Explain, match func(result.ExplainPhase) bool) (ns float64, names []string) {
 	for _, p := range e.Phases {
 		if match(p) {
 			ns += p.NsPerHop
-			names = append(names, p.Name)
+			if p.PerHop >= namedPerHop {
+				names = append(names, p.Name)
+			}
 		}
 	}
 	return ns, names
 }
+
+// namedPerHop is how often a phase must occur to be named in a claim.
+const namedPerHop = 0.02
