@@ -29,24 +29,20 @@ var perfClosed atomic.Int64 // UnixNano of the last close of a per-task perf eve
 // just closed per-task perf events.
 func NotePerfClosed() { perfClosed.Store(time.Now().UnixNano()) }
 
-// WaitPerfHooksOff sleeps until PerfHooksOff has passed since the last
-// NotePerfClosed; it returns at once when none was noted or it has passed,
-// and early with ctx's error.
-func WaitPerfHooksOff(ctx context.Context) error {
+// WaitPerfHooksOff waits until PerfHooksOff has passed since the last
+// NotePerfClosed, keeping cpus busy meanwhile (BusyUntil: the block that
+// follows runs on them, and an idle vCPU runs slower for a while after);
+// it returns at once when none was noted or it has passed, and early with
+// ctx's error.
+func WaitPerfHooksOff(ctx context.Context, cpus []int) error {
 	last := perfClosed.Load()
 	if last == 0 {
 		return nil
 	}
-	wait := time.Until(time.Unix(0, last).Add(PerfHooksOff))
-	if wait <= 0 {
+	end := time.Unix(0, last).Add(PerfHooksOff)
+	if time.Until(end) <= 0 {
 		return nil
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	BusyUntil(ctx, cpus, end)
+	return ctx.Err()
 }

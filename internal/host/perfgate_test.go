@@ -13,7 +13,7 @@ import (
 func TestWaitPerfHooksOff(t *testing.T) {
 	NotePerfClosed()
 	closed := time.Unix(0, perfClosed.Load())
-	if err := WaitPerfHooksOff(context.Background()); err != nil {
+	if err := WaitPerfHooksOff(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if since := time.Since(closed); since < PerfHooksOff {
@@ -22,7 +22,7 @@ func TestWaitPerfHooksOff(t *testing.T) {
 	NotePerfClosed()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := WaitPerfHooksOff(ctx); !errors.Is(err, context.Canceled) {
+	if err := WaitPerfHooksOff(ctx, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled wait: %v", err)
 	}
 }

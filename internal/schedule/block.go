@@ -15,10 +15,11 @@ import (
 // programs in internal/experiment/replicate). Unless a dry run (synthetic
 // blocks measure nothing), it first waits out the second after perf
 // events closed: every switch in that second would pay for perf's
-// scheduler hooks (host.WaitPerfHooksOff).
+// scheduler hooks (host.WaitPerfHooksOff), keeping the cell's CPUs busy
+// meanwhile.
 func RunBlock(ctx context.Context, rn Runner, c Cell, req model.Request, timeout time.Duration) (model.Response, error) {
 	if !rn.DryRun {
-		if err := host.WaitPerfHooksOff(ctx); err != nil {
+		if err := host.WaitPerfHooksOff(ctx, c.Affinity); err != nil {
 			return model.Response{}, err
 		}
 	}

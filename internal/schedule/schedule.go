@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"slices"
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/host"
@@ -351,7 +352,7 @@ func (r *run) rounds(ctx context.Context) error {
 		RoundOptions{Seed: r.rn.Seed, Step: func(i, round int) {
 			if round > paced && !r.rn.DryRun && r.o.Span > 0 && rounds > 0 {
 				paced = round
-				pace(ctx, started.Add(r.o.Span*time.Duration(round)/time.Duration(rounds)))
+				host.BusyUntil(ctx, r.cpus(), started.Add(r.o.Span*time.Duration(round)/time.Duration(rounds)))
 			}
 			r.rn.Progress.Block(r.runs[i].Cell.Key(), "measure")
 		}})
@@ -502,16 +503,17 @@ func refine(ctx context.Context, runs []*CellRun, planned int, p Precision, seed
 	}
 }
 
-// pace waits until t (or ctx is done).
-func pace(ctx context.Context, t time.Time) {
-	d := time.Until(t)
-	if d <= 0 {
-		return
+// cpus is every CPU a cell of the run measures on: what the pacing keeps
+// busy while it waits (host.BusyUntil).
+func (r *run) cpus() []int {
+	var out []int
+	for _, c := range r.runs {
+		for _, cpu := range c.Cell.Affinity {
+			if !slices.Contains(out, cpu) {
+				out = append(out, cpu)
+			}
+		}
 	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-	case <-timer.C:
-	}
+	slices.Sort(out)
+	return out
 }
