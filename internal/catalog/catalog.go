@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/model"
 )
 
@@ -107,6 +108,10 @@ func ParentCleanup() {
 		}
 	}
 }
+
+// HostProbe times the host probe on each of cpus (kernels.HostProbe): the
+// worker reads it around every block.
+func HostProbe(cpus []int) []float64 { return kernels.HostProbe(cpus) }
 
 // WorkerCleanup stops what a block started (container children and
 // cgroups) while the worker can still name them; it runs in a worker asked

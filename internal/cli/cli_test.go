@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/suite"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
@@ -202,7 +203,7 @@ func TestAASelfTest(t *testing.T) {
 	}
 	for _, run := range a.Runs {
 		for _, r := range run {
-			if r.Placement != "same-cpu" || r.OneWayNS.Interval != "block-medians" {
+			if r.Placement != "same-cpu" || r.OneWayNS.Interval != stats.IntervalBlocks {
 				t.Errorf("%s %s: interval %q", r.Name, r.Placement, r.OneWayNS.Interval)
 			}
 		}
@@ -225,7 +226,7 @@ func TestRunAllDryRun(t *testing.T) {
 		t.Fatalf("%d results, failures %+v", len(doc.Results), doc.Failures)
 	}
 	for _, r := range doc.Results {
-		if len(r.BlockInfo) < 2 || r.OneWayNS.Interval != "block-medians" {
+		if len(r.BlockInfo) < 2 || r.OneWayNS.Interval != stats.IntervalBlocks {
 			t.Errorf("%s %s: %d blocks, interval %q", r.Name, r.Placement, len(r.BlockInfo), r.OneWayNS.Interval)
 		}
 		if r.Multiple != nil && r.MultipleInterval == nil {

@@ -203,14 +203,10 @@ func learnedDoc(t *testing.T, redraw int64, scale, sittingCV float64) *result.Do
 	t.Helper()
 	d := doc(t, testdoc.Options{Seed: 1, Redraw: redraw, Scale: scale})
 	rng := rand.New(rand.NewSource(7))
-	var sittings [][]float64
+	var sittings []stats.Sitting
 	for range 8 {
-		shift := 1 + sittingCV*rng.NormFloat64()
-		var meds []float64
-		for range 10 {
-			meds = append(meds, shift*(1+0.005*rng.NormFloat64()))
-		}
-		sittings = append(sittings, meds)
+		m := 1 + sittingCV*rng.NormFloat64()
+		sittings = append(sittings, stats.Sitting{SittingFigure: stats.SittingFigure{Median: m, CILow: m * 0.99, CIHigh: m * 1.01, Confidence: 0.95, Blocks: 10}})
 	}
 	b := stats.BetweenSittings(sittings)
 	for i := range d.Results {

@@ -21,7 +21,7 @@ func Blocks(blocks []schedule.Block) ([]result.BlockInfo, *result.Flag) {
 	for i, b := range blocks {
 		c := b.Resp.Contention
 		out[i] = result.BlockInfo{Round: b.Round, Samples: len(b.Resp.NS), OtherShare: c.OtherShare(), StealShare: c.StealShare(),
-			Reruns: b.Reruns, Contended: b.Contended}
+			Reruns: b.Reruns, Contended: b.Contended, HostProbeNS: b.Resp.HostProbe.NS()}
 		if c != nil {
 			out[i].NeighbourBusy = c.NeighbourBusy
 			if n := c.WakeupIPIs; n >= 0 {

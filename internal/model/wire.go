@@ -1,6 +1,9 @@
 package model
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // Request is one block, as a worker process receives it (JSON on stdin).
 // The payload of experiments beyond the ladder is typed: Ring for a ring
@@ -69,7 +72,10 @@ type Response struct {
 	// Contention is where the time of the block's CPUs went, measured by
 	// the worker around the block.
 	Contention *Contention `json:"contention,omitempty"`
-	Error      string      `json:"error,omitempty"`
+	// HostProbe is the host probe timed on the block's CPUs before and
+	// after it (the host's speed in that stretch).
+	HostProbe *HostProbe `json:"host_probe,omitempty"`
+	Error     string     `json:"error,omitempty"`
 }
 
 // Contention accounts for the time of a block's CPUs: over WallNS on CPUs
@@ -109,6 +115,37 @@ func (c *Contention) StealShare() float64 {
 		return 0
 	}
 	return float64(c.StealNS) / (float64(c.WallNS) * float64(len(c.CPUs)))
+}
+
+// HostProbe is a fixed piece of work (a pointer chase through 64 KiB,
+// internal/kernels/hostprobe.c) timed on each of a block's CPUs just before
+// and just after its samples: how fast the host ran the vCPUs in that
+// stretch, whatever the block measured. Readings of 0 are CPUs that could
+// not be probed.
+type HostProbe struct {
+	CPUs     []int     `json:"cpus"`
+	BeforeNS []float64 `json:"before_ns"`
+	AfterNS  []float64 `json:"after_ns"`
+}
+
+// NS is the block's probe reading: the geometric mean of its positive
+// readings (0 without one).
+func (h *HostProbe) NS() float64 {
+	if h == nil {
+		return 0
+	}
+	var sum float64
+	n := 0
+	for _, v := range append(append([]float64{}, h.BeforeNS...), h.AfterNS...) {
+		if v > 0 {
+			sum += math.Log(v)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return math.Exp(sum / float64(n))
 }
 
 // Counts is what one side counted about itself over a whole block.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/compare"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
 
@@ -82,7 +83,7 @@ func TestCompareJSON(t *testing.T) {
 			i := map[string]int{"old": 0, "new": 1, "part": 2}[fig.Input]
 			s := src.Cells[i].Summary
 			if fig.Median == nil || *fig.Median != s.Median || fig.N != s.N || fig.CILow == nil || *fig.CILow != s.CILow ||
-				fig.CIHigh == nil || *fig.CIHigh != s.CIHigh || fig.Confidence == nil || fig.Interval != "block-medians" {
+				fig.CIHigh == nil || *fig.CIHigh != s.CIHigh || fig.Confidence == nil || fig.Interval != stats.IntervalBlocks {
 				t.Errorf("%s %s %s: figure %+v, summary %+v", row.Name, row.Placement, fig.Input, fig, s)
 			}
 		}

@@ -79,6 +79,52 @@ func (r *Reproducibility) Half(median float64) float64 {
 	return max(r.High-median, median-r.Low) / median
 }
 
+// HostState is what the host probe says of a run (docs/methodology.md,
+// "The host's state"): every block times a fixed pointer chase on its CPUs
+// before and after its samples; ReferenceNS is the reading the adjusted
+// figures are moved to (the lower quartile of the readings of this
+// machine's recorded blocks and this run's: the host's usual, unslowed
+// speed; compare moves the figures of two files to one reference), Slope how the blocks' log
+// medians move with their log readings (estimated within each cell of each
+// build over Sittings sittings of this machine, this one included; applied
+// only where its 95% interval excludes zero). Note says why nothing was
+// adjusted, when nothing was.
+type HostState struct {
+	ReferenceNS float64     `json:"reference_ns"`
+	Slope       stats.Slope `json:"slope"`
+	Sittings    int         `json:"sittings"`
+	Note        string      `json:"note,omitempty"`
+}
+
+// SlowThreshold is the probe reading above the reference, relative, from
+// which a block counts as run in a slow host state (the host probe's own
+// scatter on a quiet host is about 1%).
+const SlowThreshold = 0.05
+
+// HostAdjusted is a row's figure with the host's state taken out: what the
+// figure would have been with every block at the reference reading
+// (stats.Adjusted). The row's figure stays the measured one; comparisons
+// between sittings use this one where both sides have it. Slow is how much
+// slower than usual the host ran the row's blocks (the median reading over
+// the reference, −1), SlowBlocks how many read SlowThreshold or more above
+// it; Reproducibility is the adjusted figure's, from the same machine's
+// adjusted sittings.
+type HostAdjusted struct {
+	ProbeNS         float64          `json:"probe_ns"`
+	Slow            float64          `json:"slow"`
+	SlowBlocks      int              `json:"slow_blocks"`
+	Median          float64          `json:"median"`
+	CILow           float64          `json:"ci_low"`
+	CIHigh          float64          `json:"ci_high"`
+	Confidence      float64          `json:"confidence"`
+	Reproducibility *Reproducibility `json:"reproducibility"`
+}
+
+// Figure is the adjusted figure as stats compares sittings.
+func (h *HostAdjusted) Figure(blocks int) stats.SittingFigure {
+	return stats.SittingFigure{Median: h.Median, CILow: h.CILow, CIHigh: h.CIHigh, Confidence: h.Confidence, Blocks: blocks}
+}
+
 // History says what the machine's history knew of this run and whether the
 // run was recorded in it.
 type History struct {
@@ -87,8 +133,16 @@ type History struct {
 	Fingerprint string `json:"fingerprint"`
 	// Before is how many sittings of this fingerprint were recorded before
 	// this one.
-	Before   int  `json:"sittings_before"`
-	Recorded bool `json:"recorded"`
+	Before int `json:"sittings_before"`
+	// Machine is the key of the fingerprint's machine part
+	// (FingerprintFields.Machine): the noise is learned from every
+	// sitting of the machine, MachineBefore of them in Builds builds
+	// (kernels, ctxbench builds, figure-changing settings; this run's
+	// included).
+	Machine       string `json:"machine,omitempty"`
+	MachineBefore int    `json:"machine_sittings_before,omitempty"`
+	Builds        int    `json:"builds,omitempty"`
+	Recorded      bool   `json:"recorded"`
 	// Note says why the run was not recorded or not read, in one line.
 	Note string `json:"note,omitempty"`
 }
@@ -133,6 +187,69 @@ type FingerprintFields struct {
 	SamplesPerBlk int    `json:"samples_per_block"`
 	Warmup        int    `json:"warmup"`
 	SpanNS        int64  `json:"span_ns"`
+}
+
+// MachineFields are the fingerprint's fields that identify the machine and
+// its noise: the hardware, how it is virtualised, what sets its clock, its
+// idle and scheduling behaviour and the boot settings that shape them.
+// The rest — the kernel release and build, the mitigations it applies,
+// the ctxbench build and the settings that change a figure — is what is
+// under test (BuildFields). The machine's noise is learned across builds;
+// figures are compared per build.
+type MachineFields struct {
+	Host         string `json:"host"`
+	CPU          string `json:"cpu"`
+	Microcode    string `json:"microcode,omitempty"`
+	Virt         string `json:"virtualization"`
+	KVMBackend   string `json:"kvm_backend"`
+	Governor     string `json:"governor"`
+	IdleDriver   string `json:"idle_driver"`
+	IdleGovernor string `json:"idle_governor"`
+	Cmdline      string `json:"cmdline"`
+	SMT          bool   `json:"smt_active"`
+	LogicalCPUs  int    `json:"logical_cpus"`
+	Clocksource  string `json:"clocksource"`
+	HaltPollNS   int64  `json:"kvm_halt_poll_ns"`
+	Autogroup    bool   `json:"sched_autogroup"`
+	CgroupDepth  int    `json:"cgroup_depth"`
+}
+
+// Machine is the machine part of f: its fields, their key (16 hex digits
+// of their SHA-256). The kernel command line leaves out what names the
+// kernel image (BOOT_IMAGE=, initrd=), which an upgrade of the kernel under
+// test changes without changing the machine.
+func (f FingerprintFields) Machine() (MachineFields, string) {
+	m := MachineFields{Host: f.Host, CPU: f.CPU, Microcode: f.Microcode, Virt: f.Virt, KVMBackend: f.KVMBackend,
+		Governor: f.Governor, IdleDriver: f.IdleDriver, IdleGovernor: f.IdleGovernor, Cmdline: bootSettings(f.Cmdline),
+		SMT: f.SMT, LogicalCPUs: f.LogicalCPUs, Clocksource: f.Clocksource, HaltPollNS: f.HaltPollNS,
+		Autogroup: f.Autogroup, CgroupDepth: f.CgroupDepth}
+	b, _ := json.Marshal(m) // strings and integers always encode
+	sum := sha256.Sum256(b)
+	return m, hex.EncodeToString(sum[:8])
+}
+
+// MachineKeyOf is the machine key of a fingerprint's recorded description
+// (the JSON FingerprintOf returns); false when it is not one.
+func MachineKeyOf(description []byte) (string, bool) {
+	var f FingerprintFields
+	if err := json.Unmarshal(description, &f); err != nil || f.Host == "" && f.CPU == "" {
+		return "", false
+	}
+	_, k := f.Machine()
+	return k, true
+}
+
+// bootSettings is a kernel command line without the words that name the
+// kernel image and its initial ramdisk.
+func bootSettings(cmdline string) string {
+	var keep []string
+	for _, w := range strings.Fields(cmdline) {
+		if strings.HasPrefix(w, "BOOT_IMAGE=") || strings.HasPrefix(w, "initrd=") {
+			continue
+		}
+		keep = append(keep, w)
+	}
+	return strings.Join(keep, " ")
 }
 
 // FingerprintOf gives the fields of a document's fingerprint, their key

@@ -38,6 +38,9 @@ type Document struct {
 	// History says what the machine's history of sittings knew of this
 	// run and whether the run was recorded in it (null: history off).
 	History *History `json:"history,omitempty"`
+	// HostState is what the host probe said of the run (null: no block was
+	// probed: a dry run, files written before).
+	HostState *HostState `json:"host_state,omitempty"`
 	// Derived are the figures computed from several rows.
 	Derived *Derived `json:"derived,omitempty"`
 	// Warnings about the run as a whole (noise, environment), each with a fix.
@@ -114,6 +117,9 @@ type Result struct {
 	Label model.Label `json:"-"`
 
 	OneWayNS Figure `json:"one_way_ns"`
+	// HostAdjusted is the figure with the host's state taken out (null
+	// where the blocks were not probed or no host effect was resolved).
+	HostAdjusted *HostAdjusted `json:"host_adjusted,omitempty"`
 	// CrossCPU, on a cross-cpu row, says what its extra cost over the
 	// same benchmark's same-cpu row consists of (derived).
 	CrossCPU     *CrossCPU      `json:"cross_cpu,omitempty"`
@@ -192,6 +198,11 @@ type BlockInfo struct {
 	// (/proc/interrupts RES + CAL), start-up included; null where not
 	// counted.
 	WakeupIPIs *int64 `json:"wakeup_ipis,omitempty"`
+	// HostProbeNS is the host probe's reading around the block: a fixed
+	// pointer chase timed on the block's CPUs before and after it (the
+	// geometric mean of those readings, ns; internal/kernels/hostprobe.c).
+	// 0 where it was not read. Higher is a slower host.
+	HostProbeNS float64 `json:"host_probe_ns,omitempty"`
 }
 
 // Verification is the evidence behind SwitchesPerHop.
@@ -382,6 +393,19 @@ func BlockSizes(blocks []BlockInfo) []int {
 	out := make([]int, len(blocks))
 	for i, b := range blocks {
 		out[i] = b.Samples
+	}
+	return out
+}
+
+// BlockProbes are the blocks' host probe readings, in the order of the
+// samples (0 where a block has none; nil when the blocks were not recorded).
+func BlockProbes(blocks []BlockInfo) []float64 {
+	if len(blocks) == 0 {
+		return nil
+	}
+	out := make([]float64, len(blocks))
+	for i, b := range blocks {
+		out[i] = b.HostProbeNS
 	}
 	return out
 }

@@ -288,9 +288,9 @@ func withHistory(t *testing.T) *result.Document {
 	for i := range d.Results {
 		r := &d.Results[i]
 		f := r.OneWayNS
-		prior := stats.Between{Var: 0.0004, MSB: 0.002, MSW: 0.0003, N0: 5, Precision: 0.0001, DF: 4, Sittings: 5}
+		prior := stats.Between{Var: 0.0004, Precision: 0.0001, DF: 4, Sittings: 5, Builds: 2, Method: stats.MethodFigures}
 		rep := &result.Reproducibility{Low: f.CILow * 0.97, High: f.CIHigh * 1.03, Confidence: 0.95, Sittings: 6, BetweenCV: 0.02,
-			Component: stats.Between{Var: 0.0004, MSB: 0.002, MSW: 0.0003, N0: 5, Precision: 0.0001, DF: 5, Sittings: 6},
+			Component: stats.Between{Var: 0.0004, Precision: 0.0001, DF: 5, Sittings: 6, Builds: 2, Method: stats.MethodFigures},
 			Prior:     &prior}
 		switch i {
 		case 0:

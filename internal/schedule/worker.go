@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/model"
 )
 
@@ -27,9 +28,11 @@ const ExitStopped = 3
 
 // WorkerMain runs one block: a model.Request on stdin, a model.Response on
 // stdout; lookup finds the benchmark by name, cleanup stops what a block
-// started when the worker is asked to stop. It exits 1 when the block
-// failed (the response says why).
-func WorkerMain(stdin io.Reader, stdout io.Writer, lookup func(name string) *model.Benchmark, cleanup func()) int {
+// started when the worker is asked to stop, probe times the host probe on
+// each of the given CPUs (nil: none) — run on the worker's CPUs just before
+// and just after the block, outside anything it times. It exits 1 when the
+// block failed (the response says why).
+func WorkerMain(stdin io.Reader, stdout io.Writer, lookup func(name string) *model.Benchmark, cleanup func(), probe func(cpus []int) []float64) int {
 	// A terminal's Ctrl-C goes to the parent only (the worker has its own
 	// process group), so a signal here is the runner saying "stop now": the
 	// block is cancelled and, at once, what it started is cleaned up
@@ -57,9 +60,19 @@ func WorkerMain(stdin io.Reader, stdout io.Writer, lookup func(name string) *mod
 		return reply(stdout, model.Response{Error: fmt.Sprintf("unknown benchmark %q", req.Bench)})
 	}
 	acct := beginAccount()
+	var hp *model.HostProbe
+	if probe != nil {
+		if cpus, err := host.Of(0); err == nil {
+			hp = &model.HostProbe{CPUs: cpus, BeforeNS: probe(cpus)}
+		}
+	}
 	resp, err := b.Run(ctx, req)
 	if err != nil {
 		resp = model.Response{Error: err.Error()}
+	}
+	if hp != nil {
+		hp.AfterNS = probe(hp.CPUs)
+		resp.HostProbe = hp
 	}
 	resp.Contention = acct.end()
 	return reply(stdout, resp)

@@ -36,23 +36,29 @@ const MinOwnSittings = 3
 const ReproLevel = stats.Confidence
 
 // history is one run's view of the machine's history: the store, opened
-// once, and what it held for this run's fingerprint when the run began.
+// once, and every sitting it held of this machine — of every build — when
+// the run began. The noise (how far a sitting's figure moves) is learned
+// per machine across builds; figures are compared per build.
 type history struct {
-	st    *store.Store // nil: the store could not be opened or read
-	fp    string
-	desc  []byte
-	past  map[store.CellKey][]store.Past
-	h     *result.History
-	log   io.Writer
-	cache map[string]stats.Between // learned's answers, by name and placement
+	st      *store.Store // nil: the store could not be opened or read
+	fp      string       // this run's fingerprint: the machine and the build under test
+	machine string       // the machine part's key
+	desc    []byte
+	past    map[store.CellKey][]store.Past // oldest first, every build of the machine; Past.Fingerprint is the build
+	h       *result.History
+	log     io.Writer
+	cache   map[string]stats.Between // learned's answers, by name and placement
+	seen    map[int64]bool           // this fingerprint's sittings counted in h.Before
 }
 
 // openHistory opens the store at path for the run whose tool, settings and
 // environment d already holds (what its fingerprint is made of), and reads
-// that fingerprint's sittings. Failures are said in one line and noted.
+// the sittings of every fingerprint with the same machine part. Failures
+// are said in one line and noted.
 func openHistory(ctx context.Context, path string, d *result.Document, log io.Writer) *history {
-	_, fp, desc := result.FingerprintOf(d)
-	hs := &history{fp: fp, desc: desc, h: &result.History{Fingerprint: fp}, log: log, cache: map[string]stats.Between{},
+	f, fp, desc := result.FingerprintOf(d)
+	_, mk := f.Machine()
+	hs := &history{fp: fp, machine: mk, desc: desc, h: &result.History{Fingerprint: fp, Machine: mk}, log: log, cache: map[string]stats.Between{},
 		past: map[store.CellKey][]store.Past{}}
 	st, notes, err := store.Open(ctx, path)
 	for _, n := range notes {
@@ -63,15 +69,48 @@ func openHistory(ctx context.Context, path string, d *result.Document, log io.Wr
 		return hs
 	}
 	hs.st = st
-	past, err := st.History(ctx, fp)
-	if err == nil {
-		hs.past = past
-		hs.h.Before, err = st.Sittings(ctx, fp)
-	}
+	machines, err := st.Every(ctx, nil)
 	if err != nil {
 		hs.fail("read", err) // the run is still recorded: what it measured is sound
+		return hs
+	}
+	builds := map[string]bool{}
+	sittings := map[int64]bool{}
+	for _, m := range machines {
+		if k, ok := result.MachineKeyOf([]byte(m.Description)); !ok || k != mk {
+			continue
+		}
+		for key, ps := range m.Cells {
+			for _, p := range ps {
+				p.Fingerprint = m.Fingerprint
+				hs.past[key] = append(hs.past[key], p)
+				builds[m.Fingerprint] = true
+				sittings[p.SittingID] = true
+				if m.Fingerprint == fp {
+					hs.countBefore(p.SittingID)
+				}
+			}
+		}
+	}
+	for key := range hs.past {
+		sort.SliceStable(hs.past[key], func(i, j int) bool { return hs.past[key][i].Started.Before(hs.past[key][j].Started) })
+	}
+	hs.h.MachineBefore, hs.h.Builds = len(sittings), len(builds)
+	if !builds[fp] && len(builds) > 0 {
+		hs.h.Builds++ // this run's build joins them
 	}
 	return hs
+}
+
+// countBefore counts this fingerprint's sittings once each.
+func (hs *history) countBefore(id int64) {
+	if hs.seen == nil {
+		hs.seen = map[int64]bool{}
+	}
+	if !hs.seen[id] {
+		hs.seen[id] = true
+		hs.h.Before++
+	}
 }
 
 func (hs *history) fail(what string, err error) {
@@ -85,10 +124,11 @@ func (hs *history) close() {
 	}
 }
 
-// learned is the between-sitting component a cell will be judged against,
-// from the sittings before this run (what --target-ci aims at); false when
-// nothing is learned. The cell's CPUs are not known before it is planned:
-// its best-learned CPU set stands for it.
+// learned is the between-sitting spread a cell will be judged against,
+// from the machine's sittings before this run (what --target-ci aims at,
+// and what a run promises it will resolve); false when nothing is learned.
+// The cell's CPUs are not known before it is planned: its best-learned CPU
+// set stands for it.
 func (hs *history) learned(name, placement string) (stats.Between, bool) {
 	k := name + "\x00" + placement
 	if b, ok := hs.cache[k]; ok {
@@ -100,24 +140,32 @@ func (hs *history) learned(name, placement string) (stats.Between, bool) {
 			key = c
 		}
 	}
-	b, _ := choose(hs.past, key, nil)
+	b, _ := choose(hs.past, key, nil, measured)
 	hs.cache[k] = b
 	return b, b.OK
 }
 
 // learn gives every figure of the document its reproducibility interval
-// and records the document's sittings. An aa document is several sittings
-// (its runs, recorded in order, each learning from those before it); any
-// other document is one.
+// and, where the blocks were probed, its host-adjusted figure, and records
+// the document's sittings. An aa document is several sittings (its runs,
+// recorded in order, each learning from those before it); any other
+// document is one.
 func (hs *history) learn(ctx context.Context, d *result.Document) *result.History {
 	sittings, starts := sittingsOf(d)
+	hm := hs.hostModel(sittings)
+	if hm.state != nil && len(d.Results)+len(sittings) > 0 {
+		d.HostState = hm.state
+	}
 	recorded := 0
 	for k, rs := range sittings {
 		cells := Cells(rs)
 		for i := range rs {
-			if key, ok := cellKey(&rs[i]); ok {
-				rs[i].OneWayNS.Reproducibility = Reproduce(hs.past, key, &rs[i])
+			key, ok := cellKey(&rs[i])
+			if !ok {
+				continue
 			}
+			rs[i].OneWayNS.Reproducibility = Reproduce(hs.past, key, hs.fp, &rs[i], measured)
+			rs[i].HostAdjusted = hm.adjust(hs.past, key, hs.fp, &rs[i])
 		}
 		if len(cells) == 0 {
 			continue
@@ -133,7 +181,7 @@ func (hs *history) learn(ctx context.Context, d *result.Document) *result.Histor
 			}
 		}
 		for _, c := range cells { // later sittings of an aa document learn from this one
-			hs.past[c.CellKey] = append(hs.past[c.CellKey], store.Past{Started: starts[k], Cell: c})
+			hs.past[c.CellKey] = append(hs.past[c.CellKey], store.Past{Started: starts[k], Cell: c, Fingerprint: hs.fp})
 		}
 	}
 	hs.h.Recorded = recorded > 0
@@ -215,7 +263,7 @@ func Cells(rs []result.Result) []store.Cell {
 		}
 		s := r.OneWayNS
 		out = append(out, store.Cell{CellKey: key, Median: s.Median, CILow: s.CILow, CIHigh: s.CIHigh, Confidence: s.Confidence,
-			BlockMedians: meds, Iterations: r.IterationsPerSample, Contended: r.Contended()})
+			BlockMedians: meds, BlockProbes: result.BlockProbes(r.BlockInfo), Iterations: r.IterationsPerSample, Contended: r.Contended()})
 	}
 	return out
 }
@@ -227,44 +275,59 @@ func cellKey(r *result.Result) (store.CellKey, bool) {
 	return store.CellKey{Name: r.Name, Placement: r.Placement, CPUs: result.CellCPUs(r)}, true
 }
 
-// Reproduce is the reproducibility interval of r, whose cell is key, given
-// the cell histories recorded before r's sitting (nil: nothing learned).
-// The interval's component includes r's own sitting (choose); Prior, the
-// component from the sittings before it alone, is what compare tests r
-// against, so that a change is never judged by a spread it inflated itself.
-func Reproduce(past map[store.CellKey][]store.Past, key store.CellKey, r *result.Result) *result.Reproducibility {
-	var cur []float64
-	if !r.Contended() {
-		cur = stats.BlockMedians(r.Samples, result.BlockSizes(r.BlockInfo))
+// figureOf is how a recorded sitting's figure is read: as measured, or
+// with the host's state taken out.
+type figureOf func(p store.Past) (stats.SittingFigure, bool)
+
+// measured is a recorded sitting's figure as measured.
+func measured(p store.Past) (stats.SittingFigure, bool) {
+	f := stats.SittingFigure{Median: p.Median, CILow: p.CILow, CIHigh: p.CIHigh, Confidence: p.Confidence, Blocks: len(p.BlockMedians)}
+	return f, f.Median > 0
+}
+
+// Reproduce is the reproducibility interval of r, whose cell is key and
+// whose build is build, given the machine's cell histories recorded before
+// r's sitting (nil: nothing learned), reading figures with fig. The
+// interval's spread includes r's own sitting (choose); Prior, the spread
+// from the sittings before it alone, is what compare tests r against, so
+// that a change is never judged by a spread it inflated itself.
+func Reproduce(past map[store.CellKey][]store.Past, key store.CellKey, build string, r *result.Result, fig figureOf) *result.Reproducibility {
+	s := r.OneWayNS
+	return reproduce(past, key, build, stats.FigureOf(s.Summary), r.Contended(), fig)
+}
+
+func reproduce(past map[store.CellKey][]store.Past, key store.CellKey, build string, f stats.SittingFigure, contended bool, fig figureOf) *result.Reproducibility {
+	var cur *stats.Sitting
+	if !contended {
+		cur = &stats.Sitting{SittingFigure: f, Build: build}
 	}
-	b, pooled := choose(past, key, cur)
+	b, pooled := choose(past, key, cur, fig)
 	if !b.OK {
 		return nil
 	}
-	s := r.OneWayNS
-	rep, ok := stats.Reproducibility(s.Median, s.CILow, s.CIHigh, s.Confidence, s.Blocks, b, ReproLevel)
+	rep, ok := stats.Reproducibility(f.Median, f.CILow, f.CIHigh, f.Confidence, f.Blocks, b, ReproLevel)
 	if !ok {
 		return nil
 	}
 	out := &result.Reproducibility{Low: rep.Low, High: rep.High, Confidence: rep.Confidence, Sittings: rep.Sittings,
 		BetweenCV: rep.BetweenCV, PooledFrom: pooled, Component: b}
-	if prior, _ := choose(past, key, nil); prior.OK {
+	if prior, _ := choose(past, key, nil, fig); prior.OK {
 		out.Prior = &prior
 	}
 	return out
 }
 
-// choose is the between-sitting component of the cell key: from the cell's
-// own uncontended sittings (cur, this sitting's block medians, among them
-// when given) when there are MinOwnSittings of them, else the component
-// pooled over the other cells of its placement (the same benchmark on
-// other CPUs included) when that rests on more sittings than the cell's
-// own, else the cell's own (two sittings: wide). pooled names the cells a
-// pooled component came from.
-func choose(past map[store.CellKey][]store.Past, key store.CellKey, cur []float64) (stats.Between, []string) {
-	own := clean(past[key])
-	if len(cur) >= 2 {
-		own = append(own, cur)
+// choose is the between-sitting spread of the cell key on this machine:
+// from the cell's own uncontended sittings of every build (cur, this
+// sitting, among them when given) when there are MinOwnSittings of them,
+// else the spread pooled over the other cells of its placement (the same
+// benchmark on other CPUs included) when that rests on more degrees of
+// freedom than the cell's own, else the cell's own (few sittings: wide).
+// pooled names the cells a pooled spread came from.
+func choose(past map[store.CellKey][]store.Past, key store.CellKey, cur *stats.Sitting, fig figureOf) (stats.Between, []string) {
+	own := clean(past[key], fig)
+	if cur != nil {
+		own = append(own, *cur)
 	}
 	b := stats.BetweenSittings(own)
 	if b.OK && b.Sittings >= MinOwnSittings {
@@ -283,7 +346,7 @@ func choose(past map[store.CellKey][]store.Past, key store.CellKey, cur []float6
 	var family []stats.Between
 	var names []string
 	for _, k := range keys {
-		if fb := stats.BetweenSittings(clean(past[k])); fb.OK && fb.Sittings >= MinOwnSittings {
+		if fb := stats.BetweenSittings(clean(past[k], fig)); fb.OK && fb.Sittings >= MinOwnSittings {
 			family = append(family, fb)
 			n := k.Name + " " + k.Placement
 			if !slices.Contains(names, n) {
@@ -297,14 +360,18 @@ func choose(past map[store.CellKey][]store.Past, key store.CellKey, cur []float6
 	return b, nil
 }
 
-// clean is a cell's uncontended sittings' block medians: a contended block
-// is no clean measurement of the machine, and neither is a sitting that
-// had one.
-func clean(ps []store.Past) [][]float64 {
-	var out [][]float64
+// clean is a cell's uncontended sittings as fig reads them, each with its
+// build: a sitting that had a contended block is no clean measurement of
+// the machine, and one of fewer than two blocks has no precision interval
+// to compare with.
+func clean(ps []store.Past, fig figureOf) []stats.Sitting {
+	var out []stats.Sitting
 	for _, p := range ps {
-		if !p.Contended && len(p.BlockMedians) >= 2 {
-			out = append(out, slices.Clone(p.BlockMedians))
+		if p.Contended || len(p.BlockMedians) < 2 {
+			continue
+		}
+		if f, ok := fig(p); ok {
+			out = append(out, stats.Sitting{SittingFigure: f, Build: p.Fingerprint})
 		}
 	}
 	return out

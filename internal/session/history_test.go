@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/store"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
@@ -113,24 +115,49 @@ func TestHistoryPoolsForNewCells(t *testing.T) {
 	}
 }
 
-func TestHistoryFingerprintStartsAnew(t *testing.T) {
+// A new kernel (or ctxbench build) on the same machine is a new build: its
+// figures are a history of their own (Before 0), but the machine's spread,
+// learned from every build's sittings, serves it at once — each build
+// centred on its own figures. Another machine starts anew.
+func TestHistoryNoiseIsTheMachines(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "history.db")
 	ctx := context.Background()
 	for k := range 3 {
 		record(ctx, path, sitting(t, int64(k+1), 1), &bytes.Buffer{})
 	}
-	d := sitting(t, 4, 1)
+	d := sitting(t, 4, 1.3) // the new kernel moved every figure by 30%
 	d.Environment.Kernel = "6.2.0-upgraded"
 	h := record(ctx, path, d, &bytes.Buffer{})
-	if h.Before != 0 || !h.Recorded {
-		t.Errorf("a new kernel: %+v, want a new history", h)
+	if h.Before != 0 || !h.Recorded || h.MachineBefore != 3 || h.Builds != 2 || h.Machine == "" {
+		t.Errorf("a new kernel: %+v, want a new build of a machine with 3 sittings", h)
 	}
 	for _, r := range d.Results {
-		if r.OneWayNS.Reproducibility != nil {
-			t.Errorf("%s: learned across a kernel change", r.Name)
+		rp := r.OneWayNS.Reproducibility
+		if rp == nil {
+			if len(r.BlockInfo) >= 2 {
+				t.Errorf("%s: the machine's spread did not carry over to a new kernel", r.Name)
+			}
+			continue
+		}
+		if rp.Component.Builds != 2 || rp.Component.DF != 2 {
+			t.Errorf("%s: spread %+v, want 2 df from the first build's 3 sittings (the new build's one adds none)", r.Name, rp.Component)
+		}
+		// Centred per build: the 30% step is not noise.
+		if rp.BetweenCV > 0.1 {
+			t.Errorf("%s: between CV %.3f: the builds' difference was counted as noise", r.Name, rp.BetweenCV)
 		}
 	}
-	d = sitting(t, 5, 1)
+	other := sitting(t, 5, 1)
+	other.Environment.Hostname = "another-machine"
+	if h := record(ctx, path, other, &bytes.Buffer{}); h.MachineBefore != 0 || h.Before != 0 {
+		t.Errorf("another machine: %+v, want nothing learned", h)
+	}
+	for _, r := range other.Results {
+		if r.OneWayNS.Reproducibility != nil {
+			t.Errorf("%s: learned from another machine", r.Name)
+		}
+	}
+	d = sitting(t, 6, 1)
 	d.Settings.Runs *= 2 // precision, not the figure: the same history
 	if h := record(ctx, path, d, &bytes.Buffer{}); h.Before != 3 {
 		t.Errorf("--runs changed the fingerprint: %d sittings before, want 3", h.Before)
@@ -175,5 +202,97 @@ func TestHistoryRecordsEveryAASitting(t *testing.T) {
 	}
 	if d.AA.Runs[0][0].OneWayNS.Reproducibility != nil || d.AA.Runs[3][0].OneWayNS.Reproducibility == nil {
 		t.Errorf("aa: the first sitting learns nothing, the fourth from four")
+	}
+}
+
+// slowHost makes the blocks of d's rows run as on a host whose probe read
+// probe[b] for block b (reference 280 µs): each block's samples scaled by
+// (probe/reference)^0.75, the probe recorded, the figure re-summarised.
+func slowHost(d *result.Document, probe func(b int) float64) {
+	for i := range d.Results {
+		r := &d.Results[i]
+		at := 0
+		for b := range r.BlockInfo {
+			p := probe(b)
+			r.BlockInfo[b].HostProbeNS = p
+			f := math.Pow(p/280000, 0.75)
+			for j := at; j < at+r.BlockInfo[b].Samples; j++ {
+				r.Samples[j] *= f
+			}
+			at += r.BlockInfo[b].Samples
+		}
+		r.OneWayNS.Summary = stats.SummarizeBlocks(r.Samples, result.BlockSizes(r.BlockInfo))
+	}
+}
+
+// A host that slows whole sittings (its probe 35% slower in some, in part of
+// the blocks in others) moves the measured figures by up to 25%; the history
+// learns the slope from how blocks of one cell differ with the probe, and
+// the host-adjusted figures of slow and fast sittings agree within 3%,
+// their spread far below the measured figures'.
+func TestHostStateAdjustsFigures(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.db")
+	ctx := context.Background()
+	var docs []*result.Document
+	for k := range 8 {
+		d := sitting(t, int64(k+1), 1)
+		slow := 280000 * 1.35
+		switch k % 4 {
+		case 1: // a slow sitting
+			slowHost(d, func(int) float64 { return slow })
+		case 3: // slow for the first half of its blocks
+			slowHost(d, func(b int) float64 {
+				if b < 5 {
+					return slow
+				}
+				return 280000 * (1 + 0.003*float64(b%3))
+			})
+		default:
+			slowHost(d, func(b int) float64 { return 280000 * (1 + 0.003*float64(b%3)) })
+		}
+		record(ctx, path, d, &bytes.Buffer{})
+		docs = append(docs, d)
+	}
+	last := docs[len(docs)-1]
+	hsd := last.HostState
+	if hsd == nil || !hsd.Slope.OK || hsd.Slope.Applied < 0.6 || hsd.Slope.Applied > 0.9 || hsd.ReferenceNS < 280000 || hsd.ReferenceNS > 300000 {
+		t.Fatalf("host state %+v, want a slope near 0.75 and the usual reading as reference", hsd)
+	}
+	for i, r := range last.Results {
+		if len(r.BlockInfo) < 2 {
+			continue
+		}
+		var fast, slow []float64
+		var measuredCV, adjustedCV float64
+		for k, d := range docs {
+			row := d.Results[i]
+			if row.HostAdjusted == nil {
+				t.Fatalf("sitting %d %s: no adjusted figure", k+1, r.Name)
+			}
+			// Each file's adjusted figure is at the reference its run
+			// knew; figures of several files are compared at one.
+			a, ok := stats.Adjusted(stats.FigureOf(row.OneWayNS.Summary), stats.BlockMedians(row.Samples, result.BlockSizes(row.BlockInfo)),
+				result.BlockProbes(row.BlockInfo), hsd.ReferenceNS, hsd.Slope.Applied)
+			if !ok {
+				t.Fatalf("sitting %d %s: cannot adjust", k+1, r.Name)
+			}
+			if k%4 == 1 {
+				slow = append(slow, a.Median)
+				if h := row.HostAdjusted; h.SlowBlocks != len(r.BlockInfo) || h.Slow < 0.3 {
+					t.Errorf("sitting %d %s: slow %.2f in %d blocks, want every block 35%% slow", k+1, r.Name, h.Slow, h.SlowBlocks)
+				}
+			} else if k%4 != 3 {
+				fast = append(fast, a.Median)
+			}
+			if k == len(docs)-1 {
+				measuredCV, adjustedCV = row.OneWayNS.Reproducibility.BetweenCV, row.HostAdjusted.Reproducibility.BetweenCV
+			}
+		}
+		if g := stats.Median(slow) / stats.Median(fast); g < 0.97 || g > 1.03 {
+			t.Errorf("%s: adjusted slow sittings / fast ones = %.3f, want within 3%%", r.Name, g)
+		}
+		if adjustedCV > measuredCV/2 {
+			t.Errorf("%s: adjusted between CV %.3f, measured %.3f: the host's state was not taken out", r.Name, adjustedCV, measuredCV)
+		}
 	}
 }

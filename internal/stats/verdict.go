@@ -16,16 +16,18 @@ import (
 
 // Units an interval can be computed from. Only these carry a verdict.
 const (
-	UnitBlocks       = "blocks"        // CompareBlocks over block medians
-	UnitPairedBlocks = "paired blocks" // PairedChange: one log-ratio per round
-	UnitRounds       = "rounds"        // PerRound: one value per round
-	UnitPairedRounds = "rounds paired" // alternating whole runs, paired round by round
-	UnitWindows      = "windows"       // a pool's measured windows, interleaved round by round
+	UnitBlocks       = "blocks"          // CompareBlocks over block medians
+	UnitPairedBlocks = "paired blocks"   // PairedChange: one log-ratio per round
+	UnitRounds       = "rounds"          // PerRound: one value per round
+	UnitPairedRounds = "rounds paired"   // alternating whole runs, paired round by round
+	UnitWindows      = "windows"         // a pool's measured windows, interleaved round by round
+	UnitSets         = "sittings (sets)" // SetChange: whole runs on each side, each one unit
 )
 
 // verdictUnits are the units whose intervals may carry a verdict
-// (IntervalBlocks is how a Summary names the block medians).
-var verdictUnits = map[string]bool{UnitBlocks: true, UnitPairedBlocks: true, UnitRounds: true, UnitPairedRounds: true, UnitWindows: true, IntervalBlocks: true}
+// (IntervalBlocks and IntervalBlockOrder are how a Summary names the block
+// medians).
+var verdictUnits = map[string]bool{UnitBlocks: true, UnitPairedBlocks: true, UnitRounds: true, UnitPairedRounds: true, UnitWindows: true, IntervalBlocks: true, IntervalBlockOrder: true}
 
 // Interval is a comparison's interval as a verdict reads it.
 type Interval struct {

@@ -77,7 +77,7 @@
 // connect_timeout) or when the caller's context ends, with a one-line
 // error; the run goes on without its history.
 //
-// # Schema (version 2)
+// # Schema (version 3)
 //
 //	CREATE TABLE fingerprints (
 //		id          INTEGER PRIMARY KEY,
@@ -108,10 +108,13 @@
 //	CREATE TABLE block_medians (
 //		cell_id INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,
 //		block   INTEGER NOT NULL CHECK (block >= 0),
-//		median  REAL,
+//		median  REAL, probe REAL,
 //		PRIMARY KEY (cell_id, block)
 //	) WITHOUT ROWID;
 //	CREATE INDEX sittings_by_fingerprint ON sittings (fingerprint_id, started_ns, id);
+//
+// (SQLite keeps a table's text as altered: probe REAL was added by
+// version 3's ALTER TABLE block_medians ADD COLUMN probe REAL.)
 //
 // fingerprints holds each environment once: fingerprint is the caller's
 // short hash, description the JSON it hashed (the first one recorded is
@@ -126,7 +129,11 @@
 // figure is stored as NULL, SQLite having no NaN (and so in PostgreSQL,
 // for one meaning in both).
 //
-// Version 1 is the four tables; version 2 adds the index.
+// Version 1 is the four tables; version 2 adds the index; version 3 adds
+// block_medians.probe, each block's host probe reading in ns (NULL where the
+// block was not probed, as every block recorded before version 3): how fast
+// the host ran the vCPU around the block, from which the history learns how
+// much of a figure's movement is the host's.
 //
 // In PostgreSQL the same tables, columns and constraints are spelt in its
 // types, in the ctxbench schema, with the stamp beside them:
@@ -170,6 +177,7 @@
 //		PRIMARY KEY (cell_id, block)
 //	);
 //	CREATE INDEX sittings_by_fingerprint ON ctxbench.sittings (fingerprint_id, started_ns, id);
+//	ALTER TABLE ctxbench.block_medians ADD COLUMN probe DOUBLE PRECISION;
 //
 // contended is a BOOLEAN where SQLite, which has none, checks an INTEGER
 // for 0 or 1.

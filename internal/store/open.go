@@ -23,7 +23,7 @@ import (
 const (
 	// SchemaVersion is the schema this binary writes: PRAGMA user_version of
 	// a store it has migrated.
-	SchemaVersion = 2
+	SchemaVersion = 3
 
 	// ApplicationID marks a SQLite file as a ctxbench store (PRAGMA
 	// application_id; the bytes spell "ctxb"). A SQLite file without it

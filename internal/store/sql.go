@@ -22,6 +22,7 @@ type migration struct {
 var migrations = []migration{
 	{to: 1, sql: schemaV1},
 	{to: 2, sql: schemaV2},
+	{to: 3, sql: schemaV3},
 }
 
 // schemaV1 holds the data. Times are Unix nanoseconds (UTC): exact, sortable
@@ -81,6 +82,13 @@ const schemaV2 = `
 CREATE INDEX sittings_by_fingerprint ON sittings (fingerprint_id, started_ns, id);
 `
 
+// schemaV3 adds each block's host probe reading (ns; NULL where the block
+// had none, as every block recorded before this version): the history
+// learns from it how much of a figure's movement is the host's speed.
+const schemaV3 = `
+ALTER TABLE block_medians ADD COLUMN probe REAL;
+`
+
 // Identity and health of a file, read by the probe before anything is
 // written. quick_check rather than integrity_check: it finds damaged pages
 // and a truncated file in linear time without checking every index entry.
@@ -117,14 +125,14 @@ const (
 	qInsertSitting = `INSERT INTO sittings (fingerprint_id, started_ns, command) VALUES (?, ?, ?) RETURNING id`
 	qInsertCells   = `INSERT INTO cells (sitting_id, name, placement, cpus, median, ci_low, ci_high, confidence, iterations, contended) VALUES `
 	qCellsReturn   = ` RETURNING id, name, placement, cpus`
-	qInsertBlocks  = `INSERT INTO block_medians (cell_id, block, median) VALUES `
+	qInsertBlocks  = `INSERT INTO block_medians (cell_id, block, median, probe) VALUES `
 )
 
-// Rows per multi-row INSERT: 10 and 3 parameters a row stay under 999,
+// Rows per multi-row INSERT: 10 and 4 parameters a row stay under 999,
 // the smallest limit on parameters any SQLite build has had.
 const (
 	cellsPerInsert  = 90
-	blocksPerInsert = 300
+	blocksPerInsert = 240
 )
 
 // valuesRows is the VALUES list of an INSERT of rows rows of cols
@@ -141,7 +149,7 @@ func valuesRows(rows, cols int) string {
 const (
 	qHistory = `SELECT s.id, s.started_ns,
 		c.id, c.name, c.placement, c.cpus, c.median, c.ci_low, c.ci_high, c.confidence, c.iterations, c.contended,
-		b.block, b.median
+		b.block, b.median, b.probe
 	FROM fingerprints f
 	JOIN sittings s ON s.fingerprint_id = f.id
 	JOIN cells c ON c.sitting_id = s.id
@@ -159,7 +167,7 @@ const (
 const qEvery = `SELECT f.fingerprint, f.description, f.first_ns,
 		s.id, s.started_ns,
 		c.id, c.name, c.placement, c.cpus, c.median, c.ci_low, c.ci_high, c.confidence, c.iterations, c.contended,
-		b.block, b.median
+		b.block, b.median, b.probe
 	FROM fingerprints f
 	JOIN sittings s ON s.fingerprint_id = f.id
 	JOIN cells c ON c.sitting_id = s.id
@@ -226,10 +234,16 @@ const pgSchemaV2 = `
 CREATE INDEX sittings_by_fingerprint ON ctxbench.sittings (fingerprint_id, started_ns, id);
 `
 
+// pgSchemaV3 is schemaV3 for PostgreSQL.
+const pgSchemaV3 = `
+ALTER TABLE ctxbench.block_medians ADD COLUMN probe DOUBLE PRECISION;
+`
+
 // pgMigrations are migrations for PostgreSQL, step for step.
 var pgMigrations = []migration{
 	{to: 1, sql: pgSchemaV1},
 	{to: 2, sql: pgSchemaV2},
+	{to: 3, sql: pgSchemaV3},
 }
 
 // PostgreSQL's stamp. Opens take turns at migrating under a transaction-

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -31,6 +32,7 @@ type Cell struct {
 	CellKey
 	Median, CILow, CIHigh, Confidence float64   // ns per hop; the precision interval
 	BlockMedians                      []float64 // one per block, in order
+	BlockProbes                       []float64 // each block's host probe (ns); nil, or 0 for a block, where not read
 	Iterations                        uint64    // ops per sample
 	Contended                         bool
 }
@@ -44,10 +46,13 @@ type Sitting struct {
 	Cells       []Cell
 }
 
-// Past is one recorded cell with the sitting it came from.
+// Past is one recorded cell with the sitting it came from. Fingerprint is
+// the sitting's fingerprint where the reader set it (the caller's, or the
+// Machine's it came in): Every and History leave it empty.
 type Past struct {
-	SittingID int64
-	Started   time.Time
+	SittingID   int64
+	Started     time.Time
+	Fingerprint string
 	Cell
 }
 
@@ -206,14 +211,18 @@ func (s *Store) insertBlocks(ctx context.Context, tx *sql.Tx, cells []Cell, ids 
 		if len(args) == 0 {
 			return nil
 		}
-		_, err := tx.ExecContext(ctx, s.d.bind(qInsertBlocks+valuesRows(len(args)/3, 3)), args...)
+		_, err := tx.ExecContext(ctx, s.d.bind(qInsertBlocks+valuesRows(len(args)/4, 4)), args...)
 		args = args[:0]
 		return err
 	}
 	for _, c := range cells {
 		for b, m := range c.BlockMedians {
-			args = append(args, ids[c.CellKey], b, storedFloat(m))
-			if len(args) == 3*blocksPerInsert {
+			probe := any(nil) // no reading: NULL
+			if b < len(c.BlockProbes) && c.BlockProbes[b] > 0 {
+				probe = storedFloat(c.BlockProbes[b])
+			}
+			args = append(args, ids[c.CellKey], b, storedFloat(m), probe)
+			if len(args) == 4*blocksPerInsert {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -268,7 +277,20 @@ func (s *Store) history(ctx context.Context, fingerprint string) (map[CellKey][]
 			return nil, err
 		}
 	}
+	unprobed(h)
 	return h, rows.Err()
+}
+
+// unprobed gives a cell none of whose blocks has a probe reading no
+// readings (nil), as it was recorded.
+func unprobed(h map[CellKey][]Past) {
+	for _, ps := range h {
+		for i := range ps {
+			if !slices.ContainsFunc(ps[i].BlockProbes, func(p float64) bool { return p != 0 }) {
+				ps[i].BlockProbes = nil
+			}
+		}
+	}
 }
 
 // cellRow is one row of qHistory (and the tail of one of qEvery): a cell of
@@ -277,12 +299,13 @@ type cellRow struct {
 	p                             Past
 	cellID, iterations, started   int64
 	median, low, high, conf, bmed sql.NullFloat64
+	probe                         sql.NullFloat64
 	block                         sql.NullInt64
 }
 
 func (c *cellRow) dest() []any {
 	return []any{&c.p.SittingID, &c.started, &c.cellID, &c.p.Name, &c.p.Placement, &c.p.CPUs,
-		&c.median, &c.low, &c.high, &c.conf, &c.iterations, &c.p.Contended, &c.block, &c.bmed}
+		&c.median, &c.low, &c.high, &c.conf, &c.iterations, &c.p.Contended, &c.block, &c.bmed, &c.probe}
 }
 
 // cellRows gathers rows ordered by sitting, cell, block: a cell's rows are
@@ -313,6 +336,11 @@ func (r *cellRows) add(h map[CellKey][]Past, c *cellRow) error {
 		return fmt.Errorf("sitting %d cell %s: block %d where %d was due", r.cur.SittingID, r.cur.Name, c.block.Int64, len(r.cur.BlockMedians))
 	}
 	r.cur.BlockMedians = append(r.cur.BlockMedians, loadedFloat(c.bmed))
+	probe := 0.0 // not read
+	if c.probe.Valid {
+		probe = c.probe.Float64
+	}
+	r.cur.BlockProbes = append(r.cur.BlockProbes, probe)
 	return nil
 }
 
@@ -364,6 +392,9 @@ func (s *Store) every(ctx context.Context, names []string) ([]Machine, error) {
 		if err := r.add(out[len(out)-1].Cells, &row); err != nil {
 			return nil, err
 		}
+	}
+	for _, m := range out {
+		unprobed(m.Cells)
 	}
 	return out, rows.Err()
 }

@@ -271,3 +271,28 @@ func flatDoc(t *testing.T) string {
 	}
 	return flat(doc.String())
 }
+
+// Host probe readings round-trip per block, a block without one (0) stays
+// 0, and a cell recorded without readings reads back without them.
+func TestBlockProbesRoundTrip(t *testing.T) {
+	backends(t, func(t *testing.T, target string) {
+		ctx := context.Background()
+		s := mustOpen(t, target)
+		st := sittingOf("fp-probe", 0, 2, 3)
+		st.Cells[0].BlockProbes = []float64{281000, 0, 402500.5}
+		if _, err := s.Record(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+		h, err := s.History(ctx, "fp-probe")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got0 := h[st.Cells[0].CellKey][0].BlockProbes
+		if !reflect.DeepEqual(got0, st.Cells[0].BlockProbes) {
+			t.Errorf("probed cell read back %v, want %v", got0, st.Cells[0].BlockProbes)
+		}
+		if got1 := h[st.Cells[1].CellKey][0].BlockProbes; got1 != nil {
+			t.Errorf("unprobed cell read back %v, want none", got1)
+		}
+	})
+}

@@ -21,7 +21,7 @@ import (
 // first argument.
 var children = map[string]func(stdin io.Reader, stdout, stderr io.Writer, args []string) int{
 	schedule.WorkerArg: func(in io.Reader, out, _ io.Writer, _ []string) int {
-		return schedule.WorkerMain(in, out, catalog.Lookup, catalog.WorkerCleanup)
+		return schedule.WorkerMain(in, out, catalog.Lookup, catalog.WorkerCleanup, catalog.HostProbe)
 	},
 	partner.Arg: func(in io.Reader, out, _ io.Writer, _ []string) int {
 		// A partner started into a container applies what a process can

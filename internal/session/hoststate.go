@@ -1,0 +1,148 @@
+package session
+
+// hoststate.go: the host's state, seen per block by the host probe, kept out
+// of comparisons between sittings (docs/methodology.md, "The host's state").
+// The reference reading and the slope are the machine's: learned from every
+// probed block it has recorded, of every build, and this run's.
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/stats"
+	"github.com/ctxbench/ctxbench/internal/store"
+)
+
+// hostModel is how a run reads the host's state: the reference reading
+// and the applied slope (0: nothing is adjusted), and what the document
+// says of it (nil: no block was probed).
+type hostModel struct {
+	ref, beta float64
+	state     *result.HostState
+}
+
+// hostModel estimates the reference reading and the slope from the
+// machine's recorded blocks and the document's sittings: the slope within
+// each cell of each build (stats.HostSlope), the reference the usual
+// reading (usual).
+func (hs *history) hostModel(sittings [][]result.Result) hostModel {
+	groups := map[string][]stats.ProbePoint{}
+	var readings []float64
+	bySitting := map[string]bool{}
+	add := func(build string, key store.CellKey, sitting string, meds, probes []float64) {
+		if len(meds) != len(probes) {
+			return
+		}
+		g := build + "\x00" + key.Name + "\x00" + key.Placement + "\x00" + key.CPUs
+		for i, m := range meds {
+			if probes[i] > 0 && m > 0 {
+				groups[g] = append(groups[g], stats.ProbePoint{Median: m, Probe: probes[i]})
+				readings = append(readings, probes[i])
+				bySitting[sitting] = true
+			}
+		}
+	}
+	for key, ps := range hs.past {
+		for _, p := range ps {
+			if !p.Contended {
+				add(p.Fingerprint, key, fmt.Sprint(p.SittingID), p.BlockMedians, p.BlockProbes)
+			}
+		}
+	}
+	for k, rs := range sittings {
+		for i := range rs {
+			r := &rs[i]
+			key, ok := cellKey(r)
+			if !ok || r.Contended() {
+				continue
+			}
+			meds := stats.BlockMedians(r.Samples, result.BlockSizes(r.BlockInfo))
+			add(hs.fp, key, fmt.Sprint("this", k), meds, result.BlockProbes(r.BlockInfo))
+		}
+	}
+	if len(readings) == 0 {
+		return hostModel{}
+	}
+	var gs [][]stats.ProbePoint
+	keys := make([]string, 0, len(groups))
+	for g := range groups {
+		keys = append(keys, g)
+	}
+	slices.Sort(keys) // a stable order: the slope's sums do not depend on map order
+	for _, g := range keys {
+		gs = append(gs, groups[g])
+	}
+	slope := stats.HostSlope(gs)
+	st := &result.HostState{ReferenceNS: usual(readings), Slope: slope, Sittings: len(bySitting)}
+	switch {
+	case !slope.OK:
+		st.Note = fmt.Sprintf("no host effect could be estimated: %d probed blocks with too little spread in the host's speed; figures are not adjusted", slope.N)
+	case slope.Applied == 0:
+		st.Note = fmt.Sprintf("no host effect resolved: the blocks' figures did not move with the host's speed (slope %.2f [%.2f, %.2f] at 95%%); figures are not adjusted", slope.Beta, slope.Lo, slope.Hi)
+	}
+	return hostModel{ref: st.ReferenceNS, beta: slope.Applied, state: st}
+}
+
+// usual is the host's usual reading: the lower quartile of the readings,
+// which stays in the host's fast state while up to three quarters of the
+// blocks ran slow (slow states only ever raise a reading).
+func usual(readings []float64) float64 {
+	s := slices.Clone(readings)
+	slices.Sort(s)
+	return s[(len(s)-1)/4]
+}
+
+// adjusted is a recorded sitting's figure with the host's state taken out
+// (false where its blocks were not probed).
+func (hm hostModel) adjusted(p store.Past) (stats.SittingFigure, bool) {
+	f, ok := measured(p)
+	if !ok || !probed(p.BlockProbes) {
+		return f, false
+	}
+	return stats.Adjusted(f, p.BlockMedians, p.BlockProbes, hm.ref, hm.beta)
+}
+
+// adjust is r's host-adjusted figure and its reproducibility over the
+// machine's adjusted sittings; nil where nothing is adjusted (no slope
+// resolved, blocks not probed, a figure without blocks).
+func (hm hostModel) adjust(past map[store.CellKey][]store.Past, key store.CellKey, build string, r *result.Result) *result.HostAdjusted {
+	probes := result.BlockProbes(r.BlockInfo)
+	meds := stats.BlockMedians(r.Samples, result.BlockSizes(r.BlockInfo))
+	if hm.beta == 0 || !probed(probes) || len(meds) < 2 {
+		return nil
+	}
+	f, ok := stats.Adjusted(stats.FigureOf(r.OneWayNS.Summary), meds, probes, hm.ref, hm.beta)
+	if !ok {
+		return nil
+	}
+	var ps []float64
+	slow := 0
+	for _, p := range probes {
+		if p > 0 {
+			ps = append(ps, p)
+			if p >= hm.ref*(1+result.SlowThreshold) {
+				slow++
+			}
+		}
+	}
+	probe := stats.Median(ps)
+	out := &result.HostAdjusted{ProbeNS: probe, Slow: probe/hm.ref - 1, SlowBlocks: slow,
+		Median: f.Median, CILow: f.CILow, CIHigh: f.CIHigh, Confidence: f.Confidence}
+	out.Reproducibility = reproduce(past, key, build, f, r.Contended(), hm.adjusted)
+	return out
+}
+
+// probed says every block has a reading.
+func probed(probes []float64) bool {
+	if len(probes) == 0 {
+		return false
+	}
+	for _, p := range probes {
+		if !(p > 0) || math.IsInf(p, 0) {
+			return false
+		}
+	}
+	return true
+}
