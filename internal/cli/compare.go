@@ -26,7 +26,7 @@ func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 		ignorePlacement bool
 	)
 	cmd := &cobra.Command{
-		Use:   "compare [LABEL=]BASE.json [LABEL=]NEW.json...",
+		Use:   "compare [LABEL=]BASE.json [LABEL=]NEW.json... | BEFORE.json... -- AFTER.json...",
 		Short: "compare result files benchstat-style: medians, changes with their intervals, blocks as the unit",
 		Long: `Compare puts result files side by side, per benchmark and placement: the median
 of each file with its confidence interval, and for every file after the
@@ -51,6 +51,19 @@ too few blocks or a flagged switch count, and warnings say when the files
 come from different environments (CPU, kernel, mitigations,
 virtualization, cgroups, idle driver) or from a dry run.
 
+Sets of sittings: "compare a1.json a2.json a3.json -- b1.json b2.json b3.json"
+compares the files before the "--" with those after it, each file one
+sitting (before and after an upgrade, two builds): sittings are the unit,
+each side's figure is the geometric mean of its sittings' medians, and a
+change is tested against the sets' own scatter pooled with the spread the
+machine has learned.
+
+Where both files probed the host (every block times a fixed pointer chase:
+the host's speed, which moves every figure of a sitting together) and the
+machine has learned how much of that reaches each cell, the change is
+tested on host-adjusted figures; the table still shows the measured
+medians, and a note says so.
+
 An argument LABEL=PATH names the column (default: the path). With
 --ignore-placement, rows match by benchmark name only, so a same-cpu run can
 be compared with a cross-cpu one.
@@ -61,6 +74,7 @@ interval lies above the threshold; 2 for unreadable or malformed files.`,
   ctxbench compare before=main.json after=branch.json --fail-on-regression 5
   ctxbench compare --ignore-placement same=same.json cross=cross.json
   ctxbench compare a.json b.json c.json --format markdown > cmp.md
+  ctxbench compare before/*.json -- after/*.json
   ctxbench compare old.json new.json --format json | jq '.tables[].rows[].changes[] | select(.significant)'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -88,7 +102,16 @@ interval lies above the threshold; 2 for unreadable or malformed files.`,
 			if err != nil {
 				return err
 			}
-			c, err := compare.Compare(inputs, compare.Options{Alpha: alpha, IgnorePlacement: ignorePlacement})
+			opts := compare.Options{Alpha: alpha, IgnorePlacement: ignorePlacement}
+			var c *compare.Comparison
+			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+				if dash == 0 || dash == len(args) {
+					return usagef("compare BEFORE... -- AFTER...: each side of \"--\" needs at least one file")
+				}
+				c, err = compare.CompareSets(inputs[:dash], inputs[dash:], opts)
+			} else {
+				c, err = compare.Compare(inputs, opts)
+			}
 			if err != nil {
 				return &usageError{err.Error()}
 			}

@@ -73,6 +73,9 @@ type Comparison struct {
 	Notes []string
 	// Hints are advice about the comparison as a whole.
 	Hints []string
+	// Sets, for a comparison of sets of files (CompareSets), are the files
+	// of each side, before and after; nil otherwise.
+	Sets [][]Input
 	// Phases compares, phase by phase on the kernel's clock, the rows
 	// that ctxbench explain split in the base and in another file.
 	Phases []PhaseChange
@@ -110,6 +113,8 @@ type Table struct {
 	// files share a fingerprint whose between-sitting spread was learned);
 	// the rest were tested against within-sitting precision only.
 	Reproducible int
+	// HostAdjusted counts the changes tested on host-adjusted figures.
+	HostAdjusted int
 }
 
 // Row is one benchmark (and placement) across the inputs.
@@ -131,6 +136,10 @@ type Cell struct {
 	Notes     []int // 1-based footnote numbers
 	Repro     *result.Reproducibility
 	CPUs      string
+	// Adjusted is the figure with the host's state taken out, Probes its
+	// blocks' host probe readings (nil where the file has none).
+	Adjusted *result.HostAdjusted
+	Probes   []float64
 }
 
 // Delta is the change of a cell against the base's.
@@ -153,6 +162,12 @@ type Delta struct {
 	Notes      []int
 	// Geomean deltas have no test.
 	Tested bool
+	// HostAdjusted says the change was tested on the host-adjusted figures
+	// (both files probed the host; docs/methodology.md, "The host's
+	// state"): Change, Lo and Hi are then of those, and MeasuredChange is
+	// the ratio of the measured medians − 1, shown beside.
+	HostAdjusted   bool
+	MeasuredChange float64
 }
 
 // Regression is a slowdown whose whole interval lies above a threshold.
@@ -180,6 +195,10 @@ type entry struct {
 	// learned it); nil elsewhere.
 	repro *result.Reproducibility
 	cpus  string // the CPUs the figure's sides were allowed (result.CellCPUs)
+	// adjusted is the figure with the host's state taken out, and probes
+	// its blocks' host probe readings (ladder rows of probed runs).
+	adjusted *result.HostAdjusted
+	probes   []float64
 }
 
 type source struct {
@@ -196,7 +215,8 @@ var sources = []source{
 func ladderEntries(d *result.Document) []entry {
 	var out []entry
 	for _, r := range d.Results {
-		e := entry{name: r.Name, placement: r.Placement, samples: r.Samples, sizes: result.BlockSizes(r.BlockInfo), summary: r.OneWayNS.Summary, repro: r.OneWayNS.Reproducibility, cpus: result.CellCPUs(&r)}
+		e := entry{name: r.Name, placement: r.Placement, samples: r.Samples, sizes: result.BlockSizes(r.BlockInfo), summary: r.OneWayNS.Summary, repro: r.OneWayNS.Reproducibility, cpus: result.CellCPUs(&r),
+			adjusted: r.HostAdjusted, probes: result.BlockProbes(r.BlockInfo)}
 		for _, f := range r.Flags {
 			e.notes = append(e.notes, fmt.Sprintf("%s %s flagged (%s): %s", r.Name, r.Placement, f.Code, f.Message))
 		}
@@ -309,7 +329,8 @@ func buildTable(src source, inputs []Input, o Options, note func(string) int) (*
 			if row.Cells[i].Present {
 				return nil, fmt.Errorf("%s has %s %s twice", in.Path, e.name, e.placement)
 			}
-			cell := Cell{Present: true, Placement: e.placement, Summary: e.summary, Samples: e.samples, Sizes: e.sizes, Repro: e.repro, CPUs: e.cpus}
+			cell := Cell{Present: true, Placement: e.placement, Summary: e.summary, Samples: e.samples, Sizes: e.sizes, Repro: e.repro, CPUs: e.cpus,
+				Adjusted: e.adjusted, Probes: e.probes}
 			for _, w := range e.summary.Warnings {
 				cell.Notes = append(cell.Notes, note(w))
 			}
@@ -332,20 +353,14 @@ func buildTable(src source, inputs []Input, o Options, note func(string) int) (*
 			if !base.Present || !cur.Present || len(base.Samples) == 0 || len(cur.Samples) == 0 {
 				continue
 			}
-			ch := stats.CompareBlocks(base.Samples, base.Sizes, cur.Samples, cur.Sizes, o.Alpha)
-			// The history keys a cell by its CPUs too: figures taken on
-			// other CPUs are not two sittings of one cell.
-			if b, ok := learned(inputs[0].Doc, inputs[i].Doc, base.Repro, cur.Repro); ok && base.CPUs == cur.CPUs {
-				// One machine whose sittings' spread is known: the change is
-				// tested against reproducibility, not this pair's blocks alone
-				// (which call identical runs different far more often than α).
-				if sc := stats.SittingChange(stats.FigureOf(base.Summary), stats.FigureOf(cur.Summary), b, o.Alpha); sc.OK {
-					ch = sc
-				}
-			}
+			ch, adjusted := change(inputs[0].Doc, inputs[i].Doc, base, cur, o.Alpha)
 			d := Delta{Present: true, Tested: true, P: ch.P, N1: ch.N1, N2: ch.N2, Unit: ch.Method,
 				Significant: ch.Resolved, Change: ch.Ratio - 1, Lo: ch.Lo - 1, Hi: ch.Hi - 1,
-				Confidence: ch.Confidence, Resolvable: ch.Resolvable}
+				Confidence: ch.Confidence, Resolvable: ch.Resolvable, HostAdjusted: adjusted}
+			if adjusted {
+				t.HostAdjusted++
+				d.MeasuredChange = cur.Summary.Median/base.Summary.Median - 1
+			}
 			switch {
 			case ch.Method == "sittings":
 				t.Reproducible++
@@ -452,21 +467,84 @@ func (c *Comparison) Tests() int {
 	return n
 }
 
-// learned is the between-sitting component that a change between two
-// files' figures is tested against: only when both files come from one
-// fingerprint (one machine, kernel, build and figure-changing settings) and
-// at least one of the two figures carries a prior component — the one
-// learned from more sittings. A prior component excludes its own figure's
-// sitting, so the newer file's change never inflates the spread it is
-// judged by. Files from different fingerprints differ by more than one
-// machine's sittings do, which no history here measures.
-func learned(a, b *result.Document, ra, rb *result.Reproducibility) (stats.Between, bool) {
-	if a == nil || b == nil {
-		return stats.Between{}, false
+// change tests one row's change between the base file's cell and another
+// file's: against reproducibility when both files come from one machine
+// (the machine part of their fingerprints: a new kernel or ctxbench build
+// on it is judged by the spread its sittings have shown across builds),
+// the rows ran on the same CPUs and either figure carries a spread learned
+// before its own sitting — on the host-adjusted figures where both files
+// probed the host and carry an adjusted spread, else on the measured ones;
+// otherwise on the two files' blocks (within-sitting precision only).
+// adjusted says the host-adjusted figures were tested.
+func change(a, b *result.Document, base, cur Cell, alpha float64) (stats.Change, bool) {
+	if !sameMachine(a, b) {
+		return stats.CompareBlocks(base.Samples, base.Sizes, cur.Samples, cur.Sizes, alpha), false
 	}
-	if fingerprintKey(a) != fingerprintKey(b) {
-		return stats.Between{}, false
+	return decide(hostStateOf(a, b), base, cur, alpha)
+}
+
+// decide is change for two cells known to come from one machine, whose
+// host state (the newer file's, else the base's; nil: none) is hs: what
+// compare and ctxbench aa both decide with.
+func decide(hs *result.HostState, base, cur Cell, alpha float64) (stats.Change, bool) {
+	ch := stats.CompareBlocks(base.Samples, base.Sizes, cur.Samples, cur.Sizes, alpha)
+	// The history keys a cell by its CPUs too: figures taken on other CPUs
+	// are not two sittings of one cell.
+	if base.CPUs != cur.CPUs {
+		return ch, false
 	}
+	if fa, fb, bw, ok := adjustedPair(hs, base, cur); ok {
+		if sc := stats.SittingChange(fa, fb, bw, alpha); sc.OK {
+			return sc, true
+		}
+	}
+	if bw, ok := learned(base.Repro, cur.Repro); ok {
+		// One machine whose sittings' spread is known: the change is
+		// tested against reproducibility, not this pair's blocks alone
+		// (which call identical runs different far more often than α).
+		if sc := stats.SittingChange(stats.FigureOf(base.Summary), stats.FigureOf(cur.Summary), bw, alpha); sc.OK {
+			return sc, false
+		}
+	}
+	return ch, false
+}
+
+// hostStateOf is the host state two files are adjusted with: the newer
+// file's (its history is the longer), else the base's; nil where neither
+// resolved a host effect.
+func hostStateOf(a, b *result.Document) *result.HostState {
+	for _, d := range []*result.Document{b, a} {
+		if d != nil && d.HostState != nil && d.HostState.Slope.Applied > 0 {
+			return d.HostState
+		}
+	}
+	return nil
+}
+
+// adjustedPair is the two cells' host-adjusted figures at one reference
+// reading and one slope (hs's), so that the two are moved alike whatever
+// reference each run knew, and the adjusted spread to test them against.
+func adjustedPair(hs *result.HostState, base, cur Cell) (fa, fb stats.SittingFigure, bw stats.Between, ok bool) {
+	if base.Adjusted == nil || cur.Adjusted == nil || hs == nil || hs.Slope.Applied == 0 {
+		return fa, fb, bw, false
+	}
+	bw, ok = learned(base.Adjusted.Reproducibility, cur.Adjusted.Reproducibility)
+	if !ok {
+		return fa, fb, bw, false
+	}
+	adj := func(c Cell) (stats.SittingFigure, bool) {
+		return stats.Adjusted(stats.FigureOf(c.Summary), stats.BlockMedians(c.Samples, c.Sizes), c.Probes, hs.ReferenceNS, hs.Slope.Applied)
+	}
+	fa, okA := adj(base)
+	fb, okB := adj(cur)
+	return fa, fb, bw, okA && okB
+}
+
+// learned is the between-sitting spread a change between two figures is
+// tested against: the prior one (learned before its own sitting, so the
+// newer file's change never inflates the spread it is judged by) with the
+// more degrees of freedom.
+func learned(ra, rb *result.Reproducibility) (stats.Between, bool) {
 	best := stats.Between{}
 	for _, r := range []*result.Reproducibility{ra, rb} {
 		if p := r.PriorBetween(); p.OK && p.DF > best.DF {
@@ -474,6 +552,21 @@ func learned(a, b *result.Document, ra, rb *result.Reproducibility) (stats.Betwe
 		}
 	}
 	return best, best.OK
+}
+
+// sameMachine says two documents come from one machine: the machine part
+// of their fingerprints is equal (whatever the build under test).
+func sameMachine(a, b *result.Document) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	return machineKey(a) == machineKey(b)
+}
+
+func machineKey(d *result.Document) string {
+	f, _, _ := result.FingerprintOf(d)
+	_, k := f.Machine()
+	return k
 }
 
 func fingerprintKey(d *result.Document) string {
@@ -488,9 +581,13 @@ func hints(c *Comparison, o Options) []string {
 		for _, t := range c.Tables {
 			repro += t.Reproducible
 		}
+		adjusted := 0
+		for _, t := range c.Tables {
+			adjusted += t.HostAdjusted
+		}
 		switch {
-		case repro == 0 && !sameFingerprint(c.Inputs):
-			h = append(h, "the files come from different machines, kernels, builds or figure-changing settings (their fingerprints differ): each change is tested against the two files' within-sitting precision only, and a row called different may differ by set-up as much as by change")
+		case repro == 0 && !sameMachines(c.Inputs):
+			h = append(h, "the files come from different machines (the machine part of their fingerprints differs: host, CPU, virtualisation or boot settings): each change is tested against the two files' within-sitting precision only, and a row called different may differ by machine as much as by change")
 		case repro == 0 && len(c.Synthetic) > 0:
 			// dry runs are never recorded: nothing to learn, nothing to say about it
 		case repro == 0:
@@ -499,6 +596,12 @@ func hints(c *Comparison, o Options) []string {
 			h = append(h, fmt.Sprintf("%d of %d changes were tested against reproducibility (the between-sitting spread learned on this machine); the rest against within-sitting precision only (their cells were not learned: `ctxbench aa NAME...` learns them)", repro, c.Tests()))
 		default:
 			h = append(h, "every change was tested against reproducibility: the two sittings' precision plus the between-sitting spread this machine has shown")
+		}
+		if repro > 0 && !sameFingerprint(c.Inputs) && sameMachines(c.Inputs) {
+			h = append(h, "one machine, different builds under test ("+strings.Join(buildParts(c.Inputs), ", ")+"): each change is tested against the spread this machine's sittings have shown across its builds")
+		}
+		if adjusted > 0 {
+			h = append(h, fmt.Sprintf("%d of %d changes were tested on host-adjusted figures: every block timed the host probe, and the host's speed (which moves every figure of a sitting together) was taken out before testing; the table shows the measured medians, the change is the adjusted one (docs/methodology.md, \"The host's state\")", adjusted, c.Tests()))
 		}
 	}
 	if r := c.Resolvable(); r > 0 {
@@ -515,6 +618,51 @@ func hints(c *Comparison, o Options) []string {
 		h = append(h, msg)
 	}
 	return h
+}
+
+func sameMachines(in []Input) bool {
+	for _, x := range in[1:] {
+		if !sameMachine(in[0].Doc, x.Doc) {
+			return false
+		}
+	}
+	return true
+}
+
+// buildParts names the parts of the build under test that differ between
+// the inputs: the kernel, ctxbench's version or build, the mitigations,
+// the settings that change a figure (by their fingerprint names).
+func buildParts(in []Input) []string {
+	var out []string
+	fields := make([]map[string]any, len(in))
+	for i, x := range in {
+		f, _, b := result.FingerprintOf(x.Doc)
+		mf, _ := f.Machine()
+		mb, _ := json.Marshal(mf)
+		var machine map[string]any
+		_ = json.Unmarshal(mb, &machine) // a struct of strings and integers
+		_ = json.Unmarshal(b, &fields[i])
+		for k := range machine {
+			delete(fields[i], k)
+		}
+	}
+	var keys []string
+	for k := range fields[0] {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, f := range fields[1:] {
+			if fmt.Sprint(f[k]) != fmt.Sprint(fields[0][k]) {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"the machine's boot settings or fields outside the build"}
+	}
+	return out
 }
 
 func sameFingerprint(in []Input) bool {
@@ -820,4 +968,232 @@ func phaseChange(b, r result.Result, label string) PhaseChange {
 		}
 	}
 	return pc
+}
+
+// CompareSets compares two sets of result files — several sittings before
+// a change and several after it (an upgrade, two builds), each file one
+// sitting — row by row, the sittings as the unit (stats.SetChange): each
+// side's figure is the geometric mean of its sittings' medians (with the
+// t interval of that mean), the change their ratio, tested against the two
+// sets' own scatter pooled with the spread the machine has learned
+// (the prior spread with the most degrees of freedom any file carries),
+// on host-adjusted figures where every file of both sets has them. The
+// comparison has two columns, labelled by the sets.
+func CompareSets(before, after []Input, o Options) (*Comparison, error) {
+	if len(before) == 0 || len(after) == 0 {
+		return nil, errors.New("a set comparison needs at least one file on each side")
+	}
+	if o.Alpha == 0 {
+		o.Alpha = DefaultAlpha
+	}
+	if !(o.Alpha > 0 && o.Alpha < 1) {
+		return nil, fmt.Errorf("alpha must be between 0 and 1, got %v", o.Alpha)
+	}
+	sides := [][]Input{before, after}
+	label := func(set []Input, what string) Input {
+		names := make([]string, len(set))
+		for i, in := range set {
+			names[i] = in.Label
+		}
+		return Input{Label: fmt.Sprintf("%s (%d)", what, len(set)), Path: strings.Join(names, ","), Doc: set[0].Doc}
+	}
+	c := &Comparison{Inputs: []Input{label(before, "before"), label(after, "after")}, Alpha: o.Alpha, IgnorePlacement: o.IgnorePlacement, Sets: [][]Input{before, after}}
+	all := append(append([]Input{}, before...), after...)
+	machine := sameMachines(all)
+	for _, src := range sources {
+		t := &Table{Title: src.title, Unit: src.unit}
+		index := map[string]*Row{}
+		cells := map[*Row][2][]Cell{}
+		for side, set := range sides {
+			for _, in := range set {
+				for _, e := range src.entries(in.Doc) {
+					key := e.name + "\x00" + e.placement
+					if o.IgnorePlacement {
+						key = e.name
+					}
+					row := index[key]
+					if row == nil {
+						row = &Row{Name: e.name, Cells: make([]Cell, 2), Deltas: make([]Delta, 2)}
+						if !o.IgnorePlacement {
+							row.Placement = e.placement
+						}
+						index[key] = row
+						t.Rows = append(t.Rows, row)
+					}
+					cs := cells[row]
+					cs[side] = append(cs[side], Cell{Present: true, Placement: e.placement, Summary: e.summary, Samples: e.samples, Sizes: e.sizes,
+						Repro: e.repro, CPUs: e.cpus, Adjusted: e.adjusted, Probes: e.probes})
+					cells[row] = cs
+				}
+			}
+		}
+		if len(t.Rows) == 0 {
+			continue
+		}
+		for _, row := range t.Rows {
+			cs := cells[row]
+			for side := range 2 {
+				row.Cells[side] = setCell(cs[side])
+			}
+			if len(cs[0]) == 0 || len(cs[1]) == 0 {
+				continue
+			}
+			figs, adjusted := setFigures(sides, cs, machine)
+			var bw stats.Between
+			if machine {
+				for _, list := range cs {
+					for _, cell := range list {
+						r := cell.Repro
+						if adjusted && cell.Adjusted != nil {
+							r = cell.Adjusted.Reproducibility
+						}
+						if p := r.PriorBetween(); p.OK && p.DF > bw.DF {
+							bw = p
+						}
+					}
+				}
+			}
+			ch := stats.SetChange(figs[0], figs[1], bw, o.Alpha)
+			d := Delta{Present: true, Tested: ch.OK, P: ch.P, N1: ch.N1, N2: ch.N2, Unit: ch.Method,
+				Significant: ch.Resolved, Change: ch.Ratio - 1, Lo: ch.Lo - 1, Hi: ch.Hi - 1,
+				Confidence: ch.Confidence, Resolvable: ch.Resolvable, HostAdjusted: adjusted}
+			if adjusted {
+				t.HostAdjusted++
+				d.MeasuredChange = row.Cells[1].Summary.Median/row.Cells[0].Summary.Median - 1
+			}
+			if bw.OK {
+				t.Reproducible++
+			}
+			row.Deltas[1] = d
+		}
+		if len(t.Rows) >= 2 {
+			t.Geomean = geomean(t, 2, func(string) int { return 0 })
+		}
+		c.Tables = append(c.Tables, t)
+	}
+	c.Shared, c.EnvDiffs = envDiff(c.Inputs)
+	for side, set := range sides {
+		if !sameFingerprint(set) {
+			c.Hints = append(c.Hints, fmt.Sprintf("the %s set's files do not share one fingerprint (%s): its sittings are not repetitions of one set-up", []string{"before", "after"}[side], strings.Join(buildParts(set), ", ")))
+		}
+		for _, in := range set {
+			if in.Doc.Settings.DryRun {
+				c.Synthetic = append(c.Synthetic, in.Label)
+			}
+		}
+	}
+	c.Hints = append(c.Hints, setHints(c, machine)...)
+	return c, nil
+}
+
+// setCell is one side's cell of a set comparison: the geometric mean of
+// its sittings' medians, with the 95% t interval of that mean (the range
+// of one sitting's own interval when there is one), N the sittings.
+func setCell(cs []Cell) Cell {
+	if len(cs) == 0 {
+		return Cell{}
+	}
+	var logs []float64
+	for _, c := range cs {
+		if c.Summary.Median > 0 {
+			logs = append(logs, math.Log(c.Summary.Median))
+		}
+	}
+	out := Cell{Present: true, Placement: cs[0].Placement, CPUs: cs[0].CPUs}
+	if len(logs) == 0 {
+		return out
+	}
+	m, sd := meanSD(logs)
+	s := stats.Summary{Median: math.Exp(m), N: len(logs), Confidence: stats.Confidence, Blocks: len(logs)}
+	if len(logs) == 1 {
+		s.CILow, s.CIHigh, s.Confidence = cs[0].Summary.CILow, cs[0].Summary.CIHigh, cs[0].Summary.Confidence
+	} else {
+		half := stats.TQuantile(float64(len(logs)-1), 0.975) * sd / math.Sqrt(float64(len(logs)))
+		s.CILow, s.CIHigh = math.Exp(m-half), math.Exp(m+half)
+	}
+	out.Summary = s
+	return out
+}
+
+// setFigures are both sides' sittings as SetChange reads them: adjusted
+// where every file of both sides probed the host and the files come from
+// one machine (at one reference and slope: the newest file's), else as
+// measured.
+func setFigures(sides [][]Input, cs [2][]Cell, machine bool) ([2][]stats.SittingFigure, bool) {
+	var out [2][]stats.SittingFigure
+	var hs *result.HostState
+	for _, set := range sides {
+		for _, in := range set {
+			if h := in.Doc.HostState; h != nil && h.Slope.Applied > 0 {
+				hs = h
+			}
+		}
+	}
+	adjusted := machine && hs != nil
+	for _, list := range cs {
+		for _, c := range list {
+			if c.Adjusted == nil {
+				adjusted = false
+			}
+		}
+	}
+	for side, list := range cs {
+		for _, c := range list {
+			f := stats.FigureOf(c.Summary)
+			if adjusted {
+				a, ok := stats.Adjusted(f, stats.BlockMedians(c.Samples, c.Sizes), c.Probes, hs.ReferenceNS, hs.Slope.Applied)
+				if !ok {
+					return setFigures(sides, cs, false)
+				}
+				f = a
+			}
+			out[side] = append(out[side], f)
+		}
+	}
+	return out, adjusted
+}
+
+func meanSD(v []float64) (m, sd float64) {
+	for _, x := range v {
+		m += x
+	}
+	m /= float64(len(v))
+	if len(v) < 2 {
+		return m, 0
+	}
+	var ss float64
+	for _, x := range v {
+		ss += (x - m) * (x - m)
+	}
+	return m, math.Sqrt(ss / float64(len(v)-1))
+}
+
+// setHints say what a set comparison rests on.
+func setHints(c *Comparison, machine bool) []string {
+	var h []string
+	learned, adjusted, tests := 0, 0, 0
+	for _, t := range c.Tables {
+		learned += t.Reproducible
+		adjusted += t.HostAdjusted
+		for _, r := range t.Rows {
+			if r.Deltas[1].Tested {
+				tests++
+			}
+		}
+	}
+	switch {
+	case !machine:
+		h = append(h, "the sets come from different machines: each change is tested against the sets' own scatter only")
+	case learned > 0:
+		h = append(h, fmt.Sprintf("sittings are the unit: %d of %d changes tested against the sets' own scatter pooled with the spread this machine has learned", learned, tests))
+	default:
+		h = append(h, "sittings are the unit: the machine had not learned its spread, so each change is tested against the sets' own scatter only (wide with few files a side)")
+	}
+	if adjusted > 0 {
+		h = append(h, fmt.Sprintf("%d of %d changes were tested on host-adjusted figures (docs/methodology.md, \"The host's state\")", adjusted, tests))
+	}
+	if r := c.Resolvable(); r > 0 {
+		h = append(h, fmt.Sprintf("the smallest change these sets could resolve: about ±%s", units.Percent(100*r, 1)))
+	}
+	return h
 }

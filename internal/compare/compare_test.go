@@ -2,6 +2,8 @@ package compare_test
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"math/rand"
 	"strings"
 	"testing"
@@ -253,12 +255,20 @@ func TestLearnedReproducibility(t *testing.T) {
 			t.Errorf("%s %s: a 2x change not found against reproducibility (%+v)", r.Name, r.Placement, d)
 		}
 	}
-	// Another kernel is another fingerprint: precision only, and said.
+	// Another kernel on the same machine is another build: the machine's
+	// spread still judges the change, and the hint names what differs.
 	other := learnedDoc(t, 2, 1.03, 0.05)
 	other.Environment.Kernel = "6.2.0-other"
 	c = run(t, compare.Options{}, in("base", base), in("other", other))
-	if c.Tables[0].Reproducible != 0 || !strings.Contains(strings.Join(c.Hints, "\n"), "fingerprints differ") {
-		t.Errorf("different fingerprints: %d rows against reproducibility; hints %q", c.Tables[0].Reproducible, c.Hints)
+	if c.Tables[0].Reproducible != len(c.Tables[0].Rows) || !strings.Contains(strings.Join(c.Hints, "\n"), "different builds under test (kernel)") {
+		t.Errorf("another kernel: %d of %d rows against reproducibility; hints %q", c.Tables[0].Reproducible, len(c.Tables[0].Rows), c.Hints)
+	}
+	// Another machine: precision only, and said.
+	far := learnedDoc(t, 2, 1.03, 0.05)
+	far.Environment.Hostname = "elsewhere"
+	c = run(t, compare.Options{}, in("base", base), in("far", far))
+	if c.Tables[0].Reproducible != 0 || !strings.Contains(strings.Join(c.Hints, "\n"), "different machines") {
+		t.Errorf("another machine: %d rows against reproducibility; hints %q", c.Tables[0].Reproducible, c.Hints)
 	}
 }
 
@@ -289,5 +299,111 @@ func TestEnvironmentCheckCoversTheFingerprint(t *testing.T) {
 	same := run(t, compare.Options{}, in("a", a), in("a2", doc(t, testdoc.Options{Seed: 1})))
 	if len(same.EnvDiffs) != 0 {
 		t.Errorf("like runs differ: %v", same.EnvDiffs)
+	}
+}
+
+// hostDoc is learnedDoc on a host whose probe read probe for every block:
+// the samples slowed by (probe/280 µs)^0.75, with host-adjusted figures and
+// an adjusted spread learned from sittings that moved by 1%.
+func hostDoc(t *testing.T, redraw int64, scale, probe float64) *result.Document {
+	t.Helper()
+	d := learnedDoc(t, redraw, scale, 0.05)
+	var sittings []stats.Sitting
+	for k := range 8 {
+		m := 1 + 0.01*float64(k%3-1)
+		sittings = append(sittings, stats.Sitting{SittingFigure: stats.SittingFigure{Median: m, CILow: m * 0.99, CIHigh: m * 1.01, Confidence: 0.95, Blocks: 10}})
+	}
+	adjB := stats.BetweenSittings(sittings)
+	d.HostState = &result.HostState{ReferenceNS: 280000, Slope: stats.Slope{Beta: 0.75, Lo: 0.7, Hi: 0.8, Applied: 0.75, OK: true}, Sittings: 8}
+	f := math.Pow(probe/280000, 0.75)
+	for i := range d.Results {
+		r := &d.Results[i]
+		for j := range r.Samples {
+			r.Samples[j] *= f
+		}
+		for b := range r.BlockInfo {
+			r.BlockInfo[b].HostProbeNS = probe
+		}
+		r.OneWayNS.Summary = stats.SummarizeBlocks(r.Samples, result.BlockSizes(r.BlockInfo))
+		a, ok := stats.Adjusted(stats.FigureOf(r.OneWayNS.Summary), stats.BlockMedians(r.Samples, result.BlockSizes(r.BlockInfo)), result.BlockProbes(r.BlockInfo), 280000, 0.75)
+		if !ok {
+			t.Fatalf("%s: cannot adjust", r.Name)
+		}
+		r.HostAdjusted = &result.HostAdjusted{ProbeNS: probe, Slow: probe/280000 - 1, Median: a.Median, CILow: a.CILow, CIHigh: a.CIHigh, Confidence: a.Confidence,
+			Reproducibility: &result.Reproducibility{Sittings: 8, Component: adjB, Prior: &adjB}}
+	}
+	return d
+}
+
+// The base ran on a host at its usual speed, the new file on one 40%
+// slower (its probe): the measured medians differ by about 29%, which the
+// host-adjusted test takes out — identical code is not called different,
+// and the hint says the change was tested on adjusted figures; a real +12%
+// on the slow host is still found.
+func TestHostAdjustedComparison(t *testing.T) {
+	base := hostDoc(t, 1, 1, 280000)
+	slow := hostDoc(t, 2, 1, 280000*1.4)
+	c := run(t, compare.Options{}, in("base", base), in("slow", slow))
+	for _, r := range c.Tables[0].Rows {
+		d := r.Deltas[1]
+		if !d.HostAdjusted || d.Significant || d.MeasuredChange < 0.2 {
+			t.Errorf("%s: %+v: want tested on adjusted figures, not called different, the measured change shown", r.Name, d)
+		}
+	}
+	if c.Tables[0].HostAdjusted != len(c.Tables[0].Rows) || !strings.Contains(strings.Join(c.Hints, "\n"), "host-adjusted figures") {
+		t.Errorf("%d of %d rows adjusted; hints %q", c.Tables[0].HostAdjusted, len(c.Tables[0].Rows), c.Hints)
+	}
+	faster := hostDoc(t, 2, 1.12, 280000*1.4)
+	for _, r := range run(t, compare.Options{}, in("base", base), in("faster", faster)).Tables[0].Rows {
+		if d := r.Deltas[1]; !d.Significant || d.Change < 0.08 || d.Change > 0.16 {
+			t.Errorf("%s: a real +12%% on a slow host: %+v", r.Name, d)
+		}
+	}
+}
+
+// Sets of sittings: three files a side, sittings the unit. A +20% change on
+// every row is found (against the machine's learned spread); three more
+// sittings of the same set-up are not called different; each side's cell
+// is the geometric mean of its medians, with N the sittings.
+func TestCompareSets(t *testing.T) {
+	set := func(first int64, scale float64) []compare.Input {
+		var out []compare.Input
+		for k := range int64(3) {
+			out = append(out, in(fmt.Sprint("s", first+k), learnedDoc(t, first+k, scale, 0.02)))
+		}
+		return out
+	}
+	before := set(1, 1)
+	c, err := compare.CompareSets(before, set(10, 1.2), compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Inputs) != 2 || c.Inputs[0].Label != "before (3)" || len(c.Sets) != 2 {
+		t.Fatalf("inputs %+v", c.Inputs)
+	}
+	for _, r := range c.Tables[0].Rows {
+		d := r.Deltas[1]
+		if !d.Tested || !d.Significant || d.Unit != stats.UnitSets || d.N1 != 3 || d.N2 != 3 || d.Change < 0.15 || d.Change > 0.25 {
+			t.Errorf("%s %s: +20%% across sets: %+v", r.Name, r.Placement, d)
+		}
+		if cell := r.Cells[0]; cell.Summary.N != 3 || !(cell.Summary.CILow <= cell.Summary.Median && cell.Summary.Median <= cell.Summary.CIHigh) {
+			t.Errorf("%s: before cell %+v", r.Name, cell.Summary)
+		}
+	}
+	same, err := compare.CompareSets(before, set(20, 1), compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	called := 0
+	for _, r := range same.Tables[0].Rows {
+		if r.Deltas[1].Significant {
+			called++
+		}
+	}
+	if called > 1 {
+		t.Errorf("identical set-ups: %d of %d rows called different", called, len(same.Tables[0].Rows))
+	}
+	if _, err := compare.CompareSets(nil, before, compare.Options{}); err == nil {
+		t.Error("an empty side was accepted")
 	}
 }

@@ -14,8 +14,9 @@ import (
 )
 
 // SelfTest analyses sittings (each one run's results, in sitting order)
-// at significance level alpha.
-func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *result.AA {
+// at significance level alpha; hs is the run's host state (nil: none), with
+// which compare would adjust the sittings' figures.
+func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64, hs *result.HostState) *result.AA {
 	aa := &result.AA{Sittings: len(sittings), Alpha: alpha, SittingSeconds: seconds, Runs: sittings}
 	type key struct{ name, placement string }
 	var order []key
@@ -85,9 +86,14 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *res
 			}
 			res = append(res, ch.Resolvable)
 		}
-		reproHits += reproChecks(&cell, present, alpha)
-		cell.Resolvable = stats.Median(res)
-		resolvable = append(resolvable, res...)
+		reproHits += reproChecks(&cell, present, alpha, hs)
+		cell.PrecisionResolvable = stats.Median(res)
+		if cell.ReproComparisons > 0 {
+			resolvable = append(resolvable, cell.Resolvable)
+		} else {
+			cell.Resolvable = cell.PrecisionResolvable
+			resolvable = append(resolvable, res...)
+		}
 		hits += hit
 		aa.ReproPairs += cell.ReproPairs
 		aa.ReproComparisons += cell.ReproComparisons
@@ -150,7 +156,12 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64) *res
 // promises), and whether compare, testing adjacent sittings against the
 // component learned before the later one, called them different. It
 // returns the hits of the coverage check.
-func reproChecks(cell *result.AACell, present []*result.Result, alpha float64) int {
+//
+// The comparisons are compare's own (decide): on host-adjusted figures
+// where the sittings have them, and cell.Resolvable is the median over the
+// adjacent pairs of the smallest change compare could resolve between
+// them — what aa promises is what compare decides.
+func reproChecks(cell *result.AACell, present []*result.Result, alpha float64, hs *result.HostState) int {
 	hit := 0
 	var widths []float64
 	for i, a := range present {
@@ -173,16 +184,28 @@ func reproChecks(cell *result.AACell, present []*result.Result, alpha float64) i
 	if len(widths) > 0 {
 		cell.ReproHalfWidth = stats.Summarize(widths).Mean
 	}
+	var res []float64
 	for i := 1; i < len(present); i++ {
 		a, b := present[i-1], present[i]
-		ch := stats.SittingChange(stats.FigureOf(a.OneWayNS.Summary), stats.FigureOf(b.OneWayNS.Summary), b.OneWayNS.Reproducibility.PriorBetween(), alpha)
-		if !ch.OK {
+		ch, adjusted := decide(hs, cellOf(a), cellOf(b), alpha)
+		if !ch.OK || ch.Method != "sittings" {
 			continue
 		}
 		cell.ReproComparisons++
+		if adjusted {
+			cell.HostAdjusted++
+		}
 		if ch.Resolved {
 			cell.ReproFalsePositives++
 		}
+		res = append(res, ch.Resolvable)
 	}
+	cell.Resolvable = stats.Median(res)
 	return hit
+}
+
+// cellOf is a ladder row as compare reads it.
+func cellOf(r *result.Result) Cell {
+	return Cell{Present: true, Placement: r.Placement, Summary: r.OneWayNS.Summary, Samples: r.Samples, Sizes: result.BlockSizes(r.BlockInfo),
+		Repro: r.OneWayNS.Reproducibility, CPUs: result.CellCPUs(r), Adjusted: r.HostAdjusted, Probes: result.BlockProbes(r.BlockInfo)}
 }

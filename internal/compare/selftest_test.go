@@ -38,7 +38,7 @@ func TestSelfTestCounts(t *testing.T) {
 		}
 		runs = append(runs, []result.Result{sitting("a", level, k), sitting("b", 2000, k)})
 	}
-	aa := SelfTest(runs, []float64{1, 1, 1, 1}, 0.05)
+	aa := SelfTest(runs, []float64{1, 1, 1, 1}, 0.05, nil)
 	if aa.Sittings != 4 || len(aa.Cells) != 2 || len(aa.Runs) != 4 {
 		t.Fatalf("self-test %+v", aa)
 	}
@@ -76,7 +76,7 @@ func TestSelfTestLeavesOutContended(t *testing.T) {
 		}
 		runs = append(runs, []result.Result{r})
 	}
-	aa := SelfTest(runs, nil, 0.05)
+	aa := SelfTest(runs, nil, 0.05, nil)
 	c := aa.Cells[0]
 	if c.Contended != 1 || len(c.Medians) != 2 || c.Pairs != 2 || c.Comparisons != 1 || c.FalsePositives != 0 {
 		t.Errorf("cell %+v: want the contended sitting left out", c)

@@ -72,7 +72,11 @@ func AA(w io.Writer, doc *result.Document) {
 	} else if !doc.Settings.DryRun {
 		fmt.Fprintln(w, "reproducibility: not learned (the history is off, or could not be opened: see the line above); the intervals above cover one sitting each")
 	}
-	fmt.Fprintf(w, "resolvable: one sitting against another resolves a change of about ±%s here; a smaller one needs more blocks (--runs, --target-ci) or a quieter machine\n", units.Percent(100*a.Resolvable, 1))
+	how := "against the two sittings' precision alone (nothing learned yet)"
+	if a.ReproComparisons > 0 {
+		how = "as compare decides it between two sittings of this machine"
+	}
+	fmt.Fprintf(w, "resolvable: one sitting against another resolves a change of about ±%s here, %s; a smaller one needs more sittings (compare BEFORE... -- AFTER...), an interleaved A/B (ctxbench ab) or a quieter machine\n", units.Percent(100*a.Resolvable, 1), how)
 	if len(a.Distinct) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "different cells told apart, sitting by sitting (their blocks paired by round):")

@@ -171,6 +171,18 @@ func cmpUnshared(c *compare.Comparison, t *compare.Table) string {
 	return fmt.Sprintf("%s: no row is in two files (%s); nothing to compare", t.Title, strings.Join(parts, ", "))
 }
 
+// cmpLegend says what a comparison's cells and changes are: per file, the
+// median with the precision interval and changes on blocks; for sets of
+// files, each set's geometric mean over its sittings and changes with the
+// sittings as the unit.
+func cmpLegend(c *compare.Comparison, cells, vs, same string) string {
+	level := units.Digits(100*(1-c.Alpha), -1) + "%"
+	if c.Sets != nil {
+		return fmt.Sprintf("%s: each set's geometric mean of its sittings' medians ± the 95%% interval of that mean; %s: change [%s interval], sittings as the unit, n = sittings (%s = the interval contains no change)", cells, vs, level, same)
+	}
+	return fmt.Sprintf("%s: median ± CI of the median (blocks as the unit); %s: change [%s interval], Hodges–Lehmann on block medians, n = blocks (%s = the interval contains no change)", cells, vs, level, same)
+}
+
 // CompareText prints the comparison as benchstat does: the shared
 // configuration, then one table per kind of figure, then footnotes and
 // warnings.
@@ -178,7 +190,7 @@ func CompareText(w io.Writer, c *compare.Comparison) error {
 	for _, s := range c.Shared {
 		fmt.Fprintln(w, s)
 	}
-	fmt.Fprintf(w, "cells: median ± CI of the median (blocks as the unit); vs base: change [%s interval], Hodges–Lehmann on block medians, n = blocks (~ = the interval contains no change)\n", units.Digits(100*(1-c.Alpha), -1)+"%")
+	fmt.Fprintf(w, "%s\n", cmpLegend(c, "cells", "vs base", "~"))
 	for _, t := range c.Tables {
 		fmt.Fprintln(w)
 		if msg := cmpUnshared(c, t); msg != "" {
@@ -329,7 +341,7 @@ func CompareMarkdown(w io.Writer, c *compare.Comparison) error {
 	for _, s := range c.Shared {
 		fmt.Fprintf(w, "- %s\n", s)
 	}
-	fmt.Fprintf(w, "\nCells: median ± CI of the median (blocks as the unit). *vs base*: change [%s interval], Hodges–Lehmann on block medians, n = blocks (`~` = the interval contains no change).\n", units.Digits(100*(1-c.Alpha), -1)+"%")
+	fmt.Fprintf(w, "\n%s.\n", cmpLegend(c, "Cells", "*vs base*", "`~`"))
 	for _, t := range c.Tables {
 		if msg := cmpUnshared(c, t); msg != "" {
 			fmt.Fprintf(w, "\n%s\n", msg)

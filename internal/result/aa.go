@@ -23,8 +23,10 @@ type AA struct {
 	FalsePositives int     `json:"false_positives"`
 	Comparisons    int     `json:"comparisons"`
 	FalseRate      float64 `json:"false_positive_rate"`
-	// Resolvable is the median, over cells and adjacent pairs, of the
-	// smallest change one sitting could resolve against the next.
+	// Resolvable is the median, over cells, of the smallest change compare
+	// resolves between one sitting and the next: against reproducibility
+	// (on host-adjusted figures where the sittings have them) where the
+	// machine had learned it, else against the two sittings' precision.
 	Resolvable float64 `json:"resolvable_change"`
 	// ReproCoverage, ReproPairs, ReproFalsePositives and ReproComparisons
 	// are the same checks for the reproducibility intervals, over the
@@ -62,7 +64,11 @@ type AACell struct {
 	Pairs          int     `json:"pairs"`
 	FalsePositives int     `json:"false_positives"`
 	Comparisons    int     `json:"comparisons"`
-	Resolvable     float64 `json:"resolvable_change"`
+	// Resolvable is the median over adjacent pairs of the smallest change
+	// compare resolved between them (as AA.Resolvable);
+	// PrecisionResolvable the same against precision alone.
+	Resolvable          float64 `json:"resolvable_change"`
+	PrecisionResolvable float64 `json:"precision_resolvable_change"`
 	// BetweenBlocks is the median share of a sitting's variance that lies
 	// between its blocks (0..1).
 	BetweenBlocks float64 `json:"between_block_share"`
@@ -75,6 +81,9 @@ type AACell struct {
 	ReproComparisons    int     `json:"repro_comparisons"`
 	BetweenCV           float64 `json:"between_cv"`
 	ReproHalfWidth      float64 `json:"mean_repro_half_width"`
+	// HostAdjusted counts the repro comparisons made on host-adjusted
+	// figures.
+	HostAdjusted int `json:"host_adjusted_comparisons,omitempty"`
 }
 
 // AADistinct is two different cells compared within each sitting.

@@ -67,7 +67,7 @@ func (r *Reproducibility) PriorBetween() stats.Between {
 		return stats.Between{}
 	}
 	b := *r.Prior
-	b.OK = b.Sittings >= 2 && b.DF >= 1
+	b.OK = b.Sittings >= 2 && b.DF >= 1 && b.Method == stats.MethodFigures
 	return b
 }
 

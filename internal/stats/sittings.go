@@ -409,6 +409,9 @@ func logSE(lo, hi, confidence float64) float64 {
 	return math.Log(hi/lo) / 2 / stats.StdNormal.InvCDF((1+confidence)/2)
 }
 
+// TQuantile is Student's t quantile at p with df degrees of freedom.
+func TQuantile(df, p float64) float64 { return tQuantile(df, p) }
+
 // tQuantile is Student's t quantile; moremath's TDist has no inverse, so its
 // CDF is inverted numerically.
 func tQuantile(df, p float64) float64 {
