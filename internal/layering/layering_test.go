@@ -31,7 +31,7 @@ type rule struct {
 
 var mechanisms = []string{
 	"internal/kernels", "internal/container", "internal/kvm", "internal/partner", "internal/spawn",
-	"internal/memory", "internal/probe", "internal/ringproc", "internal/bpf", "internal/workload/...",
+	"internal/memory", "internal/probe", "internal/ringproc", "internal/bpf", "internal/workload/...", "internal/setup",
 }
 
 var rules = []rule{

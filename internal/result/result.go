@@ -41,6 +41,8 @@ type Document struct {
 	// HostState is what the host probe said of the run (null: no block was
 	// probed: a dry run, files written before).
 	HostState *HostState `json:"host_state,omitempty"`
+	// AB is an interleaved A/B's set-up and its changes (ctxbench ab).
+	AB *AB `json:"ab,omitempty"`
 	// Derived are the figures computed from several rows.
 	Derived *Derived `json:"derived,omitempty"`
 	// Warnings about the run as a whole (noise, environment), each with a fix.
@@ -117,6 +119,9 @@ type Result struct {
 	Label model.Label `json:"-"`
 
 	OneWayNS Figure `json:"one_way_ns"`
+	// Variant, in an interleaved A/B (ctxbench ab), is the side the row
+	// measured: "A" or "B"; absent elsewhere.
+	Variant string `json:"variant,omitempty"`
 	// HostAdjusted is the figure with the host's state taken out (null
 	// where the blocks were not probed or no host effect was resolved).
 	HostAdjusted *HostAdjusted `json:"host_adjusted,omitempty"`

@@ -32,6 +32,9 @@ type Cell struct {
 	// (the label says both).
 	Level      model.Placement
 	LevelWords string
+	// Variant, in an interleaved A/B, names the side the cell's blocks
+	// measure ("A" or "B"); Options.Before sets it up before each block.
+	Variant string
 }
 
 // Key names the cell in messages, placement included.

@@ -74,6 +74,10 @@ type Options struct {
 	// Precision, when set, adds blocks after the planned rounds to the
 	// cells whose interval is still wider than its target.
 	Precision *Precision
+	// Before, when set, runs before every measured block of a cell (an
+	// interleaved A/B's set-up of the cell's side), outside the block and
+	// its watchdog; an error stops the whole run (it is returned as fatal).
+	Before func(ctx context.Context, c Cell) error
 	// Span spreads the planned rounds over at least this long: a round
 	// that would start early waits for its share of the span. The host's
 	// noise comes in phases of seconds; blocks taken within one phase
@@ -232,11 +236,14 @@ func (r *run) toPrepare(cells []Cell) []Cell {
 // planned blocks and perf blocks.
 func (r *run) total(cells []Cell) int {
 	total := len(r.toPrepare(cells))
+	sides := map[string]bool{}
 	for _, c := range cells {
 		total += cellBlocks(c, r.blocks)
-		if r.calibrates(c) {
+		side := c.Bench.Name + "\x00" + string(c.Placement)
+		if r.calibrates(c) && (c.Variant == "" || !sides[side]) {
 			total++
 		}
+		sides[side] = true
 		if r.o.PerfCheck && r.o.Perf(c) {
 			total++
 		}
@@ -258,11 +265,24 @@ func (r *run) prepare(ctx context.Context, cells []Cell) ([]*CellRun, error) {
 		prepared[c.Bench.Name] = err
 	}
 	runs := make([]*CellRun, len(cells))
+	calibrated := map[string]uint64{} // an A/B's sides: by benchmark and placement
 	for i, c := range cells {
 		runs[i] = &CellRun{Cell: c, Iters: r.o.Iterations}
 		if err := prepared[c.Bench.Name]; err != nil {
 			runs[i].Err = fmt.Errorf("prepare: %w", err)
 			continue
+		}
+		side := c.Bench.Name + "\x00" + string(c.Placement)
+		if n, ok := calibrated[side]; ok && c.Variant != "" {
+			// The other side of an interleaved A/B takes the same ops per
+			// sample: a change between the sides is then the set-up's alone.
+			runs[i].Iters = n
+			continue
+		}
+		if r.calibrates(c) && r.o.Before != nil && c.Variant != "" && !r.rn.DryRun {
+			if err := r.o.Before(ctx, c); err != nil {
+				return nil, Fatal(err)
+			}
 		}
 		if r.calibrates(c) {
 			r.rn.Progress.Block(c.Key(), "calibrate")
@@ -275,6 +295,9 @@ func (r *run) prepare(ctx context.Context, cells []Cell) ([]*CellRun, error) {
 				continue
 			}
 			runs[i].Iters = iters
+			if c.Variant != "" {
+				calibrated[side] = iters
+			}
 		}
 	}
 	return runs, nil
@@ -321,6 +344,11 @@ func (r *run) block(ctx context.Context, i, round int) (Block, error) {
 	}
 	var best Block
 	for attempt := 0; ; attempt++ {
+		if r.o.Before != nil && !r.rn.DryRun {
+			if err := r.o.Before(ctx, c.Cell); err != nil {
+				return Block{}, Fatal(err)
+			}
+		}
 		resp, err := RunBlock(ctx, r.rn, c.Cell, req, r.o.Timeout(c.Cell, n+r.o.Warmup))
 		if err == nil {
 			err = r.o.Check(c.Cell, resp, n)

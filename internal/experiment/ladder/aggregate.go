@@ -41,7 +41,7 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 		Name: b.Name, Rung: string(b.Rung), Placement: string(c.Placement), Kind: string(b.Kind),
 		Description: b.Description, Op: b.Op, HopsPerOp: b.HopsPerOp,
 		IterationsPerSample: run.Iters, Blocks: len(resps), Settings: settings(b, resps),
-		Flags: []result.Flag{},
+		Flags: []result.Flag{}, Variant: c.Variant,
 	}
 	t := tally(&r, b, resps, run.Iters)
 	summarizeCell(&r, &t)

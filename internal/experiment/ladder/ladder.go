@@ -24,6 +24,10 @@ type Options struct {
 	// Sampling is the scheduler's options; how blocks are run (executor,
 	// progress, seed, dry run, cleanup) is the Env's Runner.
 	Sampling schedule.Options
+	// Variants, for an interleaved A/B, measure every cell once per
+	// variant ("A", "B"), the variants' blocks interleaved round by round
+	// like any cells (Sampling.Before sets each up); nil: one of each.
+	Variants []string
 }
 
 // NothingToRun says no cell of the plan can run here; the command line
@@ -45,6 +49,18 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 		}
 		c, s := topo.Plan([]*model.Benchmark{b}, ps, env.CPUs)
 		cells, skips = append(cells, c...), append(skips, s...)
+	}
+	if len(o.Variants) > 0 && len(cells) > 0 {
+		var out []schedule.Cell
+		for _, c := range cells {
+			for _, v := range o.Variants {
+				vc := c
+				vc.Variant = v
+				vc.Name = c.Bench.Name + " [" + v + "]"
+				out = append(out, vc)
+			}
+		}
+		cells = out
 	}
 	if len(cells) == 0 {
 		why := "no benchmark is available here"
