@@ -28,6 +28,11 @@ type Env struct {
 	// component a cell's reproducibility interval will carry (what
 	// --target-ci aims at where it is known); nil without a history.
 	Learned func(name, placement string) (stats.Between, bool)
+	// Promise, when the machine's history is open, is told the cells a
+	// run has planned (name and placement each) before it measures them,
+	// and says what change between this run and another the history lets
+	// compare resolve; nil without a history.
+	Promise func(cells [][2]string)
 }
 
 // Topology is the levels of the CPU topology the environment recorded, as

@@ -142,7 +142,12 @@ type History struct {
 	Machine       string `json:"machine,omitempty"`
 	MachineBefore int    `json:"machine_sittings_before,omitempty"`
 	Builds        int    `json:"builds,omitempty"`
-	Recorded      bool   `json:"recorded"`
+	// Resolvable is what the history promised before the run measured:
+	// the smallest change between this run and another sitting that
+	// compare would resolve (median over the planned cells; 0: nothing
+	// learned).
+	Resolvable float64 `json:"resolvable_change,omitempty"`
+	Recorded   bool    `json:"recorded"`
 	// Note says why the run was not recorded or not read, in one line.
 	Note string `json:"note,omitempty"`
 }

@@ -169,7 +169,8 @@ func TestSchemaFakeDocuments(t *testing.T) {
 
 // A dry run of every command that has one, as ctxbench writes it: the
 // ladder with the published hierarchy, every benchmark at every placement,
-// --target-ci, ring sweeps of every kind, explain and the A/A self-test.
+// --target-ci, ring sweeps of every kind, explain, the A/A self-test and an
+// interleaved A/B.
 // Nothing is measured (the fake executors answer every block), nothing is
 // recorded in a history. The ring's fake executor serves no container ring:
 // those points fail (exit status 1), which puts failures in that document.
@@ -189,6 +190,7 @@ func TestSchemaDryRuns(t *testing.T) {
 		{[]string{"ring", "--dry-run", "--quick", "--kind", "thread,container", "--tasks", "2", "--working-set", "0", "--seed", "5"}, true},
 		{[]string{"explain", "thread/pipe", "process/pipe", "thread/futex", "--dry-run", "--quick", "--seed", "6"}, false},
 		{[]string{"aa", "--dry-run", "--quick", "--sittings", "3", "--seed", "7"}, false},
+		{[]string{"ab", "thread/pipe", "--dry-run", "--quick", "--setup-a", "true", "--setup-b", "true", "--cleanup", "true", "--seed", "8"}, false},
 	} {
 		args := append(slices.Clone(c.args), "-q", "--export-json", "-")
 		name := "ctxbench " + strings.Join(args, " ")

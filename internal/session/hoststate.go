@@ -146,3 +146,44 @@ func probed(probes []float64) bool {
 	}
 	return true
 }
+
+// promise says, before a run measures its cells, the smallest change
+// between it and another sitting of this machine that compare will
+// resolve (the median over the cells of stats.Between.Resolvable: on the
+// host-adjusted figures' spread where the history has one, as compare
+// tests them), in one line and in the document's history.
+func (hs *history) promise(cells [][2]string) {
+	hm := hs.hostModel(nil)
+	var res []float64
+	adjusted, sittings := 0, 0
+	for _, c := range cells {
+		key := store.CellKey{Name: c[0], Placement: c[1]}
+		for k, ps := range hs.past {
+			if k.Name == c[0] && k.Placement == c[1] && len(ps) > len(hs.past[key]) {
+				key = k
+			}
+		}
+		b, _ := choose(hs.past, key, nil, measured)
+		if hm.beta > 0 {
+			if ab, _ := choose(hs.past, key, nil, hm.adjusted); ab.OK {
+				b = ab
+				adjusted++
+			}
+		}
+		if b.OK {
+			res = append(res, b.Resolvable(0.05))
+			sittings = max(sittings, b.Sittings)
+		}
+	}
+	if len(res) == 0 {
+		return
+	}
+	r := stats.Median(res)
+	hs.h.Resolvable = r
+	how := "on the measured figures"
+	if adjusted > 0 {
+		how = "on host-adjusted figures"
+	}
+	fmt.Fprintf(hs.log, "ctxbench: this machine's history (up to %d sittings a cell) lets compare resolve a change of about ±%.1f%% between this run and another (median over %d cells, %s, α = 0.05); --target-ci aims at a given resolution\n",
+		sittings, 100*r, len(res), how)
+}

@@ -106,6 +106,7 @@ func Run(ctx context.Context, spec Spec) (*result.Document, error) {
 		hist = openHistory(ctx, spec.History, doc, log)
 		defer hist.close()
 		xenv.Learned = hist.learned
+		xenv.Promise = hist.promise
 	}
 	before := machine.ReadCPUTimes("")
 	var all experiment.Part

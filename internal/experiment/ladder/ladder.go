@@ -72,6 +72,13 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 		}
 		return part, &NothingToRun{why}
 	}
+	if env.Promise != nil && len(o.Variants) == 0 {
+		planned := make([][2]string, len(cells))
+		for i, c := range cells {
+			planned[i] = [2]string{c.Bench.Name, string(c.Placement)}
+		}
+		env.Promise(planned)
+	}
 	so := o.Sampling
 	if so.Precision != nil {
 		p := *so.Precision
