@@ -109,7 +109,12 @@ type CompareChange struct {
 	Significant bool     `json:"significant"`
 	Tested      bool     `json:"tested"`
 	Resolvable  *float64 `json:"resolvable"`
-	Notes       []string `json:"notes"`
+	// HostAdjusted: the change is of the host-adjusted figures (both files
+	// probed the host); MeasuredChange is then the ratio of the measured
+	// medians − 1, shown beside.
+	HostAdjusted   bool     `json:"host_adjusted,omitempty"`
+	MeasuredChange *float64 `json:"measured_change,omitempty"`
+	Notes          []string `json:"notes"`
 }
 
 // ComparePhases is one explained row of the base against another file,
@@ -225,6 +230,9 @@ func compareRow(c *compare.Comparison, r *compare.Row, geo bool, text func([]int
 			if !(dl.Lo == 0 && dl.Hi == 0 && dl.Confidence == 0) {
 				ch.Low, ch.High, ch.Confidence = finiteOrNull(dl.Lo), finiteOrNull(dl.Hi), finiteOrNull(dl.Confidence)
 				ch.Resolvable = finiteOrNull(dl.Resolvable)
+			}
+			if dl.HostAdjusted {
+				ch.HostAdjusted, ch.MeasuredChange = true, finiteOrNull(dl.MeasuredChange)
 			}
 		}
 		row.Changes = append(row.Changes, ch)
