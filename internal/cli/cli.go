@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -172,6 +173,12 @@ results to a JSON file whose name it prints.`,
 	// root (each Main) starts from auto, whatever an earlier one chose.
 	color := colorAuto
 	colorChoice.Store(&color)
+	wideChoice.Store(false)
+	root.PersistentFlags().BoolFunc("wide", "lay tables out at their full width instead of the terminal's (COLUMNS, else the terminal's width, else 100 columns)", func(v string) error {
+		on, err := strconv.ParseBool(v)
+		wideChoice.Store(on)
+		return err
+	})
 	root.PersistentFlags().Var(&color, "color", "colour the tables: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never")
 	mf.register(root)
 	root.AddCommand(newRun(stdout, stderr), newList(stdout), newEnv(stdout), newAB(stdout, stderr),

@@ -460,13 +460,46 @@ func (c *colorMode) Type() string   { return "WHEN" }
 // calls style(w) with only the writer it is about to colour.
 var colorChoice atomic.Pointer[colorMode]
 
-// style is how a table written to w is coloured.
+// wideChoice is the --wide of the command line being run.
+var wideChoice atomic.Bool
+
+// style is how a view written to w is coloured and laid out: its width is
+// COLUMNS where set to a number, else the terminal's, else 100; --wide lays
+// tables out at their natural width. A writer that is already a view's
+// (render.Fit) keeps its style.
 func style(w io.Writer) render.Style {
+	if f, ok := w.(*render.FitWriter); ok {
+		return f.Style()
+	}
 	mode := colorAuto
 	if c := colorChoice.Load(); c != nil {
 		mode = *c
 	}
-	return render.Style{Color: colorOn(mode, isTTY(w), os.Getenv("NO_COLOR"), os.Getenv("TERM"))}
+	return render.Style{Color: colorOn(mode, isTTY(w), os.Getenv("NO_COLOR"), os.Getenv("TERM")),
+		Width: termWidth(w, os.Getenv("COLUMNS")), Wide: wideChoice.Load()}
+}
+
+// termWidth is the width views written to w are laid out for: COLUMNS
+// when it is a positive number, else the terminal's, else
+// render.DefaultWidth (a file, a pipe).
+func termWidth(w io.Writer, columns string) int {
+	if n, err := strconv.Atoi(strings.TrimSpace(columns)); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if n, _, err := term.GetSize(int(f.Fd())); err == nil && n > 0 {
+			return n
+		}
+	}
+	return render.DefaultWidth
+}
+
+// view shows a terminal view on w laid out for it: every line fits the
+// width, none ends in a space (render.Fit).
+func view(w io.Writer, show func(io.Writer)) {
+	fw := render.Fit(w, style(w))
+	show(fw)
+	_ = fw.Flush()
 }
 
 // colorOn decides colour. A --color always or never given on the command
@@ -514,7 +547,7 @@ func present(doc *result.Document, mf *measureFlags, stdout, stderr io.Writer, s
 		return err
 	}
 	if !mf.quiet {
-		show(table)
+		view(table, show)
 		if mf.exportJSON != "" && mf.exportJSON != "-" {
 			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
 		}

@@ -190,7 +190,7 @@ func memText(c memCell) string {
 	case memNotMeasured:
 		return "—"
 	}
-	return "n/a*"
+	return MarkNegative.Symbol
 }
 
 // memHeld is how many contexts were held, "N of M" when a limit held it short.
@@ -209,7 +209,6 @@ const (
 		"KERNEL = kernel stacks + page tables per context (for VMs also KVM's own page tables), from machine-wide /proc/meminfo deltas, so other activity moves it; slab is left out of every row, the VM row's too (slab_bytes_per_context in the JSON). " +
 		"CHARGED = user pages + kernel memory (stacks, page tables, slab) charged to the memory cgroup the contexts were born in: exact and undisturbed, but kernel objects allocated without __GFP_ACCOUNT are not charged (for containers a lower bound). " +
 		"— = not measured for this row (a runtime's probe counts what its runtime counts; no usable memory cgroup; VMs have no CHARGED)."
-	memoryNegativeLegend = "n/a* = the difference came out negative: the counter moved by less than its noise (other activity on the machine outweighed these contexts), so there is no figure; a context cannot cost less than nothing."
 )
 
 // memClaim is a claim's text with, where it is like for like, the measured
@@ -286,7 +285,7 @@ func memoryMarkdownTable(w io.Writer, d *result.Document) error {
 	}
 	fmt.Fprintln(w, "\n"+memoryLegend)
 	if negative {
-		fmt.Fprintln(w, "\n"+memoryNegativeLegend)
+		fmt.Fprintln(w, "\n"+MarkNegative.Symbol+" "+MarkNegative.Legend)
 	}
 	var notes []string
 	for _, m := range d.Memory {
