@@ -103,9 +103,9 @@ func minOf(c Col) int {
 
 // Table is a terminal table that fits its Style's width.
 type Table struct {
-	Cols []Col
-	rows     [][]string
-	printed  strings.Builder
+	Cols    []Col
+	rows    [][]string
+	printed strings.Builder
 }
 
 // Printed is what the last Write printed: a view's legend explains the

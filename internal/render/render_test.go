@@ -2,8 +2,8 @@ package render_test
 
 import (
 	"bytes"
-	"io"
 	"encoding/csv"
+	"io"
 	"strings"
 	"testing"
 
