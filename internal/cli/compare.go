@@ -35,7 +35,7 @@ first (the base) the change with its interval, e.g. "+7.1% [+3.0%, +11.4%]".
 The unit is the block (one worker process), not the sample: a change is the
 Hodges–Lehmann ratio of the two files' block medians, and its interval at
 1 − --alpha inverts the Mann-Whitney test on blocks (no normality assumed).
-A change whose interval contains no change prints as "~": the data do not
+A change whose interval contains no change prints as "≈": the data do not
 show a difference. The smallest change the files could resolve is printed.
 
 When both files come from one machine fingerprint (machine, kernel, build,

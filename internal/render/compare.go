@@ -35,7 +35,8 @@ func CompareRows(t *compare.Table) []*compare.Row {
 	return append(slices.Clone(t.Rows), t.Geomean)
 }
 
-// formatCell renders "median ± CI%" in unit u ("± ∞" without an interval).
+// formatCell renders "median ±CI%" in unit u ("± ∞" without an interval),
+// the level where it is not 95%.
 func formatCell(c compare.Cell, u units.Unit, geo bool) string {
 	if !c.Present {
 		return "—"
@@ -44,15 +45,16 @@ func formatCell(c compare.Cell, u units.Unit, geo bool) string {
 	if geo {
 		return v
 	}
-	ci := compare.CIPercent(c.Summary)
-	if math.IsNaN(ci) {
+	if math.IsNaN(compare.CIPercent(c.Summary)) {
 		return v + " ± ∞"
 	}
-	return v + " ± " + units.Percent(ci, 0)
+	// ±a% where both sides round alike, else −a/+b%: never a ± that
+	// hides one side.
+	return v + " " + SpanPercent(c.Summary.Median, c.Summary.CILow, c.Summary.CIHigh) + LevelMark(c.Summary.Confidence)
 }
 
 // formatDelta renders a change with its interval: "+7.1% [+3.0%, +11.4%]
-// n=10", or "~ [−2.0%, +3.1%] n=10" when the interval contains no change;
+// n=10", or "≈ [−2.0%, +3.1%] n=10" when the interval contains no change;
 // n counts blocks (or samples, for files that did not record blocks, with
 // a footnote).
 func formatDelta(d compare.Delta) string {
@@ -66,7 +68,7 @@ func formatDelta(d compare.Delta) string {
 	if d.N1 != d.N2 {
 		n += "+" + strconv.Itoa(d.N2)
 	}
-	ch := "~"
+	ch := MarkUnresolved.Symbol
 	if d.Significant {
 		ch = units.SignedPercent(100*d.Change, 1)
 	}
@@ -175,12 +177,12 @@ func cmpUnshared(c *compare.Comparison, t *compare.Table) string {
 // median with the precision interval and changes on blocks; for sets of
 // files, each set's geometric mean over its sittings and changes with the
 // sittings as the unit.
-func cmpLegend(c *compare.Comparison, cells, vs, same string) string {
+func cmpLegend(c *compare.Comparison, cells, vs string) string {
 	level := units.Digits(100*(1-c.Alpha), -1) + "%"
 	if c.Sets != nil {
-		return fmt.Sprintf("%s: each set's geometric mean of its sittings' medians ± the 95%% interval of that mean; %s: change [%s interval], sittings as the unit, n = sittings (%s = the interval contains no change)", cells, vs, level, same)
+		return fmt.Sprintf("%s: each set's geometric mean of its sittings' medians ± the 95%% interval of that mean; %s: change [%s interval], sittings as the unit, n = sittings", cells, vs, level)
 	}
-	return fmt.Sprintf("%s: median ± CI of the median (blocks as the unit); %s: change [%s interval], Hodges–Lehmann on block medians, n = blocks (%s = the interval contains no change)", cells, vs, level, same)
+	return fmt.Sprintf("%s: median ± CI of the median (blocks as the unit); %s: change [%s interval], Hodges–Lehmann on block medians, n = blocks", cells, vs, level)
 }
 
 // CompareText prints the comparison as benchstat does: the shared
@@ -190,7 +192,9 @@ func CompareText(w io.Writer, c *compare.Comparison) error {
 	for _, s := range c.Shared {
 		fmt.Fprintln(w, s)
 	}
-	fmt.Fprintf(w, "%s\n", cmpLegend(c, "cells", "vs base", "~"))
+	fmt.Fprintf(w, "%s
+", cmpLegend(c, "cells", "vs base"))
+	fmt.Fprintln(w, MarkUnresolved.Symbol+" "+MarkUnresolved.Legend)
 	for _, t := range c.Tables {
 		fmt.Fprintln(w)
 		if msg := cmpUnshared(c, t); msg != "" {
@@ -305,11 +309,64 @@ func writeTextTable(w io.Writer, c *compare.Comparison, t *compare.Table) {
 		}
 		return strings.TrimRight(b.String(), " ")
 	}
-	fmt.Fprintln(w, render(head1, true, true))
-	fmt.Fprintln(w, render(head2, true, false))
+	out := []string{render(head1, true, true), render(head2, true, false)}
 	for _, l := range lines {
-		fmt.Fprintln(w, render(l, false, false))
+		out = append(out, render(l, false, false))
 	}
+	st := styleOf(w)
+	if wd := Width(out[0]); !st.Wide && wd > st.Columns() {
+		writeLongTable(w, c, t, st)
+		return
+	}
+	fmt.Fprintln(w, strings.Join(out, "\n"))
+}
+
+// writeLongTable is a comparison table too wide for the terminal side by
+// side: one line per row and input, the inputs by their letter (named in
+// one line above), each file after the base with its change.
+func writeLongTable(w io.Writer, c *compare.Comparison, t *compare.Table, st Style) {
+	var names []string
+	for i := range c.Inputs {
+		names = append(names, fmt.Sprintf("%s = %s", inputTag(i), cmpHeader(c, i)))
+	}
+	fmt.Fprintf(w, "%s (%s; %s)\n", t.Title, t.Unit, strings.Join(names, ", "))
+	cols := []Col{{Head: "BENCHMARK", Wrap: true, Min: 16}}
+	if !c.IgnorePlacement {
+		cols = append(cols, Col{Head: "PLACEMENT"})
+	}
+	cols = append(cols, Col{Head: "FILE"}, Col{Head: "MEDIAN ± CI", Right: true}, Col{Head: "VS BASE", Wrap: true, Min: 18})
+	tb := NewTable(cols...)
+	for _, r := range CompareRows(t) {
+		geo := r == t.Geomean
+		u := rowUnit(r)
+		for i := range c.Inputs {
+			name, pl := "", ""
+			if i == 0 {
+				name, pl = r.Name, r.Placement
+				if geo {
+					name = "geomean"
+				}
+			}
+			cells := []string{name}
+			if !c.IgnorePlacement {
+				cells = append(cells, pl)
+			}
+			delta := ""
+			if i > 0 {
+				delta = withMarks(formatDelta(r.Deltas[i]), r.Deltas[i].Notes)
+			}
+			tb.Row(append(cells, inputTag(i), cmpCellText(c, i, r.Cells[i], u, geo), delta)...)
+		}
+	}
+	tb.Write(w, st)
+}
+
+// inputTag is the letter of the i-th input (A is the base).
+func inputTag(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return fmt.Sprintf("R%d", i+1)
 }
 
 func groupWidth(ws []int) int {
@@ -341,7 +398,11 @@ func CompareMarkdown(w io.Writer, c *compare.Comparison) error {
 	for _, s := range c.Shared {
 		fmt.Fprintf(w, "- %s\n", s)
 	}
-	fmt.Fprintf(w, "\n%s.\n", cmpLegend(c, "Cells", "*vs base*", "`~`"))
+	fmt.Fprintf(w, "
+%s.
+
+%s %s
+", cmpLegend(c, "Cells", "*vs base*"), MarkUnresolved.Symbol, MarkUnresolved.Legend)
 	for _, t := range c.Tables {
 		if msg := cmpUnshared(c, t); msg != "" {
 			fmt.Fprintf(w, "\n%s\n", msg)

@@ -35,7 +35,7 @@ func reproCell(r result.Result, ms MarkSet) string {
 	if rp == nil || r.OneWayNS.Median <= 0 {
 		return "—"
 	}
-	s := spanPercent(r.OneWayNS.Median, rp.Low, rp.High)
+	s := SpanPercent(r.OneWayNS.Median, rp.Low, rp.High)
 	if l := LevelMark(rp.Confidence); l != "" {
 		ms.Use(MarkLevel)
 		s += l

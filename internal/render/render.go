@@ -142,11 +142,12 @@ func ciText(median, lo, hi, confidence, stated float64) string {
 	if median <= 0 || confidence <= 0 {
 		return "—"
 	}
-	return spanPercent(median, lo, hi) + levelMarkVs(confidence, stated)
+	return SpanPercent(median, lo, hi) + levelMarkVs(confidence, stated)
 }
 
-// spanPercent is "±9%" or "−2/+40%": the interval [lo, hi] around median.
-func spanPercent(median, lo, hi float64) string {
+// SpanPercent is "±9%" or "−2/+40%": the interval [lo, hi] around median,
+// as every surface prints an interval in percent of its figure.
+func SpanPercent(median, lo, hi float64) string {
 	down := units.Fixed(max(100*(median-lo)/median, 0), 0)
 	up := units.Fixed(max(100*(hi-median)/median, 0), 0)
 	if down == up {

@@ -382,7 +382,7 @@ func buildCompare(c *compare.Comparison) *compareView {
 				if cell.Present {
 					cc.Value = units.Time(cell.Summary.Median)
 					if ci := compare.CIPercent(cell.Summary); !geo && !math.IsNaN(ci) {
-						cc.Value += " ± " + units.Percent(ci, 0)
+						cc.Value += " " + render.SpanPercent(cell.Summary.Median, cell.Summary.CILow, cell.Summary.CIHigh) + render.LevelMark(cell.Summary.Confidence)
 					} else if !geo {
 						cc.Value += " ± ∞"
 					}
@@ -400,7 +400,7 @@ func buildCompare(c *compare.Comparison) *compareView {
 				case !d.Tested:
 					dc.Delta = change
 				case !d.Significant:
-					dc.Delta, dc.Class = "~ "+interval, "same"
+					dc.Delta, dc.Class = render.MarkUnresolved.Symbol+" "+interval, "same"
 				case d.Change > 0:
 					dc.Delta, dc.Class = change+" "+interval, "worse"
 				default:
