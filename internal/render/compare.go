@@ -479,8 +479,12 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 // Messages to stderr, as benchstat does.
 func CompareCSV(w io.Writer, c *compare.Comparison) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"table", "unit", "name", "placement", "input", "n", "median", "ci_low", "ci_high",
-		"change", "change_low", "change_high", "unit", "p", "significant", "notes"})
+	// Every column has one name and one meaning, its unit in the name or
+	// in the unit column beside it: figures are in figure_unit, changes in
+	// percent as the text prints them, counts say what they count.
+	_ = cw.Write([]string{"table", "figure_unit", "name", "placement", "input", "samples", "blocks", "geomean_of_rows",
+		"median", "ci_low", "ci_high", "ci_confidence",
+		"change_pct", "change_low_pct", "change_high_pct", "change_tested_on", "change_units_base", "change_units_this", "p", "significant", "notes"})
 	f := func(v float64) string { return units.Digits(v, -1) } // every digit: a program reads it back
 	for _, t := range c.Tables {
 		for _, r := range CompareRows(t) {
@@ -490,16 +494,27 @@ func CompareCSV(w io.Writer, c *compare.Comparison) error {
 					continue
 				}
 				s := cell.Summary
-				rec := []string{t.Title, t.Unit, r.Name, cell.Placement, c.Inputs[i].Label, strconv.Itoa(s.N), f(s.Median), "", "", "", "", "", "", "", "", ""}
-				if !geo {
-					rec[7], rec[8] = f(s.CILow), f(s.CIHigh)
+				rec := make([]string, 21)
+				rec[0], rec[1], rec[2], rec[3], rec[4] = t.Title, t.Unit, r.Name, cell.Placement, c.Inputs[i].Label
+				rec[8] = f(s.Median)
+				if geo {
+					rec[7] = strconv.Itoa(s.N) // the geomean's n is the rows it summarises
+				} else {
+					rec[5] = strconv.Itoa(s.N)
+					if cell.Sizes != nil {
+						rec[6] = strconv.Itoa(len(cell.Sizes))
+					}
+					if s.Confidence > 0 {
+						rec[9], rec[10], rec[11] = f(s.CILow), f(s.CIHigh), f(s.Confidence)
+					}
 				}
 				notes := cell.Notes
 				if d := r.Deltas[i]; i > 0 && d.Present {
-					rec[9] = f(d.Change)
+					rec[12] = f(100 * d.Change)
 					if d.Tested {
-						rec[10], rec[11], rec[12] = f(d.Lo), f(d.Hi), d.Unit
-						rec[13], rec[14] = f(d.P), strconv.FormatBool(d.Significant)
+						rec[13], rec[14], rec[15] = f(100*d.Lo), f(100*d.Hi), d.Unit
+						rec[16], rec[17] = strconv.Itoa(d.N1), strconv.Itoa(d.N2)
+						rec[18], rec[19] = f(d.P), strconv.FormatBool(d.Significant)
 					}
 					notes = append(append([]int{}, notes...), d.Notes...)
 				}
@@ -507,7 +522,7 @@ func CompareCSV(w io.Writer, c *compare.Comparison) error {
 				for _, n := range notes {
 					ns = append(ns, strconv.Itoa(n))
 				}
-				rec[15] = strings.Join(ns, ";")
+				rec[20] = strings.Join(ns, ";")
 				_ = cw.Write(rec)
 			}
 		}

@@ -39,7 +39,7 @@ func CSV(w io.Writer, d *result.Document) error {
 		s := r.OneWayNS
 		row := []string{r.Name, r.Rung, r.Placement, r.Kind, units.Exact(s.Median), units.Exact(s.P10), units.Exact(s.P90),
 			units.Exact(s.CILow), units.Exact(s.CIHigh), units.Exact(s.CV), strconv.Itoa(s.N), cyc,
-			optF64(r.SwitchesPerHop), strconv.FormatBool(r.Verification.Verified), strings.Join(flags, ";"), r.Label.String(),
+			optF64(r.SwitchesPerHop), verifiedCell(r), strings.Join(flags, ";"), r.Label.String(),
 			units.Exact(s.Confidence)}
 		if rp := s.Reproducibility; rp != nil {
 			row = append(row, units.Exact(rp.Low), units.Exact(rp.High), units.Exact(rp.Confidence), strconv.Itoa(rp.Sittings), units.Exact(rp.BetweenCV))
@@ -50,6 +50,16 @@ func CSV(w io.Writer, d *result.Document) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// verifiedCell is the CSV's verified column: empty where no kernel switch
+// is expected (nothing was there to verify), else whether the switches
+// counted were one per hop.
+func verifiedCell(r result.Result) string {
+	if r.Verification.ExpectedPerHop == nil && r.SwitchesPerHop == nil {
+		return ""
+	}
+	return strconv.FormatBool(r.Verification.Verified)
 }
 
 // Markdown writes the ladder as a Markdown table, followed by the creation
