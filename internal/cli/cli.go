@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -118,7 +117,11 @@ func usageArgs(c *cobra.Command) {
 	if check := c.Args; check != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := check(cmd, args); err != nil {
-				return usagef("%v", err)
+				var ue *usageError
+				if errors.As(err, &ue) {
+					return err // a check of ours: already plain
+				}
+				return argsError(cmd, err)
 			}
 			return nil
 		}
@@ -164,7 +167,7 @@ results to a JSON file whose name it prints.`,
 	}
 	root.Version = Version
 	root.SetVersionTemplate(versionString() + "\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	root.SetFlagErrorFunc(flagError)
 	// No subcommand has a persistent pre-run of its own, so cobra runs
 	// this one for every command, after its flags are parsed and before
 	// anything else happens.
@@ -173,12 +176,9 @@ results to a JSON file whose name it prints.`,
 	// root (each Main) starts from auto, whatever an earlier one chose.
 	color := colorAuto
 	colorChoice.Store(&color)
-	wideChoice.Store(false)
-	root.PersistentFlags().BoolFunc("wide", "lay tables out at their full width instead of the terminal's (COLUMNS, else the terminal's width, else 100 columns)", func(v string) error {
-		on, err := strconv.ParseBool(v)
-		wideChoice.Store(on)
-		return err
-	})
+	wide := false
+	wideChoice.Store(&wide)
+	root.PersistentFlags().BoolVar(&wide, "wide", false, "lay tables out at their full width, leaving out and wrapping nothing (default: the width of the terminal, COLUMNS where set, else 100 columns)")
 	root.PersistentFlags().Var(&color, "color", "colour the tables: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never")
 	mf.register(root)
 	root.AddCommand(newRun(stdout, stderr), newList(stdout), newEnv(stdout), newAB(stdout, stderr),

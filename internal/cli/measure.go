@@ -76,7 +76,7 @@ type measureFlags struct {
 	placements            []string
 	cpus                  string
 	quick, thorough       bool
-	seed                  int64
+	seed                  seedValue
 	dryRun, quiet, noPerf bool
 	switchesOnly          bool
 	exportJSON            string
@@ -103,7 +103,7 @@ func (m *measureFlags) register(cmd *cobra.Command) {
 	f.StringVar(&m.cpus, "cpus", "", "CPUs to use, e.g. 2,3 or 0-3: same-cpu uses the last, cross-cpu the first and last (default: all allowed)")
 	f.BoolVar(&m.quick, "quick", false, "fewer, shorter samples: faster, less precise")
 	f.BoolVar(&m.thorough, "thorough", false, "more, longer samples: slower, more precise")
-	f.Int64Var(&m.seed, "seed", 0, "seed of the interleaving order (default: from the clock, recorded in the results)")
+	f.Var(&m.seed, "seed", "seed of the interleaving order, 0 or more (default: from the clock, recorded in the results)")
 	f.DurationVar(&m.span, "span", 0, "spread the blocks over at least this long, so they meet the host's slow phases as the next run will (0: no pacing)")
 	f.Lookup("span").DefValue = "10s; --quick 0, --thorough 30s"
 	f.DurationVar(&m.timeout, "timeout", 0, "watchdog per block: a block that has not finished by then is killed (default: derived from --min-time)")
@@ -250,7 +250,7 @@ func (m *measureFlags) settings() (suite.Sampling, result.Settings, []model.Plac
 	if err := m.checkStore(); err != nil {
 		return suite.Sampling{}, set, nil, nil, err
 	}
-	seed := m.seed
+	seed := int64(m.seed)
 	if !given("seed") {
 		seed = time.Now().UnixNano()
 	}
@@ -461,7 +461,7 @@ func (c *colorMode) Type() string   { return "WHEN" }
 var colorChoice atomic.Pointer[colorMode]
 
 // wideChoice is the --wide of the command line being run.
-var wideChoice atomic.Bool
+var wideChoice atomic.Pointer[bool]
 
 // style is how a view written to w is coloured and laid out: its width is
 // COLUMNS where set to a number, else the terminal's, else 100; --wide lays
@@ -476,7 +476,7 @@ func style(w io.Writer) render.Style {
 		mode = *c
 	}
 	return render.Style{Color: colorOn(mode, isTTY(w), os.Getenv("NO_COLOR"), os.Getenv("TERM")),
-		Width: termWidth(w, os.Getenv("COLUMNS")), Wide: wideChoice.Load()}
+		Width: termWidth(w, os.Getenv("COLUMNS")), Wide: wideChoice.Load() != nil && *wideChoice.Load()}
 }
 
 // termWidth is the width views written to w are laid out for: COLUMNS
