@@ -116,7 +116,13 @@ interval lies above the threshold; 2 for unreadable or malformed files.`,
 				return &usageError{err.Error()}
 			}
 			var buf bytes.Buffer
-			if err := write(&buf, c); err != nil {
+			if format == "text" { // a terminal view: laid out for its width
+				var werr error
+				viewAs(&buf, stdout, func(w io.Writer) { werr = write(w, c) })
+				if werr != nil {
+					return werr
+				}
+			} else if err := write(&buf, c); err != nil {
 				return err
 			}
 			if _, err := stdout.Write(buf.Bytes()); err != nil {

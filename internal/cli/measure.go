@@ -99,7 +99,7 @@ func (m *measureFlags) register(cmd *cobra.Command) {
 	f.IntVar(&m.block, "samples-per-block", 0, "samples per worker process (a block, the unit of every interval); cells are interleaved block by block (default 4: 10 blocks; --quick 2, --thorough 8)")
 	f.DurationVar(&m.minTime, "min-time", 0, "target duration of one sample; ops per sample are calibrated to it (default 2ms)")
 	f.Uint64Var(&m.iterations, "iterations", 0, "fixed ops per sample instead of calibrating")
-	f.StringSliceVarP(&m.placements, "placement", "p", nil, "same-cpu, cross-cpu, unpinned and/or a level of the CPU topology ("+levelNames()+": the pair `ctxbench env` shows for it) (default: each benchmark's ladder placements, and thread/pipe and process/pipe at each level present)")
+	f.StringSliceVarP(&m.placements, "placement", "p", nil, "same-cpu, cross-cpu, unpinned and/or a level of the CPU topology ("+levelNames()+": the pair ctxbench env shows for it) (default: each benchmark's ladder placements, and thread/pipe and process/pipe at each level present)")
 	f.StringVar(&m.cpus, "cpus", "", "CPUs to use, e.g. 2,3 or 0-3: same-cpu uses the last, cross-cpu the first and last (default: all allowed)")
 	f.BoolVar(&m.quick, "quick", false, "fewer, shorter samples: faster, less precise")
 	f.BoolVar(&m.thorough, "thorough", false, "more, longer samples: slower, more precise")
@@ -496,8 +496,12 @@ func termWidth(w io.Writer, columns string) int {
 
 // view shows a terminal view on w laid out for it: every line fits the
 // width, none ends in a space (render.Fit).
-func view(w io.Writer, show func(io.Writer)) {
-	fw := render.Fit(w, style(w))
+func view(w io.Writer, show func(io.Writer)) { viewAs(w, w, show) }
+
+// viewAs is view into w, laid out as for the terminal (or file) like, where
+// the view is written once it is whole.
+func viewAs(w, like io.Writer, show func(io.Writer)) {
+	fw := render.Fit(w, style(like))
 	show(fw)
 	_ = fw.Flush()
 }

@@ -201,8 +201,10 @@ func runPool(ctx context.Context, pf *poolFlags, cfg suite.PoolConfig, stdout, s
 		return err
 	}
 	if !pf.quiet {
-		render.Pools(out, res)
-		render.Missing(out, doc)
+		view(out, func(w io.Writer) {
+			render.Pools(w, res)
+			render.Missing(w, doc)
+		})
 	}
 	windows := 0
 	for _, s := range res.Servers {

@@ -32,13 +32,13 @@ func TestErrorsSayWhatIsWrongInWords(t *testing.T) {
 		{[]string{"run", "thread/pipe", "--dry-run", "--runs", "abc"}, "--runs"},
 		{[]string{"run", "thread/pipe", "--dry-run", "--min-time", "5"}, "--min-time"},
 		{[]string{"run", "thread/pipe", "--dry-run", "--seed", "-1"}, "--seed"},
-		{[]string{"pool", "--dry-run", "--seed", "-1"}, "--seed"},
+		{[]string{"pool", "--seed", "-1"}, "--seed"},
 		{[]string{"ring", "--dry-run", "--tasks", "-4"}, "--tasks"},
 		{[]string{"compare"}, "compare"},
 		{[]string{"list", "extra"}, "list"},
 		{[]string{"run", "--frobnicate"}, "--frobnicate"},
 		{[]string{"run", "thread/pipe", "--dry-run", "--export-csv", same, "--export-json", same}, same},
-		{[]string{"spawn", "thread", "--dry-run", "--export-csv", same, "--export-markdown", same}, same},
+		{[]string{"spawn", "thread", "--export-csv", same, "--export-markdown", same}, same},
 	}
 	leaks := []string{"strconv", "Parse", "invalid syntax", "Go value", "type struct", "arg(s)", "cannot unmarshal",
 		" json: ", "received", "cobra", "pflag"}
