@@ -115,7 +115,9 @@ func TestHelpCheckCatchesStaleness(t *testing.T) {
 			t.Errorf("not caught: %s in %q", want, ps)
 		}
 	}
-	if slices.ContainsFunc(ps, func(p string) bool { return strings.HasPrefix(p, "names --real") || strings.HasPrefix(p, "names --placement") }) {
+	if slices.ContainsFunc(ps, func(p string) bool {
+		return strings.HasPrefix(p, "names --real") || strings.HasPrefix(p, "names --placement")
+	}) {
 		t.Errorf("a flag that exists was reported: %q", ps)
 	}
 }

@@ -193,6 +193,19 @@ func levelMarkVs(confidence, stated float64) string {
 	return " @" + LevelText(confidence)
 }
 
+// StatedLevel is statedLevel for views outside this package (the report).
+func StatedLevel(cs ...float64) float64 { return statedLevel(cs...) }
+
+// MultipleCell is a row's multiple of d's baseline as the ladder shows it
+// (≈ where not resolved, @N% where its level is not the column's).
+func MultipleCell(r result.Result, d *result.Document) string {
+	return multiple(r, baseline(d), multipleLevel(d.Results), nil)
+}
+
+// BaselineHead is the × column's head for d ("× GOROUTINE", or the
+// baseline's own name where it is not the published one).
+func BaselineHead(d *result.Document) string { return baselineHead(baseline(d)) }
+
 // statedLevel is the level a view's heading states for its precision
 // intervals: the one most of its rows have (ties: the higher); 0.95 when
 // none has an interval.

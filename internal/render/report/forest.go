@@ -32,7 +32,8 @@ type forestRow struct {
 	Fig       Fig
 	Median    string
 	CI        string
-	Repro     string // the reproducibility half-width (ladder rows); "—" where not learned
+	Repro     string // the reproducibility interval (ladder rows); "—" where not learned
+	Multiple  string // the multiple of the run's baseline (ladder rows)
 	Spread    string
 	N         int
 	Switches  string
@@ -70,7 +71,9 @@ type forest struct {
 	Groups    []forestGroup
 	Notes     []string
 	MultiRun  bool
-	Noisy     int // rows with noise warnings
+	Noisy     int    // rows with noise warnings
+	Level     string // the level of the intervals, as the column states it
+	XHead     string // the × column's head
 }
 
 // noteSet numbers footnotes, one number per distinct text.
@@ -222,12 +225,23 @@ func summaryTitle(label string, s stats.Summary, unit string) string {
 		label, units.Time(s.Median), unit, ci, units.Time(s.P10), units.Time(s.P90), s.N)
 }
 
-func ciText(s stats.Summary) string {
-	p := compare.CIPercent(s)
-	if math.IsNaN(p) {
+// ciAt is ciText against the level the column states.
+func ciAt(s stats.Summary, stated float64) string {
+	if math.IsNaN(compare.CIPercent(s)) {
 		return "—"
 	}
-	return "±" + units.Percent(p, 1)
+	m := ""
+	if render.LevelText(s.Confidence) != render.LevelText(stated) {
+		m = " @" + render.LevelText(s.Confidence)
+	}
+	return render.SpanPercent(s.Median, s.CILow, s.CIHigh) + m
+}
+
+func ciText(s stats.Summary) string {
+	if math.IsNaN(compare.CIPercent(s)) {
+		return "—"
+	}
+	return render.SpanPercent(s.Median, s.CILow, s.CIHigh) + render.LevelMark(s.Confidence)
 }
 
 func spreadText(s stats.Summary) string {
@@ -375,6 +389,13 @@ func ladderForest(runs []*runView) *forest {
 	x := forestAxis(lo, hi)
 	ticks := logTicks(lo, hi, units.ShortTime)
 	f := newForest("ladder", "one-way ns per hop (log scale)", x, ticks, runs, func(d *result.Document) bool { return len(d.Results) > 0 })
+	var levels []float64
+	for _, a := range all {
+		levels = append(levels, a.Confidence)
+	}
+	stated := render.StatedLevel(levels...)
+	f.Level = render.LevelText(stated)
+	f.XHead = strings.ToLower(render.BaselineHead(runs[0].Doc))
 	var notes noteSet
 	var cur *forestGroup
 	for _, k := range keys {
@@ -395,9 +416,7 @@ func ladderForest(runs []*runView) *forest {
 						continue
 					}
 					row := ladderRow(rv, r, x, ticks, &notes)
-					for _, l := range render.MarkLegends([]result.Result{r}) {
-						row.Notes = append(row.Notes, notes.add(l))
-					}
+					row.CI = ciAt(r.OneWayNS.Summary, stated)
 					rows = append(rows, row)
 					name = render.MarkedName(r)
 				}
@@ -432,6 +451,7 @@ func ladderRow(rv *runView, r result.Result, x scale, ticks []tick, notes *noteS
 	s := r.OneWayNS
 	row := forestRow{Name: r.Name, Parts: r.Label.Parts(), Placement: r.Placement, PClass: cls, Run: rv,
 		Median: units.Time(s.Median), CI: ciText(s.Summary), Repro: reproText(s), Spread: spreadText(s.Summary), N: s.N, Flagged: len(r.Flags) > 0,
+		Multiple: render.MultipleCell(r, rv.Doc),
 		Switches: "—", SwClass: "none", Cycles: "—"}
 	if r.OneWayCycles != nil {
 		row.Cycles = units.Sig(r.OneWayCycles.Median)
@@ -472,18 +492,20 @@ func ladderRow(rv *runView, r result.Result, x scale, ticks []tick, notes *noteS
 	return row
 }
 
-// reproText is the reproducibility half-width of a ladder figure, with its
-// sittings; "—" where the machine has not learned it.
+// reproText is the reproducibility interval of a ladder figure as
+// percentages of it (−a/+b% where its sides differ), marked ′ where its
+// between-sitting part was pooled from other cells (the legend says
+// which); "—" where the machine has not learned it.
 func reproText(f result.Figure) string {
 	rp := f.Reproducibility
-	if rp == nil {
+	if rp == nil || f.Median <= 0 {
 		return "—"
 	}
-	half := "±" + units.Percent(100*rp.Half(f.Median), 1)
+	s := render.SpanPercent(f.Median, rp.Low, rp.High) + render.LevelMark(rp.Confidence)
 	if len(rp.PooledFrom) > 0 {
-		return fmt.Sprintf("%s (pooled from %d cells)", half, len(rp.PooledFrom))
+		s += render.MarkPooled.Symbol
 	}
-	return fmt.Sprintf("%s (%d sittings)", half, rp.Sittings)
+	return s
 }
 
 // spawnForest is the creation ladder: nanoseconds to create one context,
