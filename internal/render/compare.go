@@ -37,7 +37,7 @@ func CompareRows(t *compare.Table) []*compare.Row {
 
 // formatCell renders "median ±CI%" in unit u ("± ∞" without an interval),
 // the level where it is not 95%.
-func formatCell(c compare.Cell, u units.Unit, geo bool) string {
+func formatCell(c compare.Cell, u units.Unit, geo bool, stated float64) string {
 	if !c.Present {
 		return "—"
 	}
@@ -50,7 +50,7 @@ func formatCell(c compare.Cell, u units.Unit, geo bool) string {
 	}
 	// ±a% where both sides round alike, else −a/+b%: never a ± that
 	// hides one side.
-	return v + " " + SpanPercent(c.Summary.Median, c.Summary.CILow, c.Summary.CIHigh) + LevelMark(c.Summary.Confidence)
+	return v + " " + SpanPercent(c.Summary.Median, c.Summary.CILow, c.Summary.CIHigh) + levelMarkVs(c.Summary.Confidence, stated)
 }
 
 // formatDelta renders a change with its interval: "+7.1% [+3.0%, +11.4%]
@@ -133,11 +133,43 @@ func cmpColumnPlacement(c *compare.Comparison, i int) string {
 // cellText renders a cell; with rows matched by name only and a column of
 // mixed placements, the cell says its placement.
 func cmpCellText(c *compare.Comparison, i int, cell compare.Cell, u units.Unit, geo bool) string {
-	s := formatCell(cell, u, geo)
+	s := formatCell(cell, u, geo, cellLevel(c))
 	if c.IgnorePlacement && cell.Present && cell.Placement != "" && cmpColumnPlacement(c, i) == "" {
 		s += " [" + cell.Placement + "]"
 	}
 	return withMarks(s, cell.Notes)
+}
+
+// cellLevel is the level the comparison's cells state: the one most of
+// them have.
+func cellLevel(c *compare.Comparison) float64 {
+	var cs []float64
+	for _, t := range c.Tables {
+		for _, r := range t.Rows {
+			for _, cell := range r.Cells {
+				if cell.Present {
+					cs = append(cs, cell.Summary.Confidence)
+				}
+			}
+		}
+	}
+	return statedLevel(cs...)
+}
+
+// otherLevels says some cell's interval has a level other than the one
+// the cells state (so it carries @N%).
+func otherLevels(c *compare.Comparison) bool {
+	stated := cellLevel(c)
+	for _, t := range c.Tables {
+		for _, r := range t.Rows {
+			for _, cell := range r.Cells {
+				if cell.Present && levelMarkVs(cell.Summary.Confidence, stated) != "" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // unshared says, for a table of several inputs none of whose rows is in
@@ -182,7 +214,7 @@ func cmpLegend(c *compare.Comparison, cells, vs string) string {
 	if c.Sets != nil {
 		return fmt.Sprintf("%s: each set's geometric mean of its sittings' medians ± the 95%% interval of that mean; %s: change [%s interval], sittings as the unit, n = sittings", cells, vs, level)
 	}
-	return fmt.Sprintf("%s: median ± CI of the median (blocks as the unit); %s: change [%s interval], Hodges–Lehmann on block medians, n = blocks", cells, vs, level)
+	return fmt.Sprintf("%s: median and the %s interval of the median (blocks as the unit), ±a%% or −a/+b%% of it; %s: change [%s interval], Hodges–Lehmann on block medians, n = blocks", cells, LevelText(cellLevel(c)), vs, level)
 }
 
 // CompareText prints the comparison as benchstat does: the shared
@@ -192,9 +224,11 @@ func CompareText(w io.Writer, c *compare.Comparison) error {
 	for _, s := range c.Shared {
 		fmt.Fprintln(w, s)
 	}
-	fmt.Fprintf(w, "%s
-", cmpLegend(c, "cells", "vs base"))
+	fmt.Fprintf(w, "%s\n", cmpLegend(c, "cells", "vs base"))
 	fmt.Fprintln(w, MarkUnresolved.Symbol+" "+MarkUnresolved.Legend)
+	if otherLevels(c) {
+		fmt.Fprintln(w, MarkLevel.Symbol+" "+MarkLevel.Legend)
+	}
 	for _, t := range c.Tables {
 		fmt.Fprintln(w)
 		if msg := cmpUnshared(c, t); msg != "" {
@@ -398,11 +432,10 @@ func CompareMarkdown(w io.Writer, c *compare.Comparison) error {
 	for _, s := range c.Shared {
 		fmt.Fprintf(w, "- %s\n", s)
 	}
-	fmt.Fprintf(w, "
-%s.
-
-%s %s
-", cmpLegend(c, "Cells", "*vs base*"), MarkUnresolved.Symbol, MarkUnresolved.Legend)
+	fmt.Fprintf(w, "\n%s.\n\n%s %s\n", cmpLegend(c, "Cells", "*vs base*"), MarkUnresolved.Symbol, MarkUnresolved.Legend)
+	if otherLevels(c) {
+		fmt.Fprintf(w, "\n%s %s\n", MarkLevel.Symbol, MarkLevel.Legend)
+	}
 	for _, t := range c.Tables {
 		if msg := cmpUnshared(c, t); msg != "" {
 			fmt.Fprintf(w, "\n%s\n", msg)

@@ -62,7 +62,7 @@ func Hierarchy(w io.Writer, d *result.Document) {
 		fmt.Fprintln(w)
 		t := NewTable(Col{Head: "CLAIM"}, Col{Head: "MEASURED", Wrap: true, Min: 20}, Col{Head: "PUBLISHED", Wrap: true, Min: 24})
 		for _, c := range d.Derived.Claims {
-			t.Row(c.Name, c.Measured, c.Published)
+			t.Row(c.Name, c.Measured, plainClaim(c.Published))
 		}
 		t.Write(w, st)
 	}

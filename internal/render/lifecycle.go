@@ -34,7 +34,7 @@ func Spawn(w io.Writer, d *result.Document) {
 		if strings.Contains(ci, "@") {
 			ms.Use(MarkLevel)
 		}
-		claim := s.Claim // files without Claims (older, or made by hand)
+		claim := plainClaim(s.Claim) // files without Claims (older, or made by hand)
 		if len(s.Claims) > 0 {
 			var parts []string
 			for _, c := range s.Claims {
@@ -107,7 +107,11 @@ const notLikeForLike = " — not like for like: "
 // multiple is printed against a figure that is not like for like.
 func splitClaim(c result.Claim) (claim, differs string) {
 	if c.Differs != "" {
-		return c.Text, notLikeForLike + c.Differs
+		return plainClaim(c.Text), notLikeForLike + c.Differs
 	}
-	return c.Text, ""
+	return plainClaim(c.Text), ""
 }
+
+// plainClaim writes a claim's "~17 µs" as "about 17 µs": in every view ~
+// is the mark of a noisy row, and means nothing else.
+func plainClaim(s string) string { return strings.ReplaceAll(s, "~", "about ") }

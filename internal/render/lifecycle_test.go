@@ -26,7 +26,7 @@ func TestMemoryClaimNotLikeForLikeHasNoMultiple(t *testing.T) {
 	render.Memory(&b, d)
 	out := b.String()
 	l := tableLine(t, out, "memory/thread — claim: 100,000", "src-a")
-	if !strings.Contains(l, "~100 GB (src-a)"+caveat) {
+	if !strings.Contains(l, "about 100 GB (src-a)"+caveat) {
 		t.Errorf("the source is not right after the claim, before what differs:\n%s", l)
 	}
 	if strings.Contains(l, "× that") || strings.Contains(l, "x that") {

@@ -165,7 +165,7 @@ func TestRingNetNotResolvedMark(t *testing.T) {
 	var b bytes.Buffer
 	render.Rings(&b, d, render.Style{})
 	out := b.String()
-	if strings.Contains(out, " ~") || !strings.Contains(out, "≈") || !strings.Contains(out, "≈ before a net: its interval") {
+	if strings.Contains(out, " ~") || !strings.Contains(out, "≈") || !strings.Contains(out, "≈ "+render.MarkUnresolved.Legend) {
 		t.Errorf("the ring table's mark for an unresolved net:\n%s", out)
 	}
 }

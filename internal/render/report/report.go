@@ -76,6 +76,8 @@ type view struct {
 	Ladder    *forest
 	// LadderMarks are the legends of the marks the ladder's rows carry.
 	LadderMarks []string
+	// The legends of marks the template prints, from the table of marks.
+	FlaggedLegend, UntrustedLegend string
 	VMLines     []string // the VM decomposition, per run
 	Rings       []ringView
 	Spawn       *forest
@@ -119,7 +121,9 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 	if o.Title == "" {
 		o.Title = "ctxbench report"
 	}
-	v := &view{Title: o.Title, CSP: CSP(), Generator: o.Generator, Multi: len(inputs) > 1}
+	v := &view{Title: o.Title, CSP: CSP(), Generator: o.Generator, Multi: len(inputs) > 1,
+		FlaggedLegend:   render.MarkFlagged.Symbol + " " + render.MarkFlagged.Legend,
+		UntrustedLegend: render.MarkUntrusted.Symbol + " " + render.MarkUntrusted.Legend}
 	for i, in := range inputs {
 		d := in.Doc
 		rv := &runView{Tag: tag(i), Index: i, Label: runLabel(in), Path: filepath.Base(in.Path), Doc: d, HostLine: d.Environment.HostLine(),
