@@ -78,20 +78,20 @@ type view struct {
 	LadderMarks []string
 	// The legends of marks the template prints, from the table of marks.
 	FlaggedLegend, UntrustedLegend string
-	VMLines     []string // the VM decomposition, per run
-	Rings       []ringView
-	Spawn       *forest
-	Memory      *forest
-	Pools       []poolView
-	Repl        []replView
-	Explain     []explainRun
-	Compare     *compareView
-	History     *historyView
-	Warnings    []warnView
-	Env         envView
-	Legend      []legendItem
-	Sections    []navItem
-	FlagCount   int
+	VMLines                        []string // the VM decomposition, per run
+	Rings                          []ringView
+	Spawn                          *forest
+	Memory                         *forest
+	Pools                          []poolView
+	Repl                           []replView
+	Explain                        []explainRun
+	Compare                        *compareView
+	History                        *historyView
+	Warnings                       []warnView
+	Env                            envView
+	Legend                         []legendItem
+	Sections                       []navItem
+	FlagCount                      int
 }
 
 type navItem struct{ ID, Title string }
