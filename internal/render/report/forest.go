@@ -192,22 +192,25 @@ func gridFig(x scale, ticks []tick, title string) Fig {
 // rowFig draws one forest row: grid, p10–p90 whisker, CI bar, median.
 func rowFig(x scale, ticks []tick, s stats.Summary, class, shape string, hollow bool, title string) Fig {
 	f := gridFig(x, ticks, title)
-	mid := forestH / 2.0
+	// The median's mark sits above its interval, not on it: an interval
+	// narrower than the mark stays visible.
+	bar, mark := forestH/2.0+3, forestH/2.0-4
 	var g []Elem
 	if s.P90 > 0 && s.P10 > 0 {
 		a, b := x.clampPos(s.P10), x.clampPos(s.P90)
-		g = append(g, line(a, mid, b, mid, "wh"), line(a, mid-4, a, mid+4, "wh"), line(b, mid-4, b, mid+4, "wh"))
+		g = append(g, line(a, bar, b, bar, "wh"), line(a, bar-3, a, bar+3, "wh"), line(b, bar-3, b, bar+3, "wh"))
 	}
 	if s.CILow > 0 && s.CIHigh > 0 && s.Confidence > 0 {
 		a, b := x.clampPos(s.CILow), x.clampPos(s.CIHigh)
-		g = append(g, rect(a, mid-4, math.Max(b-a, 1.5), 8, "ci"))
+		g = append(g, rect(a, bar-3, math.Max(b-a, 2), 6, "ci"))
 	}
 	mcls := "mk"
 	if hollow {
 		mcls = "mk hollow"
 	}
 	if s.Median > 0 {
-		g = append(g, marker(shape, x.clampPos(s.Median), mid, 5, mcls))
+		m := x.clampPos(s.Median)
+		g = append(g, line(m, mark, m, bar+3, "stem"), marker(shape, m, mark, 3.8, mcls))
 	}
 	e := group(title, g...)
 	e.Class = class
