@@ -40,9 +40,7 @@ func helpProblems(root, c *cobra.Command) []string {
 	for i, line := range strings.Split(c.Example, "\n") {
 		w := strings.Fields(strings.TrimSpace(line))
 		if len(w) > 0 && w[0] == "ctxbench" {
-			for _, p := range checkUsage(root, usage{fmt.Sprintf("example %d", i+1), w[1:], ""}) {
-				problems = append(problems, p)
-			}
+			problems = append(problems, checkUsage(root, usage{fmt.Sprintf("example %d", i+1), w[1:], ""})...)
 		}
 	}
 	prose := strings.Split(c.Long, "\n")

@@ -95,7 +95,7 @@ func (s MarkSet) Write(w io.Writer) {
 	if len(ls) == 0 {
 		return
 	}
-	io.WriteString(w, "\n"+strings.Join(ls, "\n")+"\n")
+	_, _ = io.WriteString(w, "\n"+strings.Join(ls, "\n")+"\n") // a terminal view: as fmt.Fprintln, no error to act on
 }
 
 // rowMarks are the marks of one row, put after its name, decided from the

@@ -128,16 +128,10 @@ func rangeIn(lo, hi, ref float64) string {
 	return units.In(lo, u) + "–" + units.In(hi, u)
 }
 
-// ciPercent is a median's interval as percentages of it: "±9%" where
-// both sides round alike, else "−2/+40%" (an interval that is not symmetric
-// is never shown as a ± that hides one side); its level where it is not 95%.
-// "—" without an interval.
-func ciPercent(median, lo, hi, confidence float64) string {
-	return ciText(median, lo, hi, confidence, 0.95)
-}
-
-// ciText is ciPercent against the level a view states (marked where the
-// interval's differs).
+// ciText is a median's interval as percentages of it: "±9%" where both
+// sides round alike, else "−2/+40%" (an interval that is not symmetric is
+// never shown as a ± that hides one side); its level where it differs from
+// the level the view states. "—" without an interval.
 func ciText(median, lo, hi, confidence, stated float64) string {
 	if median <= 0 || confidence <= 0 {
 		return "—"
