@@ -21,7 +21,8 @@ var helpFlagRe = regexp.MustCompile(`(?:^|[^\w-])--([a-z][a-z0-9-]*)`)
 // that the command lacks: an example line is checked as a usage (as the
 // docs' are), and a --flag in prose must be the command's own or inherited,
 // unless the same line names another command ("ctxbench run --placement")
-// whose flag it is.
+// whose flag it is, or it is another tool's flag the help compares with
+// (externalFlags: "as hyperfine's --prepare does").
 func TestHelpNamesWhatExists(t *testing.T) {
 	root := newRoot(context.Background(), io.Discard, io.Discard)
 	root.InitDefaultVersionFlag()
@@ -52,7 +53,7 @@ func helpProblems(root, c *cobra.Command) []string {
 	for _, line := range prose {
 		for _, m := range helpFlagRe.FindAllStringSubmatch(line, -1) {
 			name := m[1]
-			if lookupFlag(c, name, false) != nil {
+			if lookupFlag(c, name, false) != nil || (externalFlags[name] != "" && strings.Contains(line, "--"+name)) {
 				continue
 			}
 			ok := false
