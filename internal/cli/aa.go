@@ -31,7 +31,8 @@ and reports what a user of the results needs to know about this machine:
                interval (about 95%)
   false +      how often two adjacent, identical sittings were called
                different: against precision alone, and against
-               reproducibility (at --alpha 0.05: about 5% if the method holds)
+               reproducibility (tested at the 5% level: about 5% if the
+               method holds)
   resolvable   the smallest change one sitting can resolve against another
   told apart   for two different cells, in how many sittings compare saw
                the difference

@@ -117,7 +117,11 @@ func usageArgs(c *cobra.Command) {
 	if check := c.Args; check != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := check(cmd, args); err != nil {
-				return usagef("%v", err)
+				var ue *usageError
+				if errors.As(err, &ue) {
+					return err // a check of ours: already plain
+				}
+				return argsError(cmd, err)
 			}
 			return nil
 		}
@@ -163,7 +167,7 @@ results to a JSON file whose name it prints.`,
 	}
 	root.Version = Version
 	root.SetVersionTemplate(versionString() + "\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	root.SetFlagErrorFunc(flagError)
 	// No subcommand has a persistent pre-run of its own, so cobra runs
 	// this one for every command, after its flags are parsed and before
 	// anything else happens.
@@ -172,6 +176,9 @@ results to a JSON file whose name it prints.`,
 	// root (each Main) starts from auto, whatever an earlier one chose.
 	color := colorAuto
 	colorChoice.Store(&color)
+	wide := false
+	wideChoice.Store(&wide)
+	root.PersistentFlags().BoolVar(&wide, "wide", false, "lay tables out at their full width, leaving out and wrapping nothing (default: the width of the terminal, COLUMNS where set, else 100 columns)")
 	root.PersistentFlags().Var(&color, "color", "colour the tables: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never")
 	mf.register(root)
 	root.AddCommand(newRun(stdout, stderr), newList(stdout), newEnv(stdout), newAB(stdout, stderr),

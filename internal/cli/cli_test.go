@@ -327,6 +327,7 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 		"env":       {nil, nil},
 		"prepare":   {nil, nil},                                             // never run: see parseOnly
 		"history":   {[]string{"--store", filepath.Join(dir, "h.db")}, nil}, // never the user's store
+		"ab":        {[]string{"--setup-a", "true", "--setup-b", "true"}, stop},
 	}
 	// A valid value per flag ("command flag" first, then "flag"); a bool
 	// flag takes none. A new flag without one fails here until it has one.
@@ -343,6 +344,7 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 		"wait-quiet": {"1s"}, "pool seed": {"2"}, "postgres-dsn": {"host=/nonexistent dbname=x"}, "redis-url": {"redis://127.0.0.1:1"},
 		"output": {filepath.Join(dir, "r2.html")}, "title": {"t"}, "alpha": {"0.1"}, "fail-on-regression": {"5"}, "format": {"json"},
 		"store": {filepath.Join(dir, "h2.db")}, "import": {dir},
+		"setup-a": {"true"}, "setup-b": {"true"}, "cleanup": {"true"}, "setup-timeout": {"5s"},
 	}
 	// Commands that must not run here (prepare builds every probe): their
 	// flags are checked by parsing alone, which is where a flag of theirs

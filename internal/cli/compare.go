@@ -35,7 +35,7 @@ first (the base) the change with its interval, e.g. "+7.1% [+3.0%, +11.4%]".
 The unit is the block (one worker process), not the sample: a change is the
 Hodges–Lehmann ratio of the two files' block medians, and its interval at
 1 − --alpha inverts the Mann-Whitney test on blocks (no normality assumed).
-A change whose interval contains no change prints as "~": the data do not
+A change whose interval contains no change prints as "≈": the data do not
 show a difference. The smallest change the files could resolve is printed.
 
 When both files come from one machine fingerprint (machine, kernel, build,
@@ -116,7 +116,13 @@ interval lies above the threshold; 2 for unreadable or malformed files.`,
 				return &usageError{err.Error()}
 			}
 			var buf bytes.Buffer
-			if err := write(&buf, c); err != nil {
+			if format == "text" { // a terminal view: laid out for its width
+				var werr error
+				viewAs(&buf, stdout, func(w io.Writer) { werr = write(w, c) })
+				if werr != nil {
+					return werr
+				}
+			} else if err := write(&buf, c); err != nil {
 				return err
 			}
 			if _, err := stdout.Write(buf.Bytes()); err != nil {

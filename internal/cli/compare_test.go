@@ -197,8 +197,8 @@ func TestCompareRegression(t *testing.T) {
 	if code != ExitOK {
 		t.Errorf("two draws of one distribution: status %d\n%s", code, out)
 	}
-	if !strings.Contains(out, "~ [") {
-		t.Errorf("no ~ in a comparison of two draws:\n%s", out)
+	if !strings.Contains(out, "≈ [") {
+		t.Errorf("no ≈ (not resolved) in a comparison of two draws:\n%s", out)
 	}
 	// Without the flag, a regression is reported but the status is 0.
 	if code, _, _ := run(t, "compare", base, slow); code != ExitOK {
@@ -211,7 +211,7 @@ func TestCompareFormats(t *testing.T) {
 	base := writeDoc(t, dir, "base.json", testdoc.Options{Seed: 1})
 	slow := writeDoc(t, dir, "slow.json", testdoc.Options{Seed: 1, Scale: 2})
 	code, out, stderr := run(t, "compare", base, slow, "--format", "csv")
-	if code != ExitOK || !strings.HasPrefix(out, "table,unit,name,placement,input,") {
+	if code != ExitOK || !strings.HasPrefix(out, "table,figure_unit,name,placement,input,samples,blocks,") {
 		t.Errorf("csv: status %d, output %q", code, out)
 	}
 	if !strings.Contains(stderr, "dry run") {

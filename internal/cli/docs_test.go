@@ -171,6 +171,7 @@ var externalFiles = map[string]string{
 // their own, with where.
 var externalFlags = map[string]string{
 	"release": "javac --release (docs/probes.md)",
+	"prepare": "hyperfine --prepare (ab --help)",
 }
 
 type mdDoc struct {

@@ -87,7 +87,7 @@ detaches every probe. docs/explain.md lists the probes behind each phase.`,
 	f.Lookup("min-time").Usage = fmt.Sprintf("target duration of one sample; ops per sample are calibrated to it (default %v, with every preset)", suite.ExplainMinTime)
 	f.Lookup("quick").Usage = "fewer samples and blocks: faster, less precise (samples stay --min-time long)"
 	f.Lookup("thorough").Usage = "more samples and blocks: slower, more precise (samples stay --min-time long)"
-	f.Lookup("cpus").Usage = "CPUs to use, e.g. 2,3 or 0-3: both sides of a benchmark run on the last (default: all allowed)"
+	f.Lookup("cpus").Usage = "CPUs to use, e.g. 2,3 or 0-3: same-cpu runs both sides on the last, cross-cpu on the first and the last, a level of the topology on the pair ctxbench env shows for it (default: all allowed)"
 	return cmd
 }
 

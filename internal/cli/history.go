@@ -118,10 +118,12 @@ func showHistory(ctx context.Context, st *store.Store, names []string, format st
 		if len(names) > 0 {
 			what = "no cell of " + strings.Join(names, ", ") + " is recorded"
 		}
-		fmt.Fprintf(stdout, "%s in %s: every measuring run records its figures there (ctxbench history --import DIR loads result files)\n", what, st.Path())
+		view(stdout, func(w io.Writer) {
+			fmt.Fprintf(w, "%s in %s: every measuring run records its figures there (ctxbench history --import DIR loads result files)\n", what, st.Path())
+		})
 		return nil
 	}
-	render.HistoryText(stdout, h)
+	view(stdout, func(w io.Writer) { render.HistoryText(w, h) })
 	return nil
 }
 

@@ -78,9 +78,11 @@ func presentLifecycle(doc *result.Document, exports []export, quiet bool, stdout
 		return err
 	}
 	if !quiet {
-		fmt.Fprintf(out, "ctxbench — %s\n", doc.Environment.HostLine())
-		show(out, doc)
-		render.Missing(out, doc)
+		view(out, func(w io.Writer) {
+			fmt.Fprintf(w, "ctxbench — %s\n", doc.Environment.HostLine())
+			show(w, doc)
+			render.Missing(w, doc)
+		})
 	}
 	return nil
 }

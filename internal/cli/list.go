@@ -2,10 +2,8 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -31,12 +29,12 @@ type listEntry struct {
 }
 
 func newList(stdout io.Writer) *cobra.Command {
-	var asJSON bool
+	var format outputFormat
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "list the benchmarks, what one op of each is, and whether it can run here",
 		Example: `  ctxbench list
-  ctxbench list --json | jq -r '.[] | select(.available | not) | .name + ": " + .reason'`,
+  ctxbench list --format json | jq -r '.[] | select(.available | not) | .name + ": " + .reason'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var entries []listEntry
@@ -53,29 +51,32 @@ func newList(stdout io.Writer) *cobra.Command {
 				}
 				entries = append(entries, e)
 			}
-			if asJSON {
+			if format.json() {
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(entries)
 			}
-			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUNG\tBENCHMARK\tPLACEMENTS\tONE OP\t")
-			for _, e := range entries {
-				op := e.Op
-				if !e.Available {
-					op = "unavailable: " + e.Reason
+			view(stdout, func(w io.Writer) {
+				t := render.NewTable(render.Col{Head: "RUNG", Fold: 1}, render.Col{Head: "BENCHMARK"},
+					render.Col{Head: "PLACEMENTS", Wrap: true, Min: 9}, render.Col{Head: "ONE OP", Wrap: true, Min: 30})
+				for _, e := range entries {
+					op := e.Op
+					if !e.Available {
+						op = "unavailable: " + e.Reason
+					}
+					t.Row(e.Rung, e.Name, strings.Join(e.Placements, ", "), op)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", e.Rung, e.Name, strings.Join(e.Placements, ","), op)
-			}
-			return tw.Flush()
+				t.Write(w, style(w))
+			})
+			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array, one object per benchmark")
+	format.register(cmd, "a JSON array, one object per benchmark")
 	return cmd
 }
 
 func newEnv(stdout io.Writer) *cobra.Command {
-	var asJSON bool
+	var format outputFormat
 	cmd := &cobra.Command{
 		Use:   "env",
 		Short: "show the machine facts every result records, and the settings that blur measurements",
@@ -83,19 +84,45 @@ func newEnv(stdout io.Writer) *cobra.Command {
 core types, SMT, governor, virtualization and the KVM backend, clocksource,
 kernel and command line, mitigations, cgroups, idle driver, perf counters,
 load. Each risky setting is followed by a one-line fix. It changes nothing.`,
-		Example: "  ctxbench env\n  ctxbench env --json | jq .virtualization",
+		Example: "  ctxbench env\n  ctxbench env --format json | jq .virtualization",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			env := machine.Collect(machine.Options{})
-			if asJSON {
+			if format.json() {
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(env)
 			}
-			render.Environment(stdout, env, style(stdout))
+			view(stdout, func(w io.Writer) { render.Environment(w, env, style(w)) })
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the environment as JSON")
+	format.register(cmd, "the environment as one JSON object")
 	return cmd
 }
+
+// outputFormat is --format text|json of list and env, with --json kept as
+// its other spelling (scripts use it: it is part of the contract).
+type outputFormat struct {
+	format string
+	asJSON bool
+}
+
+func (o *outputFormat) register(cmd *cobra.Command, what string) {
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", "text", "output format: text, or json ("+what+")")
+	f.BoolVar(&o.asJSON, "json", false, "the same as --format json")
+	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
+		switch o.format {
+		case "text", "json":
+		default:
+			return usagef("--format %q: want text or json", o.format)
+		}
+		if o.asJSON && cmd.Flags().Changed("format") && o.format != "json" {
+			return usagef("--json and --format %s ask for two formats: give one", o.format)
+		}
+		return nil
+	}
+}
+
+func (o *outputFormat) json() bool { return o.asJSON || o.format == "json" }

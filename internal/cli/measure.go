@@ -76,7 +76,7 @@ type measureFlags struct {
 	placements            []string
 	cpus                  string
 	quick, thorough       bool
-	seed                  int64
+	seed                  seedValue
 	dryRun, quiet, noPerf bool
 	switchesOnly          bool
 	exportJSON            string
@@ -99,11 +99,11 @@ func (m *measureFlags) register(cmd *cobra.Command) {
 	f.IntVar(&m.block, "samples-per-block", 0, "samples per worker process (a block, the unit of every interval); cells are interleaved block by block (default 4: 10 blocks; --quick 2, --thorough 8)")
 	f.DurationVar(&m.minTime, "min-time", 0, "target duration of one sample; ops per sample are calibrated to it (default 2ms)")
 	f.Uint64Var(&m.iterations, "iterations", 0, "fixed ops per sample instead of calibrating")
-	f.StringSliceVarP(&m.placements, "placement", "p", nil, "same-cpu, cross-cpu, unpinned and/or a level of the CPU topology ("+levelNames()+": the pair `ctxbench env` shows for it) (default: each benchmark's ladder placements, and thread/pipe and process/pipe at each level present)")
+	f.StringSliceVarP(&m.placements, "placement", "p", nil, "same-cpu, cross-cpu, unpinned and/or a level of the CPU topology ("+levelNames()+": the pair ctxbench env shows for it) (default: each benchmark's ladder placements, and thread/pipe and process/pipe at each level present)")
 	f.StringVar(&m.cpus, "cpus", "", "CPUs to use, e.g. 2,3 or 0-3: same-cpu uses the last, cross-cpu the first and last (default: all allowed)")
 	f.BoolVar(&m.quick, "quick", false, "fewer, shorter samples: faster, less precise")
 	f.BoolVar(&m.thorough, "thorough", false, "more, longer samples: slower, more precise")
-	f.Int64Var(&m.seed, "seed", 0, "seed of the interleaving order (default: from the clock, recorded in the results)")
+	f.Var(&m.seed, "seed", "seed of the interleaving order, 0 or more (default: from the clock, recorded in the results)")
 	f.DurationVar(&m.span, "span", 0, "spread the blocks over at least this long, so they meet the host's slow phases as the next run will (0: no pacing)")
 	f.Lookup("span").DefValue = "10s; --quick 0, --thorough 30s"
 	f.DurationVar(&m.timeout, "timeout", 0, "watchdog per block: a block that has not finished by then is killed (default: derived from --min-time)")
@@ -250,7 +250,7 @@ func (m *measureFlags) settings() (suite.Sampling, result.Settings, []model.Plac
 	if err := m.checkStore(); err != nil {
 		return suite.Sampling{}, set, nil, nil, err
 	}
-	seed := m.seed
+	seed := int64(m.seed)
 	if !given("seed") {
 		seed = time.Now().UnixNano()
 	}
@@ -460,13 +460,50 @@ func (c *colorMode) Type() string   { return "WHEN" }
 // calls style(w) with only the writer it is about to colour.
 var colorChoice atomic.Pointer[colorMode]
 
-// style is how a table written to w is coloured.
+// wideChoice is the --wide of the command line being run.
+var wideChoice atomic.Pointer[bool]
+
+// style is how a view written to w is coloured and laid out: its width is
+// COLUMNS where set to a number, else the terminal's, else 100; --wide lays
+// tables out at their natural width. A writer that is already a view's
+// (render.Fit) keeps its style.
 func style(w io.Writer) render.Style {
+	if f, ok := w.(*render.FitWriter); ok {
+		return f.Style()
+	}
 	mode := colorAuto
 	if c := colorChoice.Load(); c != nil {
 		mode = *c
 	}
-	return render.Style{Color: colorOn(mode, isTTY(w), os.Getenv("NO_COLOR"), os.Getenv("TERM"))}
+	return render.Style{Color: colorOn(mode, isTTY(w), os.Getenv("NO_COLOR"), os.Getenv("TERM")),
+		Width: termWidth(w, os.Getenv("COLUMNS")), Wide: wideChoice.Load() != nil && *wideChoice.Load()}
+}
+
+// termWidth is the width views written to w are laid out for: COLUMNS
+// when it is a positive number, else the terminal's, else
+// render.DefaultWidth (a file, a pipe).
+func termWidth(w io.Writer, columns string) int {
+	if n, err := strconv.Atoi(strings.TrimSpace(columns)); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if n, _, err := term.GetSize(int(f.Fd())); err == nil && n > 0 {
+			return n
+		}
+	}
+	return render.DefaultWidth
+}
+
+// view shows a terminal view on w laid out for it: every line fits the
+// width, none ends in a space (render.Fit).
+func view(w io.Writer, show func(io.Writer)) { viewAs(w, w, show) }
+
+// viewAs is view into w, laid out as for the terminal (or file) like, where
+// the view is written once it is whole.
+func viewAs(w, like io.Writer, show func(io.Writer)) {
+	fw := render.Fit(w, style(like))
+	show(fw)
+	_ = fw.Flush()
 }
 
 // colorOn decides colour. A --color always or never given on the command
@@ -514,7 +551,7 @@ func present(doc *result.Document, mf *measureFlags, stdout, stderr io.Writer, s
 		return err
 	}
 	if !mf.quiet {
-		show(table)
+		view(table, show)
 		if mf.exportJSON != "" && mf.exportJSON != "-" {
 			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
 		}

@@ -4,20 +4,33 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/result"
 )
 
 // checkExports refuses, before anything is measured, export paths that
-// could not be written and more than one export claiming stdout.
+// could not be written, two exports to one file, and more than one export
+// claiming stdout.
 // Each pair is {flag, path}.
 func checkExports(pairs ...[2]string) error {
 	stdoutBy := ""
+	byPath := map[string]string{} // a path, made absolute, → the flag that writes it
 	for _, fp := range pairs {
 		flag, p := fp[0], fp[1]
 		if p == "" {
 			continue
+		}
+		if p != "-" {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				abs = filepath.Clean(p)
+			}
+			if other, ok := byPath[abs]; ok {
+				return usagef("%s and %s both write %s: one would overwrite the other; give each its own file", other, flag, p)
+			}
+			byPath[abs] = flag
 		}
 		if p == "-" {
 			if stdoutBy != "" {

@@ -25,7 +25,7 @@ type poolFlags struct {
 	quick, quiet, noPerf, noIndex         bool
 	duration, warmupTime, quietWait       time.Duration
 	runs                                  int
-	seed                                  uint64
+	seed                                  seedValue
 	pgDSN, redisURL                       string
 	lf                                    lockFlags
 	flags                                 *pflag.FlagSet // what was given, for the settings record
@@ -88,7 +88,7 @@ func (pf *poolFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&pf.runs, "repetitions", 0, "the old spelling of --runs")
 	rename(fl, "repetitions", "runs")
 	fl.DurationVar(&pf.quietWait, "wait-quiet", 0, "before each window, wait up to this long until other processes leave its CPUs (a shared machine)")
-	fl.Uint64Var(&pf.seed, "seed", 0, "seed of the visiting order and the random ids (default: from the clock, recorded in the results)")
+	fl.Var(&pf.seed, "seed", "seed of the visiting order and the random ids, 0 or more (default: from the clock, recorded in the results)")
 	fl.BoolVar(&pf.quick, "quick", false, "a smoke test: pgxpool only, 7 pool sizes, 1000 workers, cross-cpu, short windows")
 	fl.BoolVarP(&pf.quiet, "quiet", "q", false, "print no table or progress; only errors")
 	fl.BoolVar(&pf.noPerf, "no-perf-check", false, "skip the per-CPU perf context-switch count beside the per-task counts")
@@ -148,9 +148,9 @@ func (pf *poolFlags) config(f *pflag.FlagSet) (suite.PoolConfig, error) {
 	cfg.QuietWait = pf.quietWait
 	// As run's: a seed not given comes from the clock and is recorded (in
 	// the settings and the pools' config), so --seed can replay the order.
-	cfg.Seed = uint64(time.Now().UnixNano())
+	cfg.Seed = uint64(time.Now().UnixNano() & (1<<63 - 1)) // within --seed's range, so it can be given back
 	if f.Changed("seed") {
-		cfg.Seed = pf.seed
+		cfg.Seed = uint64(pf.seed)
 	}
 	cfg.Perf = cfg.Perf && !pf.noPerf
 	cfg.NoIndex = pf.noIndex
@@ -201,8 +201,10 @@ func runPool(ctx context.Context, pf *poolFlags, cfg suite.PoolConfig, stdout, s
 		return err
 	}
 	if !pf.quiet {
-		render.Pools(out, res)
-		render.Missing(out, doc)
+		view(out, func(w io.Writer) {
+			render.Pools(w, res)
+			render.Missing(w, doc)
+		})
 	}
 	windows := 0
 	for _, s := range res.Servers {

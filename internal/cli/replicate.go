@@ -67,7 +67,7 @@ publication got wrong. With no names it runs them all; some take minutes
 				return err
 			}
 			if !quiet {
-				render.Replications(out, doc)
+				view(out, func(w io.Writer) { render.Replications(w, doc) })
 			}
 			if failures := suite.FailedPublished(doc, xs); failures > 0 {
 				return &exitError{ExitFailure, fmt.Sprintf("%d of %d experiments failed", failures, len(xs))}

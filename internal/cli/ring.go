@@ -167,7 +167,7 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 		return err
 	}
 	if !mf.quiet {
-		render.Rings(table, doc, style(table))
+		view(table, func(w io.Writer) { render.Rings(w, doc, style(w)) })
 		if mf.exportJSON != "" && mf.exportJSON != "-" {
 			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
 		}

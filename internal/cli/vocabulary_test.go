@@ -175,7 +175,7 @@ func TestHelpOfRenamedFlags(t *testing.T) {
 		{[]string{"spawn"}, []string{`-r, --runs int .*default: each kind's own`, `--export-csv FILE`, `--export-markdown FILE`, `--color WHEN`}, regexp.MustCompile(`--samples\b`)},
 		{[]string{"memory"}, []string{`--contexts strings`, `--export-csv FILE`, `--export-markdown FILE`}, regexp.MustCompile(`--n\b`)},
 		{[]string{"pool"}, []string{`-r, --runs int .*\(default 5; --quick 3\)`, `--warmup-time duration .*\(default 500ms; --quick 200ms\)`,
-			`--seed uint .*from the clock, recorded in the results`, `--duration duration .*\(default 1s; --quick 500ms\)`},
+			`--seed SEED .*from the clock, recorded in the results`, `--duration duration .*\(default 1s; --quick 500ms\)`},
 			regexp.MustCompile(`--repetitions|--warmup\s`)},
 	} {
 		_, out, _ := run(t, append(append([]string{}, c.path...), "--help")...)

@@ -9,7 +9,7 @@
 // the time. A change is the Hodges–Lehmann ratio of the two files' block
 // medians with the interval that inverts the Mann–Whitney test on blocks
 // (internal/stats.CompareBlocks); no normality is assumed. A change whose
-// interval contains no change prints as "~": the data do not show a
+// interval contains no change prints as "≈" (not resolved): the data do not show a
 // difference, which is not the same as showing there is none. Files written
 // before blocks were recorded are compared sample by sample, and a note
 // says that such a test is too eager. A geometric-mean row summarises each
@@ -605,7 +605,7 @@ func hints(c *Comparison, o Options) []string {
 		}
 	}
 	if r := c.Resolvable(); r > 0 {
-		h = append(h, fmt.Sprintf("the smallest change these files could resolve: about ±%s (the median half-width of the rows' intervals); a smaller real change shows as ~", units.Percent(100*r, 1)))
+		h = append(h, fmt.Sprintf("the smallest change these files could resolve: about ±%s (the median half-width of the rows' intervals); a smaller real change shows as ≈ (not resolved)", units.Percent(100*r, 1)))
 	}
 	if n := c.Tests(); n >= 10 {
 		h = append(h, fmt.Sprintf("%d tests at α=%s: about %s of them can show as significant by chance alone; do not re-run until a row turns significant", n, units.Digits(c.Alpha, -1), units.Fixed(float64(n)*c.Alpha, 1)))

@@ -101,8 +101,8 @@ func TestSameDistributionIsNot(t *testing.T) {
 		t.Fatal(err)
 	}
 	testdoc.Golden(t, "same.txt", buf.Bytes())
-	if !strings.Contains(buf.String(), "~ [") {
-		t.Error("no row printed as ~")
+	if !strings.Contains(buf.String(), "≈ [") {
+		t.Error("no row printed as ≈ (not resolved)")
 	}
 }
 

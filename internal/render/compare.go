@@ -35,8 +35,9 @@ func CompareRows(t *compare.Table) []*compare.Row {
 	return append(slices.Clone(t.Rows), t.Geomean)
 }
 
-// formatCell renders "median ± CI%" in unit u ("± ∞" without an interval).
-func formatCell(c compare.Cell, u units.Unit, geo bool) string {
+// formatCell renders "median ±CI%" in unit u ("± ∞" without an interval),
+// the level where it is not 95%.
+func formatCell(c compare.Cell, u units.Unit, geo bool, stated float64) string {
 	if !c.Present {
 		return "—"
 	}
@@ -44,15 +45,16 @@ func formatCell(c compare.Cell, u units.Unit, geo bool) string {
 	if geo {
 		return v
 	}
-	ci := compare.CIPercent(c.Summary)
-	if math.IsNaN(ci) {
+	if math.IsNaN(compare.CIPercent(c.Summary)) {
 		return v + " ± ∞"
 	}
-	return v + " ± " + units.Percent(ci, 0)
+	// ±a% where both sides round alike, else −a/+b%: never a ± that
+	// hides one side.
+	return v + " " + SpanPercent(c.Summary.Median, c.Summary.CILow, c.Summary.CIHigh) + levelMarkVs(c.Summary.Confidence, stated)
 }
 
 // formatDelta renders a change with its interval: "+7.1% [+3.0%, +11.4%]
-// n=10", or "~ [−2.0%, +3.1%] n=10" when the interval contains no change;
+// n=10", or "≈ [−2.0%, +3.1%] n=10" when the interval contains no change;
 // n counts blocks (or samples, for files that did not record blocks, with
 // a footnote).
 func formatDelta(d compare.Delta) string {
@@ -66,7 +68,7 @@ func formatDelta(d compare.Delta) string {
 	if d.N1 != d.N2 {
 		n += "+" + strconv.Itoa(d.N2)
 	}
-	ch := "~"
+	ch := MarkUnresolved.Symbol
 	if d.Significant {
 		ch = units.SignedPercent(100*d.Change, 1)
 	}
@@ -131,11 +133,43 @@ func cmpColumnPlacement(c *compare.Comparison, i int) string {
 // cellText renders a cell; with rows matched by name only and a column of
 // mixed placements, the cell says its placement.
 func cmpCellText(c *compare.Comparison, i int, cell compare.Cell, u units.Unit, geo bool) string {
-	s := formatCell(cell, u, geo)
+	s := formatCell(cell, u, geo, cellLevel(c))
 	if c.IgnorePlacement && cell.Present && cell.Placement != "" && cmpColumnPlacement(c, i) == "" {
 		s += " [" + cell.Placement + "]"
 	}
 	return withMarks(s, cell.Notes)
+}
+
+// cellLevel is the level the comparison's cells state: the one most of
+// them have.
+func cellLevel(c *compare.Comparison) float64 {
+	var cs []float64
+	for _, t := range c.Tables {
+		for _, r := range t.Rows {
+			for _, cell := range r.Cells {
+				if cell.Present {
+					cs = append(cs, cell.Summary.Confidence)
+				}
+			}
+		}
+	}
+	return statedLevel(cs...)
+}
+
+// otherLevels says some cell's interval has a level other than the one
+// the cells state (so it carries @N%).
+func otherLevels(c *compare.Comparison) bool {
+	stated := cellLevel(c)
+	for _, t := range c.Tables {
+		for _, r := range t.Rows {
+			for _, cell := range r.Cells {
+				if cell.Present && levelMarkVs(cell.Summary.Confidence, stated) != "" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // unshared says, for a table of several inputs none of whose rows is in
@@ -175,12 +209,12 @@ func cmpUnshared(c *compare.Comparison, t *compare.Table) string {
 // median with the precision interval and changes on blocks; for sets of
 // files, each set's geometric mean over its sittings and changes with the
 // sittings as the unit.
-func cmpLegend(c *compare.Comparison, cells, vs, same string) string {
+func cmpLegend(c *compare.Comparison, cells, vs string) string {
 	level := units.Digits(100*(1-c.Alpha), -1) + "%"
 	if c.Sets != nil {
-		return fmt.Sprintf("%s: each set's geometric mean of its sittings' medians ± the 95%% interval of that mean; %s: change [%s interval], sittings as the unit, n = sittings (%s = the interval contains no change)", cells, vs, level, same)
+		return fmt.Sprintf("%s: each set's geometric mean of its sittings' medians ± the 95%% interval of that mean; %s: change [%s interval], sittings as the unit, n = sittings", cells, vs, level)
 	}
-	return fmt.Sprintf("%s: median ± CI of the median (blocks as the unit); %s: change [%s interval], Hodges–Lehmann on block medians, n = blocks (%s = the interval contains no change)", cells, vs, level, same)
+	return fmt.Sprintf("%s: median and the %s interval of the median (blocks as the unit), ±a%% or −a/+b%% of it; %s: change [%s interval], Hodges–Lehmann on block medians, n = blocks", cells, LevelText(cellLevel(c)), vs, level)
 }
 
 // CompareText prints the comparison as benchstat does: the shared
@@ -190,7 +224,11 @@ func CompareText(w io.Writer, c *compare.Comparison) error {
 	for _, s := range c.Shared {
 		fmt.Fprintln(w, s)
 	}
-	fmt.Fprintf(w, "%s\n", cmpLegend(c, "cells", "vs base", "~"))
+	fmt.Fprintf(w, "%s\n", cmpLegend(c, "cells", "vs base"))
+	fmt.Fprintln(w, MarkUnresolved.Symbol+" "+MarkUnresolved.Legend)
+	if otherLevels(c) {
+		fmt.Fprintln(w, MarkLevel.Symbol+" "+MarkLevel.Legend)
+	}
 	for _, t := range c.Tables {
 		fmt.Fprintln(w)
 		if msg := cmpUnshared(c, t); msg != "" {
@@ -305,11 +343,64 @@ func writeTextTable(w io.Writer, c *compare.Comparison, t *compare.Table) {
 		}
 		return strings.TrimRight(b.String(), " ")
 	}
-	fmt.Fprintln(w, render(head1, true, true))
-	fmt.Fprintln(w, render(head2, true, false))
+	out := []string{render(head1, true, true), render(head2, true, false)}
 	for _, l := range lines {
-		fmt.Fprintln(w, render(l, false, false))
+		out = append(out, render(l, false, false))
 	}
+	st := styleOf(w)
+	if wd := Width(out[0]); !st.Wide && wd > st.Columns() {
+		writeLongTable(w, c, t, st)
+		return
+	}
+	fmt.Fprintln(w, strings.Join(out, "\n"))
+}
+
+// writeLongTable is a comparison table too wide for the terminal side by
+// side: one line per row and input, the inputs by their letter (named in
+// one line above), each file after the base with its change.
+func writeLongTable(w io.Writer, c *compare.Comparison, t *compare.Table, st Style) {
+	var names []string
+	for i := range c.Inputs {
+		names = append(names, fmt.Sprintf("%s = %s", inputTag(i), cmpHeader(c, i)))
+	}
+	fmt.Fprintf(w, "%s (%s; %s)\n", t.Title, t.Unit, strings.Join(names, ", "))
+	cols := []Col{{Head: "BENCHMARK", Wrap: true, Min: 16}}
+	if !c.IgnorePlacement {
+		cols = append(cols, Col{Head: "PLACEMENT"})
+	}
+	cols = append(cols, Col{Head: "FILE"}, Col{Head: "MEDIAN ± CI", Right: true}, Col{Head: "VS BASE", Wrap: true, Min: 18})
+	tb := NewTable(cols...)
+	for _, r := range CompareRows(t) {
+		geo := r == t.Geomean
+		u := rowUnit(r)
+		for i := range c.Inputs {
+			name, pl := "", ""
+			if i == 0 {
+				name, pl = r.Name, r.Placement
+				if geo {
+					name = "geomean"
+				}
+			}
+			cells := []string{name}
+			if !c.IgnorePlacement {
+				cells = append(cells, pl)
+			}
+			delta := ""
+			if i > 0 {
+				delta = withMarks(formatDelta(r.Deltas[i]), r.Deltas[i].Notes)
+			}
+			tb.Row(append(cells, inputTag(i), cmpCellText(c, i, r.Cells[i], u, geo), delta)...)
+		}
+	}
+	tb.Write(w, st)
+}
+
+// inputTag is the letter of the i-th input (A is the base).
+func inputTag(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return fmt.Sprintf("R%d", i+1)
 }
 
 func groupWidth(ws []int) int {
@@ -341,7 +432,10 @@ func CompareMarkdown(w io.Writer, c *compare.Comparison) error {
 	for _, s := range c.Shared {
 		fmt.Fprintf(w, "- %s\n", s)
 	}
-	fmt.Fprintf(w, "\n%s.\n", cmpLegend(c, "Cells", "*vs base*", "`~`"))
+	fmt.Fprintf(w, "\n%s.\n\n%s %s\n", cmpLegend(c, "Cells", "*vs base*"), MarkUnresolved.Symbol, MarkUnresolved.Legend)
+	if otherLevels(c) {
+		fmt.Fprintf(w, "\n%s %s\n", MarkLevel.Symbol, MarkLevel.Legend)
+	}
 	for _, t := range c.Tables {
 		if msg := cmpUnshared(c, t); msg != "" {
 			fmt.Fprintf(w, "\n%s\n", msg)
@@ -418,8 +512,12 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 // Messages to stderr, as benchstat does.
 func CompareCSV(w io.Writer, c *compare.Comparison) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"table", "unit", "name", "placement", "input", "n", "median", "ci_low", "ci_high",
-		"change", "change_low", "change_high", "unit", "p", "significant", "notes"})
+	// Every column has one name and one meaning, its unit in the name or
+	// in the unit column beside it: figures are in figure_unit, changes in
+	// percent as the text prints them, counts say what they count.
+	_ = cw.Write([]string{"table", "figure_unit", "name", "placement", "input", "samples", "blocks", "geomean_of_rows",
+		"median", "ci_low", "ci_high", "ci_confidence",
+		"change_pct", "change_low_pct", "change_high_pct", "change_tested_on", "change_units_base", "change_units_this", "p", "significant", "notes"})
 	f := func(v float64) string { return units.Digits(v, -1) } // every digit: a program reads it back
 	for _, t := range c.Tables {
 		for _, r := range CompareRows(t) {
@@ -429,16 +527,27 @@ func CompareCSV(w io.Writer, c *compare.Comparison) error {
 					continue
 				}
 				s := cell.Summary
-				rec := []string{t.Title, t.Unit, r.Name, cell.Placement, c.Inputs[i].Label, strconv.Itoa(s.N), f(s.Median), "", "", "", "", "", "", "", "", ""}
-				if !geo {
-					rec[7], rec[8] = f(s.CILow), f(s.CIHigh)
+				rec := make([]string, 21)
+				rec[0], rec[1], rec[2], rec[3], rec[4] = t.Title, t.Unit, r.Name, cell.Placement, c.Inputs[i].Label
+				rec[8] = f(s.Median)
+				if geo {
+					rec[7] = strconv.Itoa(s.N) // the geomean's n is the rows it summarises
+				} else {
+					rec[5] = strconv.Itoa(s.N)
+					if cell.Sizes != nil {
+						rec[6] = strconv.Itoa(len(cell.Sizes))
+					}
+					if s.Confidence > 0 {
+						rec[9], rec[10], rec[11] = f(s.CILow), f(s.CIHigh), f(s.Confidence)
+					}
 				}
 				notes := cell.Notes
 				if d := r.Deltas[i]; i > 0 && d.Present {
-					rec[9] = f(d.Change)
+					rec[12] = f(100 * d.Change)
 					if d.Tested {
-						rec[10], rec[11], rec[12] = f(d.Lo), f(d.Hi), d.Unit
-						rec[13], rec[14] = f(d.P), strconv.FormatBool(d.Significant)
+						rec[13], rec[14], rec[15] = f(100*d.Lo), f(100*d.Hi), d.Unit
+						rec[16], rec[17] = strconv.Itoa(d.N1), strconv.Itoa(d.N2)
+						rec[18], rec[19] = f(d.P), strconv.FormatBool(d.Significant)
 					}
 					notes = append(append([]int{}, notes...), d.Notes...)
 				}
@@ -446,7 +555,7 @@ func CompareCSV(w io.Writer, c *compare.Comparison) error {
 				for _, n := range notes {
 					ns = append(ns, strconv.Itoa(n))
 				}
-				rec[15] = strings.Join(ns, ";")
+				rec[20] = strings.Join(ns, ";")
 				_ = cw.Write(rec)
 			}
 		}

@@ -18,7 +18,7 @@ func TestEnvironmentTopology(t *testing.T) {
 		{Name: "cross-cpu", CPUs: [2]int{0, 15}, Description: "any two CPUs: the first and the last (here other-package)"},
 	}}
 	var buf bytes.Buffer
-	render.Environment(&buf, e, render.Style{})
+	render.Environment(&buf, e, render.Style{Wide: true})
 	var rows []string
 	for _, line := range strings.Split(buf.String(), "\n") {
 		if strings.Contains(line, " CPUs ") && strings.Contains(line, ": ") {

@@ -31,7 +31,7 @@ func Explain(w io.Writer, doc *result.Document) {
 		explainHeader(w, e)
 		if explainTable(w, e) && !legend {
 			legend = true
-			fmt.Fprintf(w, "  %s not trustworthy on the untraced scale: the probes' correction is larger than the phase, or less certain than what is left of it\n", untrustedMark)
+			fmt.Fprintf(w, "  %s %s\n", MarkUntrusted.Symbol, MarkUntrusted.Legend)
 		}
 		explainParallel(w, e)
 		for _, wn := range r.Warnings {
@@ -60,7 +60,7 @@ func Explain(w io.Writer, doc *result.Document) {
 
 // untrustedMark follows a phase's untraced figure when the correction
 // swamps it (result.ExplainPhase.UntracedUnreliable).
-const untrustedMark = "†"
+var untrustedMark = MarkUntrusted.Symbol
 
 // lightProbes says what the light probe set leaves out.
 const lightProbes = "the light set: syscalls, wakeup and switch only"

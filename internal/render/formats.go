@@ -39,7 +39,7 @@ func CSV(w io.Writer, d *result.Document) error {
 		s := r.OneWayNS
 		row := []string{r.Name, r.Rung, r.Placement, r.Kind, units.Exact(s.Median), units.Exact(s.P10), units.Exact(s.P90),
 			units.Exact(s.CILow), units.Exact(s.CIHigh), units.Exact(s.CV), strconv.Itoa(s.N), cyc,
-			optF64(r.SwitchesPerHop), strconv.FormatBool(r.Verification.Verified), strings.Join(flags, ";"), r.Label.String(),
+			optF64(r.SwitchesPerHop), verifiedCell(r), strings.Join(flags, ";"), r.Label.String(),
 			units.Exact(s.Confidence)}
 		if rp := s.Reproducibility; rp != nil {
 			row = append(row, units.Exact(rp.Low), units.Exact(rp.High), units.Exact(rp.Confidence), strconv.Itoa(rp.Sittings), units.Exact(rp.BetweenCV))
@@ -52,11 +52,26 @@ func CSV(w io.Writer, d *result.Document) error {
 	return cw.Error()
 }
 
+// verifiedCell is the CSV's verified column: empty where no kernel switch
+// is expected (nothing was there to verify), else whether the switches
+// counted were one per hop.
+func verifiedCell(r result.Result) string {
+	if r.Verification.ExpectedPerHop == nil && r.SwitchesPerHop == nil {
+		return ""
+	}
+	return strconv.FormatBool(r.Verification.Verified)
+}
+
 // Markdown writes the ladder as a Markdown table, followed by the creation
-// and memory tables where the document holds them.
+// and memory tables where the document holds them. Its marks are the
+// terminal's, explained under the table.
 func Markdown(w io.Writer, d *result.Document) error {
+	stated := statedLevel(precisionLevels(d.Results)...)
+	mstated := multipleLevel(d.Results)
+	ms := MarkSet{}
+	b := baseline(d)
 	fmt.Fprintf(w, "Host: %s\n\n", d.Environment.HostLine())
-	fmt.Fprintln(w, "| Rung | Benchmark | Placement | One-way (median) | p10–p90 | CI (this sitting) | Reproducibility | TSC ticks | × goroutine | Switches/hop |")
+	fmt.Fprintf(w, "| Rung | Benchmark | Placement | One-way (median) | p10–p90 | CI (this sitting) | Reproducibility | TSC ticks | %s | Switches/hop |\n", strings.ToUpper(baselineHead(b)[:3])+strings.ToLower(baselineHead(b)[3:]))
 	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range d.Results {
 		s := r.OneWayNS
@@ -68,24 +83,39 @@ func Markdown(w io.Writer, d *result.Document) error {
 		if s.Confidence > 0 {
 			ci = rangeIn(s.CILow, s.CIHigh, s.Median)
 		}
-		ci += LevelMark(s.Confidence)
+		if l := levelMarkVs(s.Confidence, stated); l != "" {
+			ci += l
+			ms.Use(MarkLevel)
+		}
+		if noiseWarned(r) {
+			ci += ms.Use(MarkNoisy)
+		}
 		rp := "—"
 		if x := s.Reproducibility; x != nil {
 			rp = rangeIn(x.Low, x.High, s.Median)
+			if l := LevelMark(x.Confidence); l != "" {
+				rp += l
+				ms.Use(MarkLevel)
+			}
 			if len(x.PooledFrom) > 0 {
-				rp += "′"
+				rp += ms.Use(MarkPooled)
 			}
 		}
-		name := "`" + r.Name + "`" + strings.TrimPrefix(MarkedName(r), r.Name)
+		name := "`" + r.Name + "`" + strings.TrimPrefix(ms.Name(r), r.Name)
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Rung, name, r.Placement,
-			units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci, rp, cyc, multiple(r, baseline(d)), switchesCell(r))
+			units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci, rp, cyc, multiple(r, b, mstated, ms), switchesCell(r, ms))
 	}
-	fmt.Fprintln(w, "\nOne-way = time per hop; p10–p90 and the intervals are in the unit of the median beside them. CI (this sitting) = where this sitting's median lies, 95% from its block medians (another level is given beside it).")
+	fmt.Fprintf(w, "\nOne-way = time per hop; p10–p90 and the intervals are in the unit of the median beside them. CI (this sitting) = where this sitting's median lies, %s from its block medians.\n", LevelText(stated))
 	for _, l := range reproLegend(d, d.Results) {
 		fmt.Fprintln(w, strings.ReplaceAll(l, "±REPRO", "Reproducibility"))
 	}
-	for _, l := range MarkLegends(d.Results) {
-		fmt.Fprintln(w, l)
+	if b != nil {
+		h := baselineHead(b)
+		fmt.Fprintln(w, multipleLegend(d.Results, b, strings.ToUpper(h[:3])+strings.ToLower(h[3:]), fmt.Sprintf("`%s` %s", b.Name, b.Placement)))
+	}
+	fmt.Fprintln(w, "Switches/hop: counted context switches of both sides per hop; — where no kernel switch is expected.")
+	for _, l := range ms.Legends() {
+		fmt.Fprintln(w, "\n"+mdEscape(l))
 	}
 	first := true
 	for _, r := range d.Results {
@@ -96,9 +126,6 @@ func Markdown(w io.Writer, d *result.Document) error {
 			}
 			fmt.Fprintf(w, "- `%s` %s: %s\n", r.Name, r.Placement, mdEscape(c.Consists))
 		}
-	}
-	if b := baseline(d); b != nil {
-		fmt.Fprintln(w, multipleLegend(d.Results, b, "× goroutine", fmt.Sprintf("`%s` %s", b.Name, b.Placement)))
 	}
 	// The default ladder's creation and memory sections, as their own
 	// tables: a Markdown export holds every table the terminal showed.

@@ -129,7 +129,7 @@ func historyCell(w io.Writer, c *HistoryCell) {
 	for _, p := range c.Points {
 		ci := ""
 		if p.Low != nil && p.High != nil {
-			ci = fmt.Sprintf("  [%s, %s] at %s", units.Time(*p.Low), units.Time(*p.High), units.Percent(100*p.Confidence, 0))
+			ci = fmt.Sprintf("  [%s, %s] at %s", units.Time(*p.Low), units.Time(*p.High), LevelText(p.Confidence))
 		}
 		mark := ""
 		if p.Contended {

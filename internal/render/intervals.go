@@ -11,7 +11,6 @@ import (
 	"fmt"
 
 	"github.com/ctxbench/ctxbench/internal/result"
-	"github.com/ctxbench/ctxbench/internal/units"
 )
 
 // aaHint names the command that teaches the machine its between-sitting
@@ -28,18 +27,21 @@ func hasRepro(rs []result.Result) bool {
 	return false
 }
 
-// reproCell is a row's reproducibility half-width as a percentage of its
-// median, marked ′ when the between-sitting part was pooled from other
-// cells; "—" where the machine has not learned it.
-func reproCell(r result.Result) string {
+// reproCell is a row's reproducibility interval as percentages of its
+// median (±a% or −a/+b%), marked ′ when the between-sitting part was pooled
+// from other cells; "—" where the machine has not learned it.
+func reproCell(r result.Result, ms MarkSet) string {
 	rp := r.OneWayNS.Reproducibility
-	if rp == nil {
+	if rp == nil || r.OneWayNS.Median <= 0 {
 		return "—"
 	}
-	s := "±" + units.Percent(100*rp.Half(r.OneWayNS.Median), 0)
-	s += LevelMark(rp.Confidence)
+	s := SpanPercent(r.OneWayNS.Median, rp.Low, rp.High)
+	if l := LevelMark(rp.Confidence); l != "" {
+		ms.Use(MarkLevel)
+		s += l
+	}
 	if len(rp.PooledFrom) > 0 {
-		s += "′"
+		s += ms.Use(MarkPooled)
 	}
 	return s
 }
@@ -61,13 +63,13 @@ func reproLegend(d *result.Document, rs []result.Result) []string {
 		if hi != lo {
 			n = fmt.Sprintf("%d–%d", lo, hi)
 		}
-		lines := []string{fmt.Sprintf("±REPRO = where another sitting's median on this machine will lie: 95%% prediction interval from this sitting's precision plus the between-sitting variation its history shows (%s sittings; few sittings give a wide interval); compare tests against it; — where a cell has not been learned", n)}
+		var cs []float64
 		for _, r := range rs {
-			if rp := r.OneWayNS.Reproducibility; rp != nil && len(rp.PooledFrom) > 0 {
-				lines = append(lines, "′ the cell has too few sittings of its own: its between-sitting variation is pooled from the other cells of its placement that have three or more")
-				break
+			if rp := r.OneWayNS.Reproducibility; rp != nil {
+				cs = append(cs, rp.Confidence)
 			}
 		}
+		lines := []string{fmt.Sprintf("±REPRO: where another sitting's median on this machine will lie: %s prediction interval from this sitting's precision plus the between-sitting variation its history shows (%s sittings; few sittings give a wide interval); compare tests against it; — where a cell has not been learned", LevelText(statedLevel(cs...)), n)}
 		return lines
 	}
 	why := "the machine has not learned how far its sittings move"

@@ -6,29 +6,37 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/units"
 )
 
 // Ladder prints the results as the ladder: rung, benchmark, placement,
-// one-way median [p10–p90], CI, TSC ticks, multiple of the goroutine baseline,
-// verified switches per hop; then flags and warnings as numbered footnotes.
+// one-way median, p10–p90, the precision interval (and the reproducibility
+// interval where the machine has learned it), TSC ticks, the multiple of
+// the baseline, verified switches per hop; then the legend of every mark
+// and column shown, and flags and warnings as numbered footnotes. It fits
+// st's width (Table): what does not fit is named under the table.
 func Ladder(w io.Writer, d *result.Document, st Style) {
+	stated := statedLevel(precisionLevels(d.Results)...)
 	fmt.Fprintf(w, "ctxbench — %s\n", d.Environment.HostLine())
-	fmt.Fprintf(w, "one-way = per hop (one context hands the CPU to another); median [p10–p90, same unit] of the samples; ±CI = where this sitting's median lies: 95%% interval from its block medians (each block a worker process)\n")
+	fmt.Fprintf(w, "one-way = per hop (one context hands the CPU to another): the median of the samples, p10–p90 in the same unit; ±CI = where this sitting's median lies: %s interval from its block medians (each block a worker process)\n", LevelText(stated))
 	if d.Settings.DryRun {
 		fmt.Fprintln(w, st.Paint("33", "DRY RUN: the figures below are synthetic, nothing was measured"))
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	ms := MarkSet{}
+	b := baseline(d)
+	mstated := multipleLevel(d.Results)
 	repro := hasRepro(d.Results)
-	reproHead := ""
+	cols := []Col{{Head: "RUNG", Fold: 1}, {Head: "BENCHMARK", Wrap: true, Min: 20, NarrowAt: 99}, {Head: "PLACEMENT"},
+		{Head: "ONE-WAY", Right: true}, {Head: "p10–p90", Right: true, Fold: 3}, {Head: "±CI"}}
 	if repro {
-		reproHead = "±REPRO\t"
+		cols = append(cols, Col{Head: "±REPRO", Fold: 4})
 	}
-	fmt.Fprintf(tw, "RUNG\tBENCHMARK\tPLACEMENT\tONE-WAY [p10–p90]\t±CI\t%sTSC TICKS\t× GOROUTINE\tSWITCHES/HOP\t\n", reproHead)
+	cols = append(cols, Col{Head: "TSC TICKS", Right: true, Fold: 2}, Col{Head: baselineHead(b), Fold: 5},
+		Col{Head: "SWITCHES/HOP", Wrap: true, NarrowAt: 5}) // its notes wrap before × leaves
+	t := NewTable(cols...)
 	var notes []string
 	noisy := 0
 	note := func(s string) string {
@@ -41,8 +49,11 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 		if r.OneWayCycles != nil {
 			cyc = units.Sig(r.OneWayCycles.Median)
 		}
-		ci := ciPercent(s.Median, s.CILow, s.CIHigh, s.Confidence)
-		sw := switchesCell(r)
+		ci := ciText(s.Median, s.CILow, s.CIHigh, s.Confidence, stated)
+		if strings.Contains(ci, "@") {
+			ms.Use(MarkLevel)
+		}
+		sw := switchesCell(r, ms)
 		if r.SwitchesPerHop != nil {
 			if r.Verification.Verified {
 				sw = st.Paint("32", sw)
@@ -50,48 +61,43 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 				sw = st.Paint("31", sw)
 			}
 		}
-		marks := ""
+		refs := ""
 		for _, f := range r.Flags {
-			marks += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, f.Message))
+			refs += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, f.Message))
 		}
 		for _, wn := range r.Warnings {
 			if !strings.HasPrefix(wn.Code, "noise-") { // noise is the "~"; the rest is said
-				marks += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, wn.Message))
+				refs += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, wn.Message))
 			}
 		}
 		if c := r.CrossCPU; c != nil && c.Consists != "" {
-			marks += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, c.Consists))
+			refs += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, c.Consists))
 		}
 		if noiseWarned(r) {
-			ci += "~"
+			ci += ms.Use(MarkNoisy)
 			noisy++
 		}
-		name := MarkedName(r)
-		rp := ""
+		cells := []string{r.Rung, ms.Name(r), r.Placement, units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci}
 		if repro {
-			rp = reproCell(r) + "\t"
+			cells = append(cells, reproCell(r, ms))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s [%s]\t%s\t%s%s\t%s\t%s%s\t\n",
-			r.Rung, name, r.Placement, units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci, rp, cyc,
-			multiple(r, baseline(d)), sw, marks)
+		cells = append(cells, cyc, multiple(r, b, mstated, ms), sw+refs)
+		t.Row(cells...)
 	}
-	tw.Flush()
-	if ls := MarkLegends(d.Results); len(ls) > 0 {
-		fmt.Fprintln(w)
-		for _, l := range ls {
-			fmt.Fprintln(w, l)
-		}
-	}
-	if b := baseline(d); b != nil {
-		fmt.Fprintln(w, "\n"+multipleLegend(d.Results, b, "× GOROUTINE", fmt.Sprintf("%s %s (%s)", b.Name, b.Placement, units.Time(b.MedianNS))))
+	t.Write(w, st)
+	ms.Only(t.Printed())
+	fmt.Fprintln(w)
+	if b != nil {
+		fmt.Fprintln(w, multipleLegend(d.Results, b, baselineHead(b), fmt.Sprintf("%s %s (%s)", b.Name, b.Placement, units.Time(b.MedianNS))))
 	}
 	for _, l := range reproLegend(d, d.Results) {
 		fmt.Fprintln(w, l)
 	}
-	fmt.Fprintln(w, "SWITCHES/HOP: counted context switches of both sides per hop (✓ within 5% of one); — where no kernel switch is expected.")
+	fmt.Fprintln(w, "SWITCHES/HOP: counted context switches of both sides per hop; — where no kernel switch is expected.")
 	if noisy > 0 {
-		fmt.Fprintf(w, "~: %d row(s) varied a lot (CV ≥ 10%% or p90 ≥ 2× p10; details in the JSON warnings): the median holds, the tails are noise; re-run with --thorough or quiet the machine.\n", noisy)
+		fmt.Fprintf(w, "%d row(s) are noisy (~).\n", noisy)
 	}
+	ms.Write(w)
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
 		for i, n := range notes {
@@ -106,6 +112,15 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 	}
 	whereTheTimeGoes(w, d)
 	Warnings(w, d, st)
+}
+
+// precisionLevels are the levels of the rows' precision intervals.
+func precisionLevels(rs []result.Result) []float64 {
+	cs := make([]float64, 0, len(rs))
+	for _, r := range rs {
+		cs = append(cs, r.OneWayNS.Confidence)
+	}
+	return cs
 }
 
 // whereTheTimeGoes is a short block under the ladder for rows that
@@ -150,8 +165,8 @@ func warningLines(w io.Writer, ws []result.Warning, st Style) {
 
 // Environment prints `ctxbench env`.
 func Environment(w io.Writer, e result.Environment, st Style) {
-	kv := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintf(kv, "%s\t%s\n", k, v) }
+	kv := NewTable(Col{}, Col{Wrap: true, Min: 30})
+	row := func(k, v string) { kv.Row(k, v) }
 	row("host", e.Hostname)
 	row("cpu", fmt.Sprintf("%s (%s family %d model %d stepping %d, microcode %s)", e.CPU.Model, e.CPU.Vendor, e.CPU.Family, e.CPU.ModelID, e.CPU.Stepping, e.CPU.Microcode))
 	row("cpus", fmt.Sprintf("%d logical, online %s, allowed %v, %d thread(s) per core, SMT active: %v", e.CPU.Logical, e.CPU.Online, e.CPU.Allowed, e.CPU.ThreadsPerCore, e.CPU.SMTActive))
@@ -187,7 +202,7 @@ func Environment(w io.Writer, e result.Environment, st Style) {
 	}
 	row("kvm", kvm)
 	row("kernel", e.Kernel+" "+e.KernelBuild)
-	row("cmdline", e.Cmdline)
+	row("cmdline", shorten(e.Cmdline, st.Columns()-len("virtualization")-gap, "the whole line: ctxbench env --format json"))
 	row("clocksource", e.Clocksource)
 	row("cgroups", fmt.Sprintf("%s; cpu controller at %s; own cpu cgroup %q (depth %d); v2 controllers %v", e.Cgroup.Version, e.Cgroup.CPUController, e.Cgroup.Own, e.Cgroup.Depth, e.Cgroup.V2Controllers))
 	row("scheduler", fmt.Sprintf("%s, autogroup %v", e.Scheduler.Policy, e.Scheduler.Autogroup))
@@ -208,7 +223,7 @@ func Environment(w io.Writer, e result.Environment, st Style) {
 		}
 		row(k, fmt.Sprintf("%-13s CPUs %d,%d: %s", l.Name, l.CPUs[0], l.CPUs[1], l.Description))
 	}
-	kv.Flush()
+	kv.Write(w, st)
 	warningLines(w, e.Warnings, st)
 }
 
@@ -224,4 +239,19 @@ func noiseWarned(r result.Result) bool {
 		}
 	}
 	return false
+}
+
+// shorten keeps a long value to one line of n columns: its start, then how
+// much was left out and where the whole of it is.
+func shorten(v string, n int, where string) string {
+	if Width(v) <= n {
+		return v
+	}
+	tail := fmt.Sprintf(" … (%d more characters; %s)", Width(v), where)
+	keep := max(n-Width(tail), 10)
+	r := []rune(v)
+	if keep >= len(r) {
+		return v
+	}
+	return string(r[:keep]) + fmt.Sprintf(" … (%d more characters; %s)", len(r)-keep, where)
 }

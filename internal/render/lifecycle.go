@@ -5,26 +5,36 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/units"
 )
 
-// Spawn prints the creation ladder: median and p90 per creation beside the
-// published or folklore claim.
+// Spawn prints the creation ladder: median and p10–p90 per creation, the
+// precision interval, beside the published or folklore claim, whose
+// sources are numbered under the table.
 func Spawn(w io.Writer, d *result.Document) {
 	if len(d.Spawn) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\ncreation: what it costs to create a context, run it to its end and reap it (median [p10–p90] per creation; ±CI = where this sitting's median lies, 95% unless a level is given: it covers this sitting only)")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONTEXT\tMEASUREMENT\tPER CREATION [p10–p90]\t±CI\tCLAIM BESIDE IT\t")
+	st := styleOf(w)
+	var levels []float64
+	for _, s := range d.Spawn {
+		levels = append(levels, s.PerCreateNS.Confidence)
+	}
+	stated := statedLevel(levels...)
+	ms := MarkSet{}
+	fmt.Fprintf(w, "\ncreation: what it costs to create a context, run it to its end and reap it (median per creation, p10–p90 in the same unit; ±CI = where this sitting's median lies, %s interval: it covers this sitting only)\n", LevelText(stated))
+	t := NewTable(Col{Head: "CONTEXT", Fold: 1}, Col{Head: "MEASUREMENT"}, Col{Head: "PER CREATION", Right: true},
+		Col{Head: "p10–p90", Right: true, Fold: 2}, Col{Head: "±CI"}, Col{Head: "CLAIM BESIDE IT", Wrap: true, Min: 24})
 	var sources []string
 	for _, s := range d.Spawn {
 		ps := s.PerCreateNS
-		ci := ciPercent(ps.Median, ps.CILow, ps.CIHigh, ps.Confidence)
-		claim := s.Claim // files without Claims (older, or made by hand)
+		ci := ciText(ps.Median, ps.CILow, ps.CIHigh, ps.Confidence, stated)
+		if strings.Contains(ci, "@") {
+			ms.Use(MarkLevel)
+		}
+		claim := plainClaim(s.Claim) // files without Claims (older, or made by hand)
 		if len(s.Claims) > 0 {
 			var parts []string
 			for _, c := range s.Claims {
@@ -38,12 +48,14 @@ func Spawn(w io.Writer, d *result.Document) {
 			}
 			claim = strings.Join(parts, "; ")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s [%s–%s]\t%s\t%s\t\n", s.Kind, s.Name, units.Time(ps.Median), units.Time(ps.P10), units.Time(ps.P90), ci, claim)
+		t.Row(s.Kind, s.Name, units.Time(ps.Median), rangeIn(ps.P10, ps.P90, ps.Median), ci, claim)
 	}
-	tw.Flush()
+	t.Write(w, st)
+	ms.Only(t.Printed())
 	for i, src := range sources {
-		fmt.Fprintf(w, "  [%d] %s\n", i+1, src)
+		fmt.Fprintf(w, "[%d] %s\n", i+1, src)
 	}
+	ms.Write(w)
 }
 
 // Memory prints the memory ladder: per context, resident and proportional
@@ -53,30 +65,32 @@ func Memory(w io.Writer, d *result.Document) {
 	if len(d.Memory) == 0 {
 		return
 	}
+	st := styleOf(w)
 	fmt.Fprintln(w, "\nmemory: what a parked context costs to keep, per context (virtual is address space reserved, not memory used)")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONTEXT\tMEASUREMENT\tHELD\tPSS\tRSS\tKERNEL\tCHARGED\tVIRTUAL\tRUNTIME'S OWN COUNT\t")
-	negative := false
+	t := NewTable(Col{Head: "CONTEXT", Fold: 1}, Col{Head: "MEASUREMENT"}, Col{Head: "HELD", Right: true}, Col{Head: "PSS", Right: true},
+		Col{Head: "RSS", Right: true}, Col{Head: "KERNEL", Right: true}, Col{Head: "CHARGED", Right: true}, Col{Head: "VIRTUAL", Right: true},
+		Col{Head: "RUNTIME'S OWN COUNT", Right: true, Fold: 2})
+	ms := MarkSet{}
 	for _, m := range d.Memory {
 		cells := []string{m.Kind, m.Name, memHeld(m)}
 		for _, c := range memoryCells(m) {
 			cells = append(cells, memText(c))
-			negative = negative || c.state == memNegative
+			if c.state == memNegative {
+				ms.Use(MarkNegative)
+			}
 		}
-		fmt.Fprintf(tw, "%s\t\n", strings.Join(cells, "\t"))
+		t.Row(cells...)
 	}
-	tw.Flush()
+	t.Write(w, st)
 	fmt.Fprintln(w, memoryLegend)
-	if negative {
-		fmt.Fprintln(w, memoryNegativeLegend)
-	}
+	ms.Write(w)
 	for _, m := range d.Memory {
 		for _, c := range m.Claims {
 			text, differs, multiple := memClaim(m, c)
-			fmt.Fprintf(w, "  %s — claim: %s (%s)%s%s\n", m.Name, text, c.Source, differs, multiple)
+			fmt.Fprintf(w, "%s — claim: %s (%s)%s%s\n", m.Name, text, c.Source, differs, multiple)
 		}
 		if m.Limit != "" {
-			fmt.Fprintf(w, "  %s — held %d of %d: %s\n", m.Name, m.Contexts, m.Requested, m.Limit)
+			fmt.Fprintf(w, "%s — held %d of %d: %s\n", m.Name, m.Contexts, m.Requested, m.Limit)
 		}
 	}
 }
@@ -93,7 +107,11 @@ const notLikeForLike = " — not like for like: "
 // multiple is printed against a figure that is not like for like.
 func splitClaim(c result.Claim) (claim, differs string) {
 	if c.Differs != "" {
-		return c.Text, notLikeForLike + c.Differs
+		return plainClaim(c.Text), notLikeForLike + c.Differs
 	}
-	return c.Text, ""
+	return plainClaim(c.Text), ""
 }
+
+// plainClaim writes a claim's "~17 µs" as "about 17 µs": in every view ~
+// is the mark of a noisy row, and means nothing else.
+func plainClaim(s string) string { return strings.ReplaceAll(s, "~", "about ") }

@@ -81,9 +81,15 @@ func spawnMarkdownTable(w io.Writer, d *result.Document) error {
 	fmt.Fprintln(w, "| Context | Measurement | Per creation (median) | p10–p90 | CI (this sitting) | Claim beside it |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---|")
 	var src sourceList
+	var levels []float64
+	for _, s := range d.Spawn {
+		levels = append(levels, s.PerCreateNS.Confidence)
+	}
+	stated := statedLevel(levels...)
+	other := false
 	for _, s := range d.Spawn {
 		ps := s.PerCreateNS
-		claim := s.Claim
+		claim := plainClaim(s.Claim)
 		if len(s.Claims) > 0 {
 			parts := make([]string, len(s.Claims))
 			for i, c := range s.Claims {
@@ -95,9 +101,13 @@ func spawnMarkdownTable(w io.Writer, d *result.Document) error {
 			claim = strings.Join(parts, "; ")
 		}
 		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s |\n", mdEscape(s.Kind), s.Name, units.Time(ps.Median),
-			rangeIn(ps.P10, ps.P90, ps.Median), medianInterval(ps), mdEscape(claim))
+			rangeIn(ps.P10, ps.P90, ps.Median), medianInterval(ps, stated), mdEscape(claim))
+		other = other || levelMarkVs(ps.Confidence, stated) != ""
 	}
-	fmt.Fprintln(w, "\nPer creation = create a context, run it to its end and reap it. p10–p90 and the interval are in the unit of the median beside them. CI (this sitting) = where this sitting's median lies, 95% unless another level is given beside it; — where there were too few samples for any interval.")
+	fmt.Fprintf(w, "\nPer creation = create a context, run it to its end and reap it. p10–p90 and the interval are in the unit of the median beside them. CI (this sitting) = where this sitting's median lies, a %s interval; — where there were too few samples for any interval.\n", LevelText(stated))
+	if other {
+		fmt.Fprintf(w, "\n%s %s\n", MarkLevel.Symbol, MarkLevel.Legend)
+	}
 	src.write(w)
 	return nil
 }
@@ -105,13 +115,11 @@ func spawnMarkdownTable(w io.Writer, d *result.Document) error {
 // medianInterval is a Markdown cell for the interval of a median: its
 // bounds in the median's unit, the level where it is not 95%, "—" without
 // an interval.
-func medianInterval(s stats.Summary) string {
+func medianInterval(s stats.Summary, stated float64) string {
 	if !hasInterval(s) {
 		return "—"
 	}
-	cell := rangeIn(s.CILow, s.CIHigh, s.Median)
-	cell += LevelMark(s.Confidence)
-	return cell
+	return rangeIn(s.CILow, s.CIHigh, s.Median) + levelMarkVs(s.Confidence, stated)
 }
 
 // sourceList numbers the sources of claims in the order they are first
@@ -182,7 +190,7 @@ func memoryCells(m result.Memory) []memCell {
 }
 
 // memText is a memory cell as every table shows it: a size, "—" where
-// not measured, "n/a*" where the difference came out negative.
+// not measured, MarkNegative where it came out below zero.
 func memText(c memCell) string {
 	switch c.state {
 	case memFigure:
@@ -190,7 +198,7 @@ func memText(c memCell) string {
 	case memNotMeasured:
 		return "—"
 	}
-	return "n/a*"
+	return MarkNegative.Symbol
 }
 
 // memHeld is how many contexts were held, "N of M" when a limit held it short.
@@ -209,7 +217,6 @@ const (
 		"KERNEL = kernel stacks + page tables per context (for VMs also KVM's own page tables), from machine-wide /proc/meminfo deltas, so other activity moves it; slab is left out of every row, the VM row's too (slab_bytes_per_context in the JSON). " +
 		"CHARGED = user pages + kernel memory (stacks, page tables, slab) charged to the memory cgroup the contexts were born in: exact and undisturbed, but kernel objects allocated without __GFP_ACCOUNT are not charged (for containers a lower bound). " +
 		"— = not measured for this row (a runtime's probe counts what its runtime counts; no usable memory cgroup; VMs have no CHARGED)."
-	memoryNegativeLegend = "n/a* = the difference came out negative: the counter moved by less than its noise (other activity on the machine outweighed these contexts), so there is no figure; a context cannot cost less than nothing."
 )
 
 // memClaim is a claim's text with, where it is like for like, the measured
@@ -286,7 +293,7 @@ func memoryMarkdownTable(w io.Writer, d *result.Document) error {
 	}
 	fmt.Fprintln(w, "\n"+memoryLegend)
 	if negative {
-		fmt.Fprintln(w, "\n"+memoryNegativeLegend)
+		fmt.Fprintln(w, "\n"+MarkNegative.Symbol+" "+MarkNegative.Legend)
 	}
 	var notes []string
 	for _, m := range d.Memory {

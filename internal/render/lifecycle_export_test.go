@@ -198,7 +198,7 @@ func TestMemoryMarkdown(t *testing.T) {
 			t.Errorf("row %d: %q, want %q", i, rows[i], want)
 		}
 	}
-	for _, want := range []string{"n/a* = the difference came out negative", "`memory/process` — held 1500 of 2000: RLIMIT_NPROC 1500 (fake)",
+	for _, want := range []string{"n/a* the difference came out negative", "`memory/process` — held 1500 of 2000: RLIMIT_NPROC 1500 (fake)",
 		"`memory/goroutine` — claim: a goroutine needs 2 KiB (folklore); measured PSS is 1.02× that",
 		"`memory/noisy` — claim: 8 MiB a thread (folklore) — not like for like: a stack reservation, not memory held\n"} {
 		if !strings.Contains(out, want) {

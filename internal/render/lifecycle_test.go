@@ -26,7 +26,7 @@ func TestMemoryClaimNotLikeForLikeHasNoMultiple(t *testing.T) {
 	render.Memory(&b, d)
 	out := b.String()
 	l := tableLine(t, out, "memory/thread — claim: 100,000", "src-a")
-	if !strings.Contains(l, "~100 GB (src-a)"+caveat) {
+	if !strings.Contains(l, "about 100 GB (src-a)"+caveat) {
 		t.Errorf("the source is not right after the claim, before what differs:\n%s", l)
 	}
 	if strings.Contains(l, "× that") || strings.Contains(l, "x that") {
@@ -43,7 +43,7 @@ func TestSpawnClaimMarkBeforeWhatDiffers(t *testing.T) {
 	d := &result.Document{Spawn: []result.Spawn{{Name: "spawn/vm", Kind: "vm", PerCreateNS: stats.Summarize([]float64{573e3, 580e3, 566e3}),
 		Claims: []result.Claim{{Text: "VM start 1-5 s", Differs: "that is a guest OS boot, this is a minimal VM", Source: "src"}}}}}
 	var b bytes.Buffer
-	render.Spawn(&b, d)
+	render.Spawn(render.Fit(&b, render.Style{Wide: true}), d)
 	if l := tableLine(t, b.String(), "spawn/vm", "VM start"); !strings.Contains(l, "VM start 1-5 s [1] — not like for like: that is a guest OS boot") {
 		t.Errorf("the mark is not right after the claim:\n%s", l)
 	}

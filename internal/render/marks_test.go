@@ -74,8 +74,9 @@ func TestMultipleIsTheFigureOfItsInterval(t *testing.T) {
 			t.Errorf("%s: the ratio of the medians, outside its interval, is shown: %q", surface, l)
 		}
 	}
-	// A 95% interval needs no level; the baseline row is 1× by definition.
-	r.MultipleInterval.Confidence = 0.98
+	// An interval at the level the column states needs no mark; the
+	// baseline row is 1× by definition.
+	r.MultipleInterval.Confidence = row(t, d, "thread/pipe", "same-cpu").MultipleInterval.Confidence
 	out := ladderText(d)
 	if l := tableLine(t, out, "thread/pipe", "cross-cpu"); !strings.Contains(l, "70×") || strings.Contains(l, "@") {
 		t.Errorf("a ≥95%% interval's multiple: %q", l)
@@ -118,8 +119,11 @@ func TestOneMarkOneMeaning(t *testing.T) {
 				legend = x
 			}
 		}
-		if !strings.Contains(legend, "≈ where that interval holds 1×") || strings.Contains(legend, "~") {
+		if strings.Contains(legend, "~") {
 			t.Errorf("%s: the legend of the × column: %q", surface, legend)
+		}
+		if !strings.Contains(out, "≈ not resolved: the figure's interval holds no change (1× for a multiple") {
+			t.Errorf("%s: no legend of ≈:\n%s", surface, out)
 		}
 	}
 	// A noisy row keeps ~ in its ±CI column, and only there.
@@ -138,7 +142,7 @@ func TestVMLinesShowTheFigureOfTheInterval(t *testing.T) {
 		Exit: &result.VMExitParts{ExitUserNS: 3000, ExitKernelNS: 1000, ReturnToVMMNS: 2000,
 			ReturnToVMMInterval: &result.Interval{Median: 2500, Low: 2400, High: 2600, Confidence: 0.75, Rounds: 4}},
 		Switch: &result.VMSwitchParts{HopNS: 9000, ProcessHopNS: 4000, ExitNS: 3000, ResidualNS: 2000,
-			ResidualInterval: &result.Interval{Median: 1500, Low: -100, High: 2100, Confidence: 0.98, Rounds: 10}},
+			ResidualInterval: &result.Interval{Median: 1500, Low: -100, High: 2100, Confidence: 0.95, Rounds: 10}},
 	}}}
 	lines := render.VMLines(d)
 	if len(lines) != 2 {
@@ -161,7 +165,7 @@ func TestRingNetNotResolvedMark(t *testing.T) {
 	var b bytes.Buffer
 	render.Rings(&b, d, render.Style{})
 	out := b.String()
-	if strings.Contains(out, " ~") || !strings.Contains(out, "≈") || !strings.Contains(out, "≈ before a net: its interval") {
+	if strings.Contains(out, " ~") || !strings.Contains(out, "≈") || !strings.Contains(out, "≈ "+render.MarkUnresolved.Legend) {
 		t.Errorf("the ring table's mark for an unresolved net:\n%s", out)
 	}
 }
@@ -233,7 +237,7 @@ func TestMemoryNegativeIsNotAFigure(t *testing.T) {
 	if !strings.Contains(l, "n/a*") || strings.Contains(l, "49.5") {
 		t.Errorf("a negative KERNEL is shown as a figure: %q", l)
 	}
-	if !strings.Contains(out, "n/a* = the difference came out negative: the counter moved by less than its noise") {
+	if !strings.Contains(out, "n/a* the difference came out negative: the counter moved by less than its noise") {
 		t.Errorf("no footnote says what n/a* means:\n%s", out)
 	}
 	for _, want := range []string{"KERNEL = kernel stacks + page tables", "slab is left out", "CHARGED = user pages + kernel memory"} {
@@ -259,9 +263,9 @@ func TestFloorLabelSaysWhatTheKernelSaves(t *testing.T) {
 	}
 }
 
-// One way to state a level below 95%, never rounded up to read as 95%.
+// One way to state a level other than 95%, never rounded to read as 95%.
 func TestLevelMark(t *testing.T) {
-	for c, want := range map[float64]string{0: "", 0.75: " @75%", 0.946: " @94.6%", 0.95: "", 0.979: ""} {
+	for c, want := range map[float64]string{0: "", 0.75: " @75%", 0.946: " @94.6%", 0.95: "", 0.9785: " @97.9%", 0.98: " @98%"} {
 		if got := render.LevelMark(c); got != want {
 			t.Errorf("LevelMark(%v) = %q, want %q", c, got, want)
 		}

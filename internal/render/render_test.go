@@ -3,6 +3,7 @@ package render_test
 import (
 	"bytes"
 	"encoding/csv"
+	"io"
 	"strings"
 	"testing"
 
@@ -124,13 +125,51 @@ func TestGoBench(t *testing.T) {
 	}
 }
 
+// shown is what a view prints laid out for st, as the command line shows
+// it (render.Fit).
+func shown(st render.Style, show func(w io.Writer, st render.Style)) string {
+	var b bytes.Buffer
+	fw := render.Fit(&b, st)
+	show(fw, st)
+	_ = fw.Flush()
+	return b.String()
+}
+
+// fits fails for a line wider than width or ending in a space.
+func fits(t *testing.T, what, out string, width int) {
+	t.Helper()
+	for i, l := range strings.Split(out, "\n") {
+		if render.Width(l) > width {
+			t.Errorf("%s line %d is %d columns, wider than %d: %q", what, i+1, render.Width(l), width, l)
+		}
+		if strings.HasSuffix(l, " ") {
+			t.Errorf("%s line %d ends in a space: %q", what, i+1, l)
+		}
+	}
+}
+
 func TestLadder(t *testing.T) {
 	d := fake(t)
 	var plain, color bytes.Buffer
-	render.Ladder(&plain, d, render.Style{})
-	render.Ladder(&color, d, render.Style{Color: true})
+	plain.WriteString(shown(render.Style{}, func(w io.Writer, st render.Style) { render.Ladder(w, d, st) }))
+	color.WriteString(shown(render.Style{Color: true}, func(w io.Writer, st render.Style) { render.Ladder(w, d, st) }))
+	narrow := shown(render.Style{Width: 80}, func(w io.Writer, st render.Style) { render.Ladder(w, d, st) })
+	wide := shown(render.Style{Wide: true}, func(w io.Writer, st render.Style) { render.Ladder(w, d, st) })
 	testdoc.Golden(t, "fake.ladder.txt", plain.Bytes())
 	testdoc.Golden(t, "fake.ladder-color.txt", color.Bytes())
+	testdoc.Golden(t, "fake.ladder-80.txt", []byte(narrow))
+	testdoc.Golden(t, "fake.ladder-wide.txt", []byte(wide))
+	fits(t, "the ladder at 100 columns", plain.String(), 100)
+	fits(t, "the ladder at 80 columns", narrow, 80)
+	// What a narrow view leaves out is named, and --wide shows it all.
+	for _, head := range []string{"RUNG", "TSC TICKS", "p10–p90", "× GOROUTINE"} {
+		if !strings.Contains(wide, head) {
+			t.Errorf("--wide lacks %s", head)
+		}
+		if !strings.Contains(narrow, head) {
+			t.Errorf("at 80 columns %s is neither shown nor named as left out", head)
+		}
+	}
 	if bytes.Contains(plain.Bytes(), []byte("\x1b[")) {
 		t.Error("the plain table has escape sequences")
 	}
@@ -149,9 +188,9 @@ func TestLadder(t *testing.T) {
 
 func TestEnvironment(t *testing.T) {
 	d := fake(t)
-	var buf bytes.Buffer
-	render.Environment(&buf, d.Environment, render.Style{})
-	testdoc.Golden(t, "fake.env.txt", buf.Bytes())
+	out := shown(render.Style{}, func(w io.Writer, st render.Style) { render.Environment(w, d.Environment, st) })
+	testdoc.Golden(t, "fake.env.txt", []byte(out))
+	fits(t, "env", out, 100)
 }
 
 // Rows that ctxbench explain split get a short "where the time goes" block

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -30,11 +31,14 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 		}
 		byGroup[g] = append(byGroup[g], r)
 	}
+	ms := MarkSet{}
 	for _, g := range order {
 		rs := byGroup[g]
 		fmt.Fprintf(w, "\n%s: %s\n", st.Paint("1", fmt.Sprintf("ring of %s, %s", plural(g.kind), g.placement)), ringWhere(rs[0]))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "N\tworking set\tfootprint\tfits in\traw/hop\toverhead\tnet\tnet/raw\tnet/switch\tTSC ticks\tswitches/hop\tverified\t")
+		tw := NewTable(Col{Head: "N", Right: true}, Col{Head: "working set", Right: true}, Col{Head: "footprint", Right: true, Fold: 2},
+			Col{Head: "fits in", Right: true, Fold: 4}, Col{Head: "raw/hop", Right: true}, Col{Head: "overhead", Right: true},
+			Col{Head: "net", Right: true}, Col{Head: "net/raw", Right: true, Fold: 3}, Col{Head: "net/switch", Right: true, Fold: 5},
+			Col{Head: "TSC ticks", Right: true, Fold: 1}, Col{Head: "switches/hop", Right: true}, Col{Head: "verified", Right: true})
 		lo, hi := math.Inf(1), 0.0
 		for _, r := range rs {
 			foot, in := "-", "-"
@@ -64,7 +68,7 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 			case r.NetNS <= 0:
 				net += " (<=0)"
 			case r.NetInterval.Holds(0):
-				net = "≈" + net // its interval holds 0: not resolved here (the ladder's ≈; "~" means noisy there)
+				net = ms.Use(MarkUnresolved) + net // its interval holds 0
 			}
 			ratio := "-"
 			if r.RawNS.Median > 0 {
@@ -75,10 +79,10 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 				perSwitch = units.Time(*r.NetNSPerSwitch)
 				lo, hi = math.Min(lo, *r.SwitchesPerHop), math.Max(hi, *r.SwitchesPerHop)
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Tasks, result.SizeLabel(r.WorkingSetB), foot, in,
+			tw.Row(strconv.Itoa(r.Tasks), result.SizeLabel(r.WorkingSetB), foot, in,
 				units.Time(r.RawNS.Median), units.Time(r.OverheadNS.Median), net, ratio, perSwitch, cyc, sw, ver)
 		}
-		tw.Flush()
+		tw.Write(w, styleOf(w))
 		if hi > 0 && hi/lo > 1+SwitchSpread {
 			fmt.Fprintf(w, "switches per hop range from %s to %s across these points: compare them per counted switch (net/switch), not per hop\n", units.Fixed(lo, 2), units.Fixed(hi, 2))
 		}
@@ -91,8 +95,9 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 	for _, s := range d.Skipped {
 		fmt.Fprintf(w, "skipped: %s: %s\n", s.Name, s.Error)
 	}
-	fmt.Fprintf(w, "\noverhead = the token passed through the same N pipes/channels and the same N working sets by one context, no switch; net = raw - overhead (never clamped); ≈ before a net: its interval, taken block by block, holds 0 (not resolved here). Load average %s at start, steal %s during the run.\n",
+	fmt.Fprintf(w, "\noverhead = the token passed through the same N pipes/channels and the same N working sets by one context, no switch; net = raw - overhead (never clamped), its interval taken block by block. Load average %s at start, steal %s during the run.\n",
 		units.Fixed(d.Environment.Load.Load1, 2), units.Percent(d.Environment.Steal.Percent, 1))
+	ms.Write(w)
 	Warnings(w, d, st)
 }
 

@@ -68,7 +68,7 @@ func Decode(data []byte) (*Document, error) {
 		SchemaVersion *int `json:"schema_version"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, &FormatError{Reason: "not JSON: " + err.Error()}
+		return nil, &FormatError{Reason: jsonReason(err)}
 	}
 	if probe.SchemaVersion == nil {
 		return nil, &FormatError{Reason: "no schema_version (is this a ctxbench result?)"}
@@ -239,4 +239,22 @@ func CheckWritable(path string) error {
 		return fmt.Errorf("directory %s is not writable", dir)
 	}
 	return nil
+}
+
+// jsonReason says in words why data is not a result document, never with
+// encoding/json's Go type names: valid JSON of another shape, or where the
+// text stops being JSON.
+func jsonReason(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field == "" {
+			return "not a ctxbench result: its top level is a JSON " + te.Value + ", not an object"
+		}
+		return fmt.Sprintf("not a ctxbench result: %s is a JSON %s", te.Field, te.Value)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("not JSON: the text stops being JSON at byte %d", se.Offset)
+	}
+	return "not JSON"
 }

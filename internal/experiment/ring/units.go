@@ -94,6 +94,9 @@ func ParseTasks(items []string) ([]int, error) {
 			if part == "" {
 				continue
 			}
+			if strings.HasPrefix(part, "-") {
+				return nil, fmt.Errorf("task count %q is negative: a ring needs at least 2 contexts", part)
+			}
 			lo, hi, isRange := strings.Cut(part, "-")
 			a, err := num(lo)
 			if err != nil {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 
+	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/units"
 )
@@ -124,7 +125,7 @@ func explainRow(r result.Result, classOf func(string) string, scale float64) exp
 }
 
 // untrustedMark follows an untraced figure the correction swamps.
-const untrustedMark = "†"
+var untrustedMark = render.MarkUntrusted.Symbol
 
 // explainSummary is the line under a row's name: both one-way figures,
 // the probes' cost (relative, and per firing with its level) and the
@@ -187,7 +188,7 @@ func hopFig(label string, phases []result.ExplainPhase, value func(result.Explai
 			title = p.CPU + ": " + title
 		}
 		if marked {
-			title += " — " + untrustedMark + " not trustworthy on the untraced scale"
+			title += " — " + untrustedMark + " " + render.MarkUntrusted.Legend
 		}
 		elems = append(elems, group(title, phaseShape(x, pw, p.CPU, lanes, cls)))
 		x += pw

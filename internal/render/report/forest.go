@@ -32,7 +32,8 @@ type forestRow struct {
 	Fig       Fig
 	Median    string
 	CI        string
-	Repro     string // the reproducibility half-width (ladder rows); "—" where not learned
+	Repro     string // the reproducibility interval (ladder rows); "—" where not learned
+	Multiple  string // the multiple of the run's baseline (ladder rows)
 	Spread    string
 	N         int
 	Switches  string
@@ -70,7 +71,9 @@ type forest struct {
 	Groups    []forestGroup
 	Notes     []string
 	MultiRun  bool
-	Noisy     int // rows with noise warnings
+	Noisy     int    // rows with noise warnings
+	Level     string // the level of the intervals, as the column states it
+	XHead     string // the × column's head
 }
 
 // noteSet numbers footnotes, one number per distinct text.
@@ -189,22 +192,25 @@ func gridFig(x scale, ticks []tick, title string) Fig {
 // rowFig draws one forest row: grid, p10–p90 whisker, CI bar, median.
 func rowFig(x scale, ticks []tick, s stats.Summary, class, shape string, hollow bool, title string) Fig {
 	f := gridFig(x, ticks, title)
-	mid := forestH / 2.0
+	// The median's mark sits above its interval, not on it: an interval
+	// narrower than the mark stays visible.
+	bar, mark := forestH/2.0+3, forestH/2.0-4
 	var g []Elem
 	if s.P90 > 0 && s.P10 > 0 {
 		a, b := x.clampPos(s.P10), x.clampPos(s.P90)
-		g = append(g, line(a, mid, b, mid, "wh"), line(a, mid-4, a, mid+4, "wh"), line(b, mid-4, b, mid+4, "wh"))
+		g = append(g, line(a, bar, b, bar, "wh"), line(a, bar-3, a, bar+3, "wh"), line(b, bar-3, b, bar+3, "wh"))
 	}
 	if s.CILow > 0 && s.CIHigh > 0 && s.Confidence > 0 {
 		a, b := x.clampPos(s.CILow), x.clampPos(s.CIHigh)
-		g = append(g, rect(a, mid-4, math.Max(b-a, 1.5), 8, "ci"))
+		g = append(g, rect(a, bar-3, math.Max(b-a, 2), 6, "ci"))
 	}
 	mcls := "mk"
 	if hollow {
 		mcls = "mk hollow"
 	}
 	if s.Median > 0 {
-		g = append(g, marker(shape, x.clampPos(s.Median), mid, 5, mcls))
+		m := x.clampPos(s.Median)
+		g = append(g, line(m, mark, m, bar+3, "stem"), marker(shape, m, mark, 3.8, mcls))
 	}
 	e := group(title, g...)
 	e.Class = class
@@ -222,12 +228,23 @@ func summaryTitle(label string, s stats.Summary, unit string) string {
 		label, units.Time(s.Median), unit, ci, units.Time(s.P10), units.Time(s.P90), s.N)
 }
 
-func ciText(s stats.Summary) string {
-	p := compare.CIPercent(s)
-	if math.IsNaN(p) {
+// ciAt is ciText against the level the column states.
+func ciAt(s stats.Summary, stated float64) string {
+	if math.IsNaN(compare.CIPercent(s)) {
 		return "—"
 	}
-	return "±" + units.Percent(p, 1)
+	m := ""
+	if render.LevelText(s.Confidence) != render.LevelText(stated) {
+		m = " @" + render.LevelText(s.Confidence)
+	}
+	return render.SpanPercent(s.Median, s.CILow, s.CIHigh) + m
+}
+
+func ciText(s stats.Summary) string {
+	if math.IsNaN(compare.CIPercent(s)) {
+		return "—"
+	}
+	return render.SpanPercent(s.Median, s.CILow, s.CIHigh) + render.LevelMark(s.Confidence)
 }
 
 func spreadText(s stats.Summary) string {
@@ -375,6 +392,13 @@ func ladderForest(runs []*runView) *forest {
 	x := forestAxis(lo, hi)
 	ticks := logTicks(lo, hi, units.ShortTime)
 	f := newForest("ladder", "one-way ns per hop (log scale)", x, ticks, runs, func(d *result.Document) bool { return len(d.Results) > 0 })
+	var levels []float64
+	for _, a := range all {
+		levels = append(levels, a.Confidence)
+	}
+	stated := render.StatedLevel(levels...)
+	f.Level = render.LevelText(stated)
+	f.XHead = strings.ToLower(render.BaselineHead(runs[0].Doc))
 	var notes noteSet
 	var cur *forestGroup
 	for _, k := range keys {
@@ -395,9 +419,7 @@ func ladderForest(runs []*runView) *forest {
 						continue
 					}
 					row := ladderRow(rv, r, x, ticks, &notes)
-					for _, l := range render.MarkLegends([]result.Result{r}) {
-						row.Notes = append(row.Notes, notes.add(l))
-					}
+					row.CI = ciAt(r.OneWayNS.Summary, stated)
 					rows = append(rows, row)
 					name = render.MarkedName(r)
 				}
@@ -432,6 +454,7 @@ func ladderRow(rv *runView, r result.Result, x scale, ticks []tick, notes *noteS
 	s := r.OneWayNS
 	row := forestRow{Name: r.Name, Parts: r.Label.Parts(), Placement: r.Placement, PClass: cls, Run: rv,
 		Median: units.Time(s.Median), CI: ciText(s.Summary), Repro: reproText(s), Spread: spreadText(s.Summary), N: s.N, Flagged: len(r.Flags) > 0,
+		Multiple: render.MultipleCell(r, rv.Doc),
 		Switches: "—", SwClass: "none", Cycles: "—"}
 	if r.OneWayCycles != nil {
 		row.Cycles = units.Sig(r.OneWayCycles.Median)
@@ -472,18 +495,20 @@ func ladderRow(rv *runView, r result.Result, x scale, ticks []tick, notes *noteS
 	return row
 }
 
-// reproText is the reproducibility half-width of a ladder figure, with its
-// sittings; "—" where the machine has not learned it.
+// reproText is the reproducibility interval of a ladder figure as
+// percentages of it (−a/+b% where its sides differ), marked ′ where its
+// between-sitting part was pooled from other cells (the legend says
+// which); "—" where the machine has not learned it.
 func reproText(f result.Figure) string {
 	rp := f.Reproducibility
-	if rp == nil {
+	if rp == nil || f.Median <= 0 {
 		return "—"
 	}
-	half := "±" + units.Percent(100*rp.Half(f.Median), 1)
+	s := render.SpanPercent(f.Median, rp.Low, rp.High) + render.LevelMark(rp.Confidence)
 	if len(rp.PooledFrom) > 0 {
-		return fmt.Sprintf("%s (pooled from %d cells)", half, len(rp.PooledFrom))
+		s += render.MarkPooled.Symbol
 	}
-	return fmt.Sprintf("%s (%d sittings)", half, rp.Sittings)
+	return s
 }
 
 // spawnForest is the creation ladder: nanoseconds to create one context,

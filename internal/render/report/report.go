@@ -23,6 +23,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -70,22 +71,27 @@ type view struct {
 	Runs      []*runView
 	Multi     bool
 	DryRun    bool
-	Glance    *glance
+	Overview  *overview
+	Glances   []*glance
 	Ladder    *forest
-	VMLines   []string // the VM decomposition, per run
-	Rings     []ringView
-	Spawn     *forest
-	Memory    *forest
-	Pools     []poolView
-	Repl      []replView
-	Explain   []explainRun
-	Compare   *compareView
-	History   *historyView
-	Warnings  []warnView
-	Env       envView
-	Legend    []legendItem
-	Sections  []navItem
-	FlagCount int
+	// LadderMarks are the legends of the marks the ladder's rows carry.
+	LadderMarks []string
+	// The legends of marks the template prints, from the table of marks.
+	FlaggedLegend, UntrustedLegend string
+	VMLines                        []string // the VM decomposition, per run
+	Rings                          []ringView
+	Spawn                          *forest
+	Memory                         *forest
+	Pools                          []poolView
+	Repl                           []replView
+	Explain                        []explainRun
+	Compare                        *compareView
+	History                        *historyView
+	Warnings                       []warnView
+	Env                            envView
+	Legend                         []legendItem
+	Sections                       []navItem
+	FlagCount                      int
 }
 
 type navItem struct{ ID, Title string }
@@ -115,10 +121,12 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 	if o.Title == "" {
 		o.Title = "ctxbench report"
 	}
-	v := &view{Title: o.Title, CSP: CSP(), Generator: o.Generator, Multi: len(inputs) > 1}
+	v := &view{Title: o.Title, CSP: CSP(), Generator: o.Generator, Multi: len(inputs) > 1,
+		FlaggedLegend:   render.MarkFlagged.Symbol + " " + render.MarkFlagged.Legend,
+		UntrustedLegend: render.MarkUntrusted.Symbol + " " + render.MarkUntrusted.Legend}
 	for i, in := range inputs {
 		d := in.Doc
-		rv := &runView{Tag: tag(i), Index: i, Label: in.Label, Path: in.Path, Doc: d, HostLine: d.Environment.HostLine(),
+		rv := &runView{Tag: tag(i), Index: i, Label: runLabel(in), Path: filepath.Base(in.Path), Doc: d, HostLine: d.Environment.HostLine(),
 			DryRun: d.Settings.DryRun}
 		if !d.StartedAt.IsZero() {
 			rv.Started = d.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")
@@ -129,8 +137,15 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 		v.DryRun = v.DryRun || rv.DryRun
 		v.Runs = append(v.Runs, rv)
 	}
-	v.Glance = buildGlance(v.Runs)
+	v.Overview = buildOverview(v.Runs)
+	for _, rv := range v.Runs {
+		if g := buildGlance([]*runView{rv}); g != nil {
+			g.Run = rv.Tag
+			v.Glances = append(v.Glances, g)
+		}
+	}
 	v.Ladder = ladderForest(v.Runs)
+	v.LadderMarks = ladderMarks(v.Runs)
 	for _, rv := range v.Runs {
 		for _, l := range render.VMLines(rv.Doc) {
 			if len(v.Runs) > 1 {
@@ -200,6 +215,58 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 	return err
 }
 
+// runLabel names a run: the label given (LABEL=FILE), else the file's
+// name without its directory, which may be a temporary path that means
+// nothing to a reader.
+func runLabel(in compare.Input) string {
+	if in.Label == "" || in.Label == in.Path {
+		return filepath.Base(in.Path)
+	}
+	return in.Label
+}
+
+// ladderMarks are the legends of every mark the ladder's rows of runs
+// carry, and of the marks of its columns, from the one table of marks.
+func ladderMarks(runs []*runView) []string {
+	var rs []result.Result
+	for _, rv := range runs {
+		rs = append(rs, rv.Doc.Results...)
+	}
+	ms := render.MarkSet{}
+	for _, r := range rs {
+		ms.Name(r)
+		if r.SwitchesPerHop != nil {
+			if r.Verification.Verified {
+				ms.Use(render.MarkVerified)
+			} else {
+				ms.Use(render.MarkFlagged)
+			}
+		}
+		if rp := r.OneWayNS.Reproducibility; rp != nil && len(rp.PooledFrom) > 0 {
+			ms.Use(render.MarkPooled)
+		}
+		if strings.HasPrefix(render.MultipleCell(r, docOf(runs, r)), render.MarkUnresolved.Symbol) {
+			ms.Use(render.MarkUnresolved)
+		}
+		if strings.Contains(render.MultipleCell(r, docOf(runs, r)), "@") {
+			ms.Use(render.MarkLevel)
+		}
+	}
+	return ms.Legends()
+}
+
+// docOf is the document of runs that holds r.
+func docOf(runs []*runView, r result.Result) *result.Document {
+	for _, rv := range runs {
+		for _, x := range rv.Doc.Results {
+			if x.Name == r.Name && x.Placement == r.Placement {
+				return rv.Doc
+			}
+		}
+	}
+	return runs[0].Doc
+}
+
 func tag(i int) string {
 	if i < 26 {
 		return string(rune('A' + i))
@@ -211,6 +278,7 @@ func tag(i int) string {
 // result.Headline (one fixed mechanism per rung, and why) that the runs
 // hold.
 type glance struct {
+	Run  string
 	Cols []glanceCol
 	Rows []glanceRow
 }
@@ -223,8 +291,8 @@ type glanceRow struct {
 }
 
 type glanceCell struct {
-	Value, Interval, Name string
-	Flagged               bool
+	Value, Interval, Name, Head string
+	Flagged                     bool
 }
 
 // headlineName is the benchmark of a headline row in a pipe or a futex
@@ -287,14 +355,15 @@ func buildGlance(runs []*runView) *glance {
 			if name != "" {
 				r = find(runs[c.run], name, c.pl)
 			}
+			head := c.pl + ", " + map[bool]string{false: "pipe", true: "futex"}[c.futex]
 			if r == nil {
-				row.Cells = append(row.Cells, glanceCell{Value: "—"})
+				row.Cells = append(row.Cells, glanceCell{Value: "—", Head: head})
 				continue
 			}
 			measured = true
 			s := r.OneWayNS
 			row.Cells = append(row.Cells, glanceCell{Value: units.Time(s.Median), Interval: fmt.Sprintf("[%s – %s]", units.Time(s.CILow), units.Time(s.CIHigh)),
-				Name: r.Name, Flagged: len(r.Flags) > 0})
+				Name: r.Name, Flagged: len(r.Flags) > 0, Head: head})
 		}
 		if measured {
 			g.Rows = append(g.Rows, row)
@@ -382,7 +451,7 @@ func buildCompare(c *compare.Comparison) *compareView {
 				if cell.Present {
 					cc.Value = units.Time(cell.Summary.Median)
 					if ci := compare.CIPercent(cell.Summary); !geo && !math.IsNaN(ci) {
-						cc.Value += " ± " + units.Percent(ci, 0)
+						cc.Value += " " + render.SpanPercent(cell.Summary.Median, cell.Summary.CILow, cell.Summary.CIHigh) + render.LevelMark(cell.Summary.Confidence)
 					} else if !geo {
 						cc.Value += " ± ∞"
 					}
@@ -400,7 +469,7 @@ func buildCompare(c *compare.Comparison) *compareView {
 				case !d.Tested:
 					dc.Delta = change
 				case !d.Significant:
-					dc.Delta, dc.Class = "~ "+interval, "same"
+					dc.Delta, dc.Class = render.MarkUnresolved.Symbol+" "+interval, "same"
 				case d.Change > 0:
 					dc.Delta, dc.Class = change+" "+interval, "worse"
 				default:

@@ -49,10 +49,69 @@ func render(t *testing.T, in []compare.Input) []byte {
 	return buf.Bytes()
 }
 
+// sectionHTML is the HTML of one section of a report, by its id ("" if none).
+func sectionHTML(page []byte, id string) []byte {
+	m := regexp.MustCompile(`(?s)<section id="` + regexp.QuoteMeta(id) + `">.*?</section>`).Find(page)
+	return m
+}
+
+// keep narrows a document to the ladder rows of these benchmarks at these
+// placements ("name placement"), for goldens small enough to read.
+func keep(d *result.Document, rows ...string) *result.Document {
+	var rs []result.Result
+	for _, r := range d.Results {
+		for _, k := range rows {
+			if r.Name+" "+r.Placement == k {
+				rs = append(rs, r)
+			}
+		}
+	}
+	d.Results = rs
+	return d
+}
+
+// The report's goldens are small named cases, one section each: a reader
+// sees what one input becomes. Checks of meaning are the other tests.
 func TestGolden(t *testing.T) {
-	in := inputs(t)
-	testdoc.Golden(t, "report.golden.html", render(t, in))
-	testdoc.Golden(t, "report-single.golden.html", render(t, in[:1]))
+	one := func() *result.Document { return keep(doc(t, testdoc.Options{Seed: 1}), "thread/pipe same-cpu") }
+	pair := func(scale float64) *result.Document {
+		return keep(doc(t, testdoc.Options{Seed: 1, Scale: scale}), "thread/pipe same-cpu", "thread/pipe cross-cpu")
+	}
+	exp := func() *result.Document {
+		d := doc(t, testdoc.Options{Seed: 1, Experiments: true})
+		d.Results = nil
+		d.Rings, d.Spawn, d.Memory = d.Rings[:min(2, len(d.Rings))], d.Spawn[:min(2, len(d.Spawn))], d.Memory[:min(2, len(d.Memory))]
+		return d
+	}
+	in := func(ds ...*result.Document) []compare.Input {
+		var out []compare.Input
+		for i, d := range ds {
+			n := string(rune('a'+i)) + ".json"
+			out = append(out, compare.Input{Label: n, Path: "/tmp/x/" + n, Doc: d})
+		}
+		return out
+	}
+	cases := []struct {
+		name     string
+		inputs   []compare.Input
+		sections []string
+	}{
+		{"one-row", in(one()), []string{"overview", "runs", "ladder"}},
+		{"two-placements", in(pair(1)), []string{"ladder", "glance"}},
+		{"compare-two", in(pair(1), pair(2)), []string{"compare"}},
+		{"experiments", in(exp()), []string{"rings", "spawn", "memory"}},
+	}
+	for _, c := range cases {
+		page := render(t, c.inputs)
+		for _, id := range c.sections {
+			got := sectionHTML(page, id)
+			if got == nil {
+				t.Errorf("%s: no section %q", c.name, id)
+				continue
+			}
+			testdoc.Golden(t, "report/"+c.name+"."+id+".html", append(got, '\n'))
+		}
+	}
 }
 
 func TestDeterministic(t *testing.T) {
