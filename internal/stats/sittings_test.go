@@ -62,17 +62,6 @@ func (m threeLevel) summarized(rng *rand.Rand, shift float64) (Summary, []float6
 	return SummarizeBlocks(v, sizes), BlockMedians(v, sizes)
 }
 
-// truth is the long-run centre of the sittings' medians: the median of
-// many simulated sittings' medians.
-func (m threeLevel) truth(rng *rand.Rand, n int) float64 {
-	meds := make([]float64, n)
-	for i := range meds {
-		v, _ := m.sitting(rng, 0)
-		meds[i] = Median(v)
-	}
-	return Median(meds)
-}
-
 // history is s−1 further sittings after first, all of one build.
 func (m threeLevel) history(rng *rand.Rand, first Summary, s int) []Sitting {
 	h := []Sitting{{SittingFigure: FigureOf(first)}}
