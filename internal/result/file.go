@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -158,13 +161,62 @@ func (d *Document) Validate() error {
 	return nil
 }
 
-// Encode renders the document as indented JSON.
+// Encode renders the document as indented JSON. A value JSON cannot hold
+// (a NaN or an infinity, a bug in whatever computed it) is named by its
+// path in the error.
 func (d *Document) Encode() ([]byte, error) {
 	b, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
+		if p := nonFinite(reflect.ValueOf(d), "document"); p != "" {
+			return nil, fmt.Errorf("%s is not a number JSON can hold: %w", p, err)
+		}
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// nonFinite is the path of the first NaN or infinite float under v, by
+// its fields' JSON names; "" when there is none.
+func nonFinite(v reflect.Value, path string) string {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return ""
+		}
+		return nonFinite(v.Elem(), path)
+	case reflect.Float32, reflect.Float64:
+		if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+			return path
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range v.NumField() {
+			f := t.Field(i)
+			name := strings.Split(f.Tag.Get("json"), ",")[0]
+			if name == "-" || !f.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if p := nonFinite(v.Field(i), path+"."+name); p != "" {
+				return p
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if p := nonFinite(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); p != "" {
+				return p
+			}
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			if p := nonFinite(v.MapIndex(k), fmt.Sprintf("%s[%v]", path, k)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // WriteFile writes data to path atomically: to a temporary file in the same

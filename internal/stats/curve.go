@@ -126,14 +126,19 @@ func ShapeOf(n []int, windows [][]float64, fit *USLFit, seed int64, resamples in
 	if len(betas) >= 20 {
 		cs.Alpha = &[2]float64{Quantile(alphas, 0.025), Quantile(alphas, 0.975)}
 		cs.Beta = &[2]float64{Quantile(betas, 0.025), Quantile(betas, 0.975)}
-		cs.NStar = &[2]float64{Quantile(nstars, 0.025), Quantile(nstars, 0.975)}
+		// A resample without a peak (β = 0) has an infinite N*: where
+		// more than 2.5% of them have none, the interval has no upper
+		// bound, and none is stated (JSON holds no infinity).
+		if lo, hi := Quantile(nstars, 0.025), Quantile(nstars, 0.975); finite(lo, hi) {
+			cs.NStar = &[2]float64{lo, hi}
+		}
 	}
 	if fit != nil && fit.NStar != nil {
 		lo, hi := float64(slices.Min(n)), float64(slices.Max(n))
 		switch {
 		case cs.Beta == nil:
 			cs.NStarWithheld = "too few bootstrap fits for an interval of β"
-		case cs.Beta[0] <= 1e-12:
+		case cs.Beta[0] <= 1e-12 || cs.NStar == nil:
 			cs.NStarWithheld = "β's interval reaches 0: no coherency cost is resolved, so no peak is"
 		case *fit.NStar < lo || *fit.NStar > hi:
 			cs.NStarWithheld = "N* lies outside the measured concurrencies: an extrapolation"

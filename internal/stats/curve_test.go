@@ -90,3 +90,29 @@ func TestShapeKneeInterval(t *testing.T) {
 		t.Errorf("knee interval %v (again %v): want one holding 8, the same twice", a.N95, b.N95)
 	}
 }
+
+// A flat curve (the model's β often 0 among the resamples: no peak, an
+// infinite N*) has no N* interval — neither a NaN nor an infinity, which
+// no JSON can hold — and says why N* is withheld wherever the fit gave one.
+func TestShapeNStarUnbounded(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	nf := make([]float64, len(curveN))
+	for i, c := range curveN {
+		nf[i] = float64(c)
+	}
+	flat := func(int) float64 { return 1000 }
+	for i := range 20 {
+		ws, meds := curve(rng, curveN, flat)
+		var fit *USLFit
+		if f, err := FitUSL(nf, meds); err == nil {
+			fit = &f
+		}
+		s := ShapeOf(curveN, ws, fit, int64(i), 200)
+		if s.NStar != nil && !finite(s.NStar[0], s.NStar[1]) {
+			t.Fatalf("trial %d: N* interval %v", i, *s.NStar)
+		}
+		if fit != nil && fit.NStar != nil && s.NStar == nil && s.NStarWithheld == "" {
+			t.Errorf("trial %d: N* %v fitted, no interval and no reason", i, *fit.NStar)
+		}
+	}
+}
