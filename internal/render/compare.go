@@ -72,10 +72,24 @@ func formatDelta(d compare.Delta) string {
 	if d.Significant {
 		ch = units.SignedPercent(100*d.Change, 1)
 	}
+	if d.HostAdjusted {
+		ch += MarkHost.Symbol
+	}
 	if d.Hi == d.Lo && d.Lo == 0 && d.Confidence == 0 {
 		return fmt.Sprintf("%s (no interval) n=%s", ch, n)
 	}
 	return fmt.Sprintf("%s [%s, %s] n=%s", ch, units.SignedPercent(100*d.Lo, 1), units.SignedPercent(100*d.Hi, 1), n)
+}
+
+// hostAdjusted says a comparison tested any change on host-adjusted
+// figures (its views then explain MarkHost).
+func hostAdjusted(c *compare.Comparison) bool {
+	for _, t := range c.Tables {
+		if t.HostAdjusted > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 var superscripts = []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -228,6 +242,9 @@ func CompareText(w io.Writer, c *compare.Comparison) error {
 	fmt.Fprintln(w, MarkUnresolved.Symbol+" "+MarkUnresolved.Legend)
 	if otherLevels(c) {
 		fmt.Fprintln(w, MarkLevel.Symbol+" "+MarkLevel.Legend)
+	}
+	if hostAdjusted(c) {
+		fmt.Fprintln(w, MarkHost.Symbol+" "+MarkHost.Legend)
 	}
 	for _, t := range c.Tables {
 		fmt.Fprintln(w)
@@ -436,6 +453,9 @@ func CompareMarkdown(w io.Writer, c *compare.Comparison) error {
 	if otherLevels(c) {
 		fmt.Fprintf(w, "\n%s %s\n", MarkLevel.Symbol, MarkLevel.Legend)
 	}
+	if hostAdjusted(c) {
+		fmt.Fprintf(w, "\n%s %s\n", MarkHost.Symbol, MarkHost.Legend)
+	}
 	for _, t := range c.Tables {
 		if msg := cmpUnshared(c, t); msg != "" {
 			fmt.Fprintf(w, "\n%s\n", msg)
@@ -546,6 +566,9 @@ func CompareCSV(w io.Writer, c *compare.Comparison) error {
 					rec[12] = f(100 * d.Change)
 					if d.Tested {
 						rec[13], rec[14], rec[15] = f(100*d.Lo), f(100*d.Hi), d.Unit
+						if d.HostAdjusted {
+							rec[15] += ", host-adjusted"
+						}
 						rec[16], rec[17] = strconv.Itoa(d.N1), strconv.Itoa(d.N2)
 						rec[18], rec[19] = f(d.P), strconv.FormatBool(d.Significant)
 					}

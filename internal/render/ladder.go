@@ -73,6 +73,9 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 		if c := r.CrossCPU; c != nil && c.Consists != "" {
 			refs += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, c.Consists))
 		}
+		if h := hostNote(r); h != "" {
+			refs += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, h))
+		}
 		if noiseWarned(r) {
 			ci += ms.Use(MarkNoisy)
 			noisy++
@@ -94,6 +97,9 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 		fmt.Fprintln(w, l)
 	}
 	fmt.Fprintln(w, "SWITCHES/HOP: counted context switches of both sides per hop; — where no kernel switch is expected.")
+	if l := hostLine(d); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	if noisy > 0 {
 		fmt.Fprintf(w, "%d row(s) are noisy (~).\n", noisy)
 	}
@@ -112,6 +118,32 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 	}
 	whereTheTimeGoes(w, d)
 	Warnings(w, d, st)
+}
+
+// hostNote is what a row's footnote says of the host's state: how much
+// slower than usual the host ran its blocks and the figure with that taken
+// out, where the host was slow in any block; "" otherwise.
+func hostNote(r result.Result) string {
+	h := r.HostAdjusted
+	if h == nil || h.SlowBlocks == 0 && h.Slow < result.SlowThreshold {
+		return ""
+	}
+	return fmt.Sprintf("the host ran %s slower than usual in %d of %d blocks (the host probe); with that taken out the figure is %s [%s, %s] — what compare uses",
+		units.Percent(100*h.Slow, 0), h.SlowBlocks, len(r.BlockInfo), units.Time(h.Median), units.Time(h.CILow), units.Time(h.CIHigh))
+}
+
+// hostLine says what the host probe found over the run: how much of the
+// host's slowness reaches the figures, or why nothing was adjusted.
+func hostLine(d *result.Document) string {
+	h := d.HostState
+	if h == nil {
+		return ""
+	}
+	if h.Slope.Applied == 0 {
+		return "host state: " + h.Note
+	}
+	return fmt.Sprintf("host state: every block timed a fixed pointer chase (the host probe; usual reading %s); the host's slowness reaches these figures as its power %s [%s, %s] (learned from %d sittings of this machine); rows the host slowed say so in a footnote",
+		units.Time(h.ReferenceNS), units.Fixed(h.Slope.Beta, 2), units.Fixed(h.Slope.Lo, 2), units.Fixed(h.Slope.Hi, 2), h.Sittings)
 }
 
 // precisionLevels are the levels of the rows' precision intervals.

@@ -47,11 +47,13 @@ var (
 	MarkNegative = Mark{"n/a*", "the difference came out negative: the counter moved by less than its noise (other activity on the machine outweighed these contexts), so it is not a figure"}
 
 	MarkUntrusted = Mark{"†", "not trustworthy on the untraced scale: the probes' correction is larger than the phase, or less certain than what is left of it"}
+
+	MarkHost = Mark{"ʰ", "host-adjusted: the change was tested with the host's speed taken out (both files timed the host probe around every block); the medians beside it are as measured"}
 )
 
 // Marks is every mark, in the order legends list them.
 var Marks = []Mark{MarkNoisy, MarkUnresolved, MarkVerified, MarkFlagged, MarkPooled, MarkExit, MarkStackless,
-	MarkLevel, MarkNegative, MarkUntrusted}
+	MarkLevel, MarkNegative, MarkUntrusted, MarkHost}
 
 // MarkSet collects the marks a view printed, so that its legend explains
 // them and no others.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
 
@@ -265,5 +266,31 @@ func TestIntervalsSayWhatTheyCover(t *testing.T) {
 	}
 	if recs[1][col["repro_sittings"]] != "6" || recs[3][col["repro_low"]] != "" {
 		t.Errorf("CSV: a learned row's repro_sittings %q, an unlearned row's repro_low %q", recs[1][col["repro_sittings"]], recs[3][col["repro_low"]])
+	}
+}
+
+// A run whose host probe found the host slow in some of a row's blocks:
+// the row's footnote says how much slower, in how many blocks, and the
+// adjusted figure compare uses; one line under the table says what
+// reaches the figures. Both fit 100 columns. A run where no host effect
+// was resolved says so instead.
+func TestLadderHostState(t *testing.T) {
+	d := fake(t)
+	d.HostState = &result.HostState{ReferenceNS: 57160, Slope: stats.Slope{Beta: 0.74, Lo: 0.69, Hi: 0.79, Applied: 0.74, OK: true}, Sittings: 12}
+	r := &d.Results[2]
+	r.HostAdjusted = &result.HostAdjusted{ProbeNS: 64000, Slow: 0.12, SlowBlocks: 4, Median: r.OneWayNS.Median * 0.92,
+		CILow: r.OneWayNS.Median * 0.9, CIHigh: r.OneWayNS.Median * 0.94, Confidence: 0.951}
+	out := shown(render.Style{}, func(w io.Writer, st render.Style) { render.Ladder(w, d, st) })
+	fits(t, "the ladder with the host's state", out, 100)
+	for _, want := range []string{"the host ran 12% slower than usual in 4 of", "what compare uses", "host state: every block timed a fixed pointer chase", "0.74 [0.69, 0.79]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the ladder lacks %q:\n%s", want, out)
+		}
+	}
+	d.HostState.Slope.Applied, d.HostState.Note = 0, "no host effect resolved: the blocks' figures did not move with the host's speed"
+	r.HostAdjusted = nil
+	out = shown(render.Style{}, func(w io.Writer, st render.Style) { render.Ladder(w, d, st) })
+	if !strings.Contains(out, "host state: no host effect resolved") || strings.Contains(out, "slower than usual") {
+		t.Errorf("nothing adjusted, yet:\n%s", out)
 	}
 }
