@@ -131,33 +131,67 @@ func showHistory(ctx context.Context, st *store.Store, names []string, format st
 // cell's points and, from its uncontended points, the steps.
 func historyView(path string, ms []store.Machine) *render.History {
 	h := &render.History{Store: path, Machines: []render.HistoryMachine{}}
-	for _, m := range ms {
-		hm := render.HistoryMachine{Fingerprint: m.Fingerprint, First: m.First, Cells: []render.HistoryCell{}}
+	// The machine part of each fingerprint, how many builds share it, and
+	// the usual host probe reading of each machine (the lower quartile of
+	// its readings, as the runs take it).
+	builds, readings := map[string]int{}, map[string][]float64{}
+	keys := make([]string, len(ms))
+	for i, m := range ms {
+		keys[i], _ = result.MachineKeyOf([]byte(m.Description))
+		builds[keys[i]]++
+		for _, ps := range m.Cells {
+			for _, p := range ps {
+				for _, r := range p.BlockProbes {
+					if r > 0 {
+						readings[keys[i]] = append(readings[keys[i]], r)
+					}
+				}
+			}
+		}
+	}
+	for i, m := range ms {
+		hm := render.HistoryMachine{Fingerprint: m.Fingerprint, Machine: keys[i], Builds: builds[keys[i]], First: m.First, Cells: []render.HistoryCell{}}
 		// A description that is not the fields' JSON (written by another
 		// version) leaves them empty rather than hiding the cells.
 		_ = json.Unmarshal([]byte(m.Description), &hm.Fields)
-		keys := make([]store.CellKey, 0, len(m.Cells))
-		for k := range m.Cells {
-			keys = append(keys, k)
+		usual := 0.0
+		if r := readings[keys[i]]; len(r) > 0 {
+			sort.Float64s(r)
+			usual = r[(len(r)-1)/4]
 		}
-		sort.Slice(keys, func(i, j int) bool {
-			a, b := keys[i], keys[j]
+		cellKeys := make([]store.CellKey, 0, len(m.Cells))
+		for k := range m.Cells {
+			cellKeys = append(cellKeys, k)
+		}
+		sort.Slice(cellKeys, func(i, j int) bool {
+			a, b := cellKeys[i], cellKeys[j]
 			return a.Name < b.Name || a.Name == b.Name && (a.Placement < b.Placement || a.Placement == b.Placement && a.CPUs < b.CPUs)
 		})
-		for _, k := range keys {
-			hm.Cells = append(hm.Cells, historyCell(k, m.Cells[k]))
+		for _, k := range cellKeys {
+			hm.Cells = append(hm.Cells, historyCell(k, m.Cells[k], usual))
 		}
 		h.Machines = append(h.Machines, hm)
 	}
 	return h
 }
 
-func historyCell(k store.CellKey, ps []store.Past) render.HistoryCell {
+func historyCell(k store.CellKey, ps []store.Past, usual float64) render.HistoryCell {
 	c := render.HistoryCell{Name: k.Name, Placement: k.Placement, CPUs: k.CPUs, Points: []render.HistoryPoint{}, Steps: []render.HistoryStep{}}
 	var series []stats.Point
 	for _, p := range ps {
-		c.Points = append(c.Points, render.HistoryPoint{At: p.Started, Median: p.Median, Low: finiteOrNil(p.CILow), High: finiteOrNil(p.CIHigh),
-			Confidence: p.Confidence, Blocks: len(p.BlockMedians), Contended: p.Contended})
+		pt := render.HistoryPoint{At: p.Started, Median: p.Median, Low: finiteOrNil(p.CILow), High: finiteOrNil(p.CIHigh),
+			Confidence: p.Confidence, Blocks: len(p.BlockMedians), Contended: p.Contended}
+		var probes []float64
+		for _, r := range p.BlockProbes {
+			if r > 0 {
+				probes = append(probes, r)
+			}
+		}
+		if len(probes) > 0 && usual > 0 {
+			slow := stats.Median(probes)/usual - 1
+			pt.HostSlow = &slow
+		}
+		c.Points = append(c.Points, pt)
 		if !p.Contended {
 			series = append(series, stats.Point{At: p.Started, Median: p.Median})
 		}

@@ -27,10 +27,15 @@ type History struct {
 // HistoryMachine is one fingerprint: its fields (as the first sitting
 // recorded them) and its cells.
 type HistoryMachine struct {
-	Fingerprint string                   `json:"fingerprint"`
-	Fields      result.FingerprintFields `json:"fields"`
-	First       time.Time                `json:"first_recorded"`
-	Cells       []HistoryCell            `json:"cells"`
+	Fingerprint string `json:"fingerprint"`
+	// Machine is the key of the fingerprint's machine part; Builds how many
+	// fingerprints (builds under test) the store holds of that machine,
+	// whose noise every one of them learns from.
+	Machine string                   `json:"machine"`
+	Builds  int                      `json:"builds"`
+	Fields  result.FingerprintFields `json:"fields"`
+	First   time.Time                `json:"first_recorded"`
+	Cells   []HistoryCell            `json:"cells"`
 }
 
 // HistoryCell is one cell's sittings, oldest first, and the steps found.
@@ -58,6 +63,11 @@ type HistoryPoint struct {
 	// Contended points (other work took the measured CPU) are shown but
 	// left out of the step search.
 	Contended bool `json:"contended"`
+	// HostSlow is how much slower than the machine's usual speed the host
+	// ran the sitting's blocks: the median of their host probe readings
+	// over the lower quartile of every reading the machine has recorded,
+	// − 1 (null where its blocks were not probed).
+	HostSlow *float64 `json:"host_slow"`
 }
 
 // HistoryStep is a step found (stats.Step): the first sitting at the new
@@ -122,6 +132,9 @@ func machineHeader(w io.Writer, m *HistoryMachine) {
 		units.Time(float64(f.MinTimeNS)), iters, f.SamplesPerBlk, f.Warmup, span)
 	fmt.Fprintf(w, "  governor %s; idle %s/%s; clocksource %s; %s\n", orNone(f.Governor), orNone(f.IdleDriver), orNone(f.IdleGovernor),
 		orNone(f.Clocksource), orNone(f.Virt))
+	if m.Builds > 1 {
+		fmt.Fprintf(w, "  one of %d builds (kernels, ctxbench builds, settings) of machine %s, whose noise each learns from\n", m.Builds, m.Machine)
+	}
 }
 
 func historyCell(w io.Writer, c *HistoryCell) {
@@ -134,6 +147,9 @@ func historyCell(w io.Writer, c *HistoryCell) {
 		mark := ""
 		if p.Contended {
 			mark = "  contended (not searched for steps)"
+		}
+		if p.HostSlow != nil && *p.HostSlow >= result.SlowThreshold {
+			mark += fmt.Sprintf("  host %s slower than usual", units.Percent(100**p.HostSlow, 0))
 		}
 		fmt.Fprintf(w, "    %s  %s%s%s\n", p.At.UTC().Format(historyTime), units.Time(p.Median), ci, mark)
 	}
