@@ -399,13 +399,15 @@ func replViews(runs []*runView) []replView {
 
 // compareView is the comparison of every run against the first.
 type compareView struct {
-	Alpha   float64
-	Heads   []string
-	Tables  []compareTable
-	Notes   []string
-	Diffs   []string
-	Hints   []string
-	Synthet []string
+	Alpha float64
+	// HostLegend is MarkHost's legend where a change was host-adjusted.
+	HostLegend string
+	Heads      []string
+	Tables     []compareTable
+	Notes      []string
+	Diffs      []string
+	Hints      []string
+	Synthet    []string
 }
 
 type compareTable struct {
@@ -464,6 +466,10 @@ func buildCompare(c *compare.Comparison) *compareView {
 				dc := compareCell{IsDelta: true, Notes: d.Notes}
 				change := units.SignedPercent(100*d.Change, 1)
 				interval := "[" + units.SignedPercent(100*d.Lo, 1) + ", " + units.SignedPercent(100*d.Hi, 1) + "]"
+				if d.HostAdjusted {
+					interval += " " + render.MarkHost.Symbol
+					v.HostLegend = render.MarkHost.Symbol + " " + render.MarkHost.Legend
+				}
 				switch {
 				case !d.Present:
 				case !d.Tested:
