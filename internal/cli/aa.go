@@ -42,8 +42,9 @@ recorded in the machine's history (--no-history: not), so that afterwards
 every run's figures on this machine carry a reproducibility interval (where
 another sitting's median will lie, not just this one's) and compare tests
 changes against it. Cells that aa did not measure borrow the spread of the
-cells of their placement that it did. Run it again after a kernel, ctxbench
-or setting change: a new fingerprint starts a new history.
+cells of their placement that it did. The spread is the machine's: a new
+kernel, ctxbench build or figure-changing setting on the same machine is
+judged by it at once (its figures start a history of their own).
 
 Without names it measures thread/pipe, process/pipe and thread/futex at the
 same CPU. The sampling flags are run's; the default is the ladder's sampling.`,

@@ -80,10 +80,10 @@ func reproLegend(d *result.Document, rs []result.Result) []string {
 		why = "no history: --no-history, CTXBENCH_NO_HISTORY, or no home directory to keep it in"
 	case h.Note != "":
 		why = h.Note
-	case h.Before == 0:
-		why = "no earlier sitting has this run's fingerprint: a new machine, kernel, ctxbench build or figure-changing setting starts a new history"
-	case h.Before > 0:
-		why = fmt.Sprintf("the %d earlier sitting(s) with this fingerprint measured none of these cells cleanly in two or more blocks", h.Before)
+	case h.MachineBefore == 0 && h.Before == 0:
+		why = "no earlier sitting of this machine is recorded (a new machine, or its boot settings changed)"
+	default:
+		why = fmt.Sprintf("the %d earlier sitting(s) of this machine measured none of these cells, nor others of their placement, cleanly in two or more blocks", max(h.MachineBefore, h.Before))
 	}
 	return []string{fmt.Sprintf("±CI covers this sitting only: another run on this machine may land outside it (%s). %s; after it, tables show ±REPRO.", why, aaHint)}
 }
