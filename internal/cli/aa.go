@@ -58,16 +58,9 @@ same CPU. The sampling flags are run's; the default is the ladder's sampling.`,
 			if err := mf.refuseTables("aa writes JSON only (--export-json): its sittings are not one table of results"); err != nil {
 				return err
 			}
-			names := args
-			if len(names) == 0 {
-				names = suite.AACells()
-				if !cmd.Flags().Changed("placement") {
-					mf.placements = []string{string(model.SameCPU)}
-				}
-			}
-			benches, err := catalog.Select(names)
+			benches, err := selfTestCells(cmd, mf, args)
 			if err != nil {
-				return &usageError{err.Error()}
+				return err
 			}
 			return runAA(cmd.Context(), mf, benches, sittings, stdout, stderr)
 		},
@@ -76,6 +69,24 @@ same CPU. The sampling flags are run's; the default is the ladder's sampling.`,
 	mf.jsonOnly(cmd)
 	cmd.Flags().IntVar(&sittings, "sittings", 6, "independent sittings to measure (2–100)")
 	return cmd
+}
+
+// selfTestCells are the benchmarks aa and ab measure: those named, or the
+// same-CPU switches people compare most (suite.AACells), at the same CPU
+// unless --placement says otherwise.
+func selfTestCells(cmd *cobra.Command, mf *measureFlags, args []string) ([]*model.Benchmark, error) {
+	names := args
+	if len(names) == 0 {
+		names = suite.AACells()
+		if !cmd.Flags().Changed("placement") {
+			mf.placements = []string{string(model.SameCPU)}
+		}
+	}
+	benches, err := catalog.Select(names)
+	if err != nil {
+		return nil, &usageError{err.Error()}
+	}
+	return benches, nil
 }
 
 func runAA(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, sittings int, stdout, stderr io.Writer) error {

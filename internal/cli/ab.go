@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/session"
@@ -57,16 +56,9 @@ same CPU. The sampling flags are run's.`,
 			if err := mf.refuseTables("ab writes JSON only (--export-json): its rows are two sides of each cell"); err != nil {
 				return err
 			}
-			names := args
-			if len(names) == 0 {
-				names = suite.AACells()
-				if !cmd.Flags().Changed("placement") {
-					mf.placements = []string{string(model.SameCPU)}
-				}
-			}
-			benches, err := catalog.Select(names)
+			benches, err := selfTestCells(cmd, mf, args)
 			if err != nil {
-				return &usageError{err.Error()}
+				return err
 			}
 			return runAB(cmd.Context(), mf, benches, suite.ABOptions{SetupA: setupA, SetupB: setupB, Cleanup: cleanup, Timeout: timeout}, stdout, stderr)
 		},

@@ -263,7 +263,14 @@ func SittingChange(a, b SittingFigure, between Between, alpha float64) Change {
 	if !ok {
 		return c
 	}
-	d := math.Log(b.Median / a.Median)
+	return tChange(c, math.Log(b.Median/a.Median), v, df, alpha)
+}
+
+// tChange completes c with a log ratio d whose variance v has df degrees
+// of freedom: the ratio, its t interval at 1−alpha, the two-sided p-value,
+// and whether the interval excludes no change. A non-finite result leaves
+// c not OK.
+func tChange(c Change, d, v, df, alpha float64) Change {
 	sd := math.Sqrt(v)
 	half := halfWidth(v, df, 1-alpha)
 	c.Ratio, c.Lo, c.Hi, c.Confidence = math.Exp(d), math.Exp(d-half), math.Exp(d+half), 1-alpha
@@ -329,26 +336,7 @@ func SetChange(a, b []SittingFigure, between Between, alpha float64) Change {
 		return c
 	}
 	spread := ss / df
-	v := spread * (1/float64(len(la)) + 1/float64(len(lb)))
-	d := mb - ma
-	half := halfWidth(v, df, 1-alpha)
-	c.Ratio, c.Lo, c.Hi, c.Confidence = math.Exp(d), math.Exp(d-half), math.Exp(d+half), 1-alpha
-	switch sd := math.Sqrt(v); {
-	case sd > 0:
-		c.P = 2 * (1 - stats.TDist{V: df}.CDF(math.Abs(d)/sd))
-	case d == 0:
-		c.P = 1
-	default:
-		c.P = 0
-	}
-	if !finite(c.Ratio, c.Lo, c.Hi, c.P) {
-		c.Ratio, c.P = math.NaN(), math.NaN()
-		return c
-	}
-	c.Resolved = c.Lo > 1 || c.Hi < 1
-	c.Resolvable = (c.Hi - c.Lo) / 2 / c.Ratio
-	c.OK = true
-	return c
+	return tChange(c, mb-ma, spread*(1/float64(len(la))+1/float64(len(lb))), df, alpha)
 }
 
 func mean(v []float64) float64 {
