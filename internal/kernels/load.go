@@ -1,6 +1,10 @@
 package kernels
 
-import "time"
+import (
+	"time"
+
+	"github.com/ctxbench/ctxbench/internal/model"
+)
 
 // LoadConfig is one block of the open-loop load kernel (load.c): Contexts
 // woken contexts served by one generator posting Rate requests per second
@@ -28,25 +32,21 @@ type LoadConfig struct {
 	Processes bool
 }
 
-// The histogram layout of load.c: HdrHistogram's for 1 ns to 1e11 ns at 2
-// significant digits (hdrhistogram-go's New(1, 1e11, 2) has the same
-// counts array), so the counts import into it unchanged.
+// The histogram layout of load.c (model's, the vocabulary's: HdrHistogram's
+// for 1 ns to 1e11 ns at 2 significant digits) and the names of its
+// histograms.
 const (
-	LoadHistLowest  = 1
-	LoadHistHighest = 100_000_000_000
-	LoadHistFigures = 2
-	LoadHistCounts  = 3968
-)
+	LoadHistLowest  = model.LoadHistLowest
+	LoadHistHighest = model.LoadHistHighest
+	LoadHistFigures = model.LoadHistFigures
+	LoadHistCounts  = model.LoadHistCounts
 
-// The histograms a load block keeps, by name: the generator's lag and,
-// merged over the contexts, the rest (load.c says what each measures).
-const (
-	HistLag         = "lag"
-	HistWake        = "wake"
-	HistCorrected   = "corrected"
-	HistUncorrected = "uncorrected"
-	HistService     = "service"
-	HistQueue       = "queue"
+	HistLag         = model.HistLag
+	HistWake        = model.HistWake
+	HistCorrected   = model.HistCorrected
+	HistUncorrected = model.HistUncorrected
+	HistService     = model.HistService
+	HistQueue       = model.HistQueue
 )
 
 // LoadHist is one histogram: its counts in the layout above, the values

@@ -115,6 +115,31 @@ type LoadParams struct {
 	DrainNS    int64   `json:"drain_ns,omitempty"`
 }
 
+// The histogram layout of the load kernel: HdrHistogram's (Gil Tene,
+// https://github.com/HdrHistogram/HdrHistogram) for 1 ns to 1e11 ns at 2
+// significant digits, whose counts array (hdrhistogram-go's New(1, 1e11,
+// 2)) has LoadHistCounts entries; a value and its bucket's ends differ by
+// at most 1/128.
+const (
+	LoadHistLowest  = 1
+	LoadHistHighest = 100_000_000_000
+	LoadHistFigures = 2
+	LoadHistCounts  = 3968
+)
+
+// The histograms of a load block, by name: the generator's lag, and over
+// the contexts the wake-up latency, the request latency corrected (from
+// the intended time) and uncorrected (from the post), the service time
+// and the queueing of requests that found their context awake.
+const (
+	HistLag         = "lag"
+	HistWake        = "wake"
+	HistCorrected   = "corrected"
+	HistUncorrected = "uncorrected"
+	HistService     = "service"
+	HistQueue       = "queue"
+)
+
 // LoadHist is a histogram in HdrHistogram's layout (internal/kernels'
 // LoadHist*: 1 ns to 1e11 ns, 2 significant digits), sparse: the counts at
 // Index[i] are Count[i]. N values were recorded, the largest Max ns.
