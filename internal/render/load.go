@@ -109,7 +109,12 @@ func Loads(w io.Writer, d *result.Document, st Style) {
 		fmt.Fprintln(w)
 	}
 	for i, n := range notes {
-		fmt.Fprintf(w, "[%d] %s\n", i+1, n)
+		for j, line := range wrapAt(fmt.Sprintf("[%d] %s", i+1, n), 96) {
+			if j > 0 {
+				line = "    " + line
+			}
+			fmt.Fprintln(w, line)
+		}
 	}
 }
 
@@ -122,9 +127,18 @@ func pctl(p *result.Percentile, interval bool) string {
 	s := units.ShortTime(p.NS)
 	if interval && p.CILow != nil && p.CIHigh != nil {
 		u := units.TimeUnit(p.NS)
-		s += " [" + units.Short(*p.CILow/u.Div) + "–" + units.Short(*p.CIHigh/u.Div) + "]"
+		s += " [" + shortNum(*p.CILow/u.Div) + "–" + shortNum(*p.CIHigh/u.Div) + "]"
 	}
 	return s
+}
+
+// shortNum is an interval's end in its value's unit: three significant
+// digits, but never an exponent (an end 1,000 times the value is "1700").
+func shortNum(v float64) string {
+	if v >= 1000 {
+		return units.Fixed(v, 0)
+	}
+	return units.Short(v)
 }
 
 // loadPair is two percentiles as "c/u unit" (each with its unit where they

@@ -297,7 +297,7 @@ func mask(cpus []int) uint64 {
 const KneeFactor = 2
 
 // series is one kind at one placement over its levels, in the order of
-// their achieved utilisation, with the knee and the series' flags.
+// their targets, with the knee and the series' flags.
 func series(c Cell, levels []level, o Options, nsPerIter float64, iters uint64, env experiment.Env) result.LoadSeries {
 	s := result.LoadSeries{Name: c.Bench.Name, Kind: string(c.Kind), Placement: string(c.Placement),
 		CPUGenerator: c.CPUA, CPUContexts: c.CPUB, LoadCPUs: loadCPUs(c.Cell), Mechanism: c.Bench.Mechanism,
@@ -310,11 +310,19 @@ func series(c Cell, levels []level, o Options, nsPerIter float64, iters uint64, 
 		s.Sweep = "utilization"
 	}
 	s.Label = label(c, o, env.Host)
+	// In the order asked (utilisation or rate): an achieved utilisation
+	// can fall short of its target where other work took the CPUs.
+	key := func(l level) float64 {
+		if l.out.TargetUtilization != nil {
+			return *l.out.TargetUtilization
+		}
+		return l.out.TargetRate
+	}
 	slices.SortStableFunc(levels, func(a, b level) int {
-		if a.out.AchievedUtilization < b.out.AchievedUtilization {
+		if key(a) < key(b) {
 			return -1
 		}
-		if a.out.AchievedUtilization > b.out.AchievedUtilization {
+		if key(a) > key(b) {
 			return 1
 		}
 		return 0

@@ -192,7 +192,7 @@ func (o Options) params(c Cell, rate float64, d, warmup time.Duration, iters uin
 	return &model.LoadParams{Contexts: o.Contexts, Rate: rate, Poisson: o.Poisson,
 		Seed:       uint64(seed)*2654435761 + uint64(round)*40503 + uint64(c.series)*977 + 1,
 		DurationNS: d.Nanoseconds(), WarmupNS: warmup.Nanoseconds(), WorkIters: iters,
-		DrainNS: max(time.Second, d).Nanoseconds()}
+		DrainNS: max(200*time.Millisecond, d/2).Nanoseconds()}
 }
 
 // timeout is the watchdog of one block of a schedule of d.
@@ -325,7 +325,11 @@ const ProbeOverheadNS = 5000
 // rate scaled by target/measured, a step bounded to ×0.3…×3), but in
 // separate probe blocks before the measured ones, so the measured
 // schedule is fixed (open loop): up to five probes, until one lands within
-// 1.5 points of the target.
+// 1.5 points of the target. A probe that could not keep its schedule
+// (drops, a backlog at its end) is past what the CPUs can serve — other
+// work on them lowers that — so the next probe asks less, whatever
+// utilisation it reached; the rate kept is the probe's closest to the
+// target among those that kept their schedule.
 func calibrate(ctx context.Context, env experiment.Env, c *Cell, o Options, iters uint64) error {
 	u := *c.Utilization
 	cost := float64(o.Work.Nanoseconds()) + ProbeOverheadNS
@@ -335,6 +339,7 @@ func calibrate(ctx context.Context, env experiment.Env, c *Cell, o Options, iter
 		probe = 300 * time.Millisecond
 	}
 	warm := min(50*time.Millisecond, probe/4)
+	best, bestMiss := 0.0, math.Inf(1)
 	for k := range 5 {
 		req := c.Request(0, 1, 0, false)
 		req.Load = o.params(*c, rate, probe, warm, iters, env.Runner.Seed, -1-k)
@@ -347,21 +352,36 @@ func calibrate(ctx context.Context, env experiment.Env, c *Cell, o Options, iter
 		}
 		got := utilization(resp.Load)
 		c.Probes = append(c.Probes, result.LoadProbe{Rate: rate, Utilization: got})
-		c.Rate = rate
-		if math.Abs(got-u) <= 0.015 {
-			return nil
+		kept := keptSchedule(resp.Load)
+		if miss := math.Abs(got - u); kept && miss < bestMiss {
+			best, bestMiss = rate, miss
 		}
-		if !(got > 0) {
+		if kept && bestMiss <= 0.015 {
+			break
+		}
+		switch {
+		case !kept:
+			rate *= math.Max(0.3, math.Min(0.8, u/math.Max(got, 1e-9)))
+		case !(got > 0):
 			rate *= 3
-			continue
+		default:
+			rate *= math.Max(0.3, math.Min(3, u/got))
 		}
-		rate *= math.Max(0.3, math.Min(3, u/got))
 		if rate > 5e6 {
-			return fmt.Errorf("%.0f requests per second would be needed: more than the generator can schedule", rate)
+			break
 		}
 	}
-	c.Rate = rate
+	if best == 0 {
+		return fmt.Errorf("no probe kept its schedule (the last asked %.0f requests/s): the CPUs cannot serve %s here", rate, c.levelName())
+	}
+	c.Rate = best
 	return nil
+}
+
+// keptSchedule says a block's requests were all served about when the
+// schedule ended: none dropped or left, no backlog beyond a tenth of it.
+func keptSchedule(d *model.LoadData) bool {
+	return d.Dropped == 0 && d.Unserved == 0 && float64(d.MeasuredNS-d.ScheduleNS) <= 0.1*float64(d.ScheduleNS)+20e6
 }
 
 // utilization is the share of the contexts' CPUs the load took in a block.
