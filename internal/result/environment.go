@@ -126,10 +126,10 @@ type SchedInfo struct {
 	// through sched_ext ("none" when the kernel has sched_ext and none is
 	// loaded, "" when it has none); the CPUs isolated from the scheduler
 	// and those with the tick stopped while busy (nohz_full).
-	Preempt       string `json:"preempt"`
-	PreemptSource string `json:"preempt_source"`
-	HZ            int    `json:"hz"`
-	SchedExt      string `json:"sched_ext"`
+	Preempt       string `json:"preempt,omitempty"`
+	PreemptSource string `json:"preempt_source,omitempty"`
+	HZ            int    `json:"hz,omitempty"`
+	SchedExt      string `json:"sched_ext,omitempty"`
 	Isolated      string `json:"isolated_cpus,omitempty"`
 	NoHZFull      string `json:"nohz_full,omitempty"`
 }

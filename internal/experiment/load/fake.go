@@ -40,8 +40,8 @@ func (f FakeExecutor) Block(ctx context.Context, c schedule.Cell, req model.Requ
 	cpus := loadCPUs(c)
 	work := float64(p.WorkIters) // ns, at 1 ns per iteration
 	cost := work + 3000
-	u := math.Min(0.999, p.Rate*cost/1e9/float64(cpus))
-	u *= 1 + 0.01*rng.NormFloat64()
+	offered := p.Rate * cost / 1e9 / float64(cpus)
+	u := math.Min(0.98, offered*(1+0.01*rng.NormFloat64()))
 	dur, warm := float64(p.DurationNS), float64(p.WarmupNS)
 	n := uint64(p.Rate * dur / 1e9)
 	m := uint64(p.Rate * (dur - warm) / 1e9)
@@ -54,6 +54,9 @@ func (f FakeExecutor) Block(ctx context.Context, c schedule.Cell, req model.Requ
 	d.Queued = m - d.Hops
 	d.ScheduleNS = int64(dur - warm)
 	d.MeasuredNS = d.ScheduleNS + int64(cost)
+	if offered > 1 { // beyond what the CPUs serve: the backlog grows to the end
+		d.MeasuredNS = int64(float64(d.ScheduleNS) * offered)
+	}
 	d.WindowNS = int64(dur + cost)
 	d.LoadCPUNS = int64(u * float64(d.WindowNS) * float64(cpus))
 	d.Voluntary, d.Involuntary = int64(d.Hops+n-m), int64(float64(n)*u*0.1)
