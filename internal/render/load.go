@@ -43,7 +43,7 @@ func Loads(w io.Writer, d *result.Document, st Style) {
 			for _, f := range l.Flags {
 				marks += " " + note(s.Name+" "+s.Placement+" "+l.LevelName()+": "+f.Message)
 			}
-			row := []string{l.LevelName() + marks, units.Percent(100*l.AchievedUtilization, 1), units.ShortCount(l.AchievedRate) + "/s",
+			row := []string{l.LevelName() + marks, units.Percent(100*l.AchievedUtilization, 1), units.Rate(l.AchievedRate),
 				pctl(l.GeneratorLag.P99, false)}
 			if l.Reported() {
 				row = append(row, pctl(l.Wakeup.P50, true), pctl(l.Wakeup.P90, false), pctl(l.Wakeup.P99, true), pctl(l.Wakeup.P99_9, false))
