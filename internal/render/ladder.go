@@ -298,6 +298,9 @@ func shorten(v string, n int, where string) string {
 // tickless CPUs.
 func TailSettings(e result.Environment) string {
 	s := e.Scheduler
+	if s.Preempt == "" && s.PreemptSource == "" && s.HZ == 0 && s.SchedExt == "" {
+		return "not recorded"
+	}
 	model := s.Preempt
 	if model == "" {
 		model = "unknown"
