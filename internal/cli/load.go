@@ -26,15 +26,16 @@ type loadFlags struct {
 	noReference                bool
 }
 
-// The load presets: blocks per level and each block's schedule. --quick
-// keeps four blocks of 0.4 s (its intervals at the level four blocks give),
-// so four levels, their calibration and the reference hop fit in well
-// under 30 s.
+// The load presets: blocks per level, each block's schedule and each
+// calibration probe's. --quick keeps four blocks of 0.3 s (its intervals at
+// what four blocks give), so that four levels, their calibration and the
+// reference hop fit in 30 s even when other work makes the scheduler run
+// most blocks again (10-12 s on a quiet machine, 22 s on a busy one).
 var loadPresets = map[string]struct {
 	blocks       int
 	block, probe time.Duration
 }{
-	"quick":    {4, 400 * time.Millisecond, 200 * time.Millisecond},
+	"quick":    {4, 300 * time.Millisecond, 150 * time.Millisecond},
 	"default":  {10, time.Second, 300 * time.Millisecond},
 	"thorough": {20, 2 * time.Second, 500 * time.Millisecond},
 }
@@ -96,21 +97,21 @@ unpinned.`,
 	f.StringSliceVar(&lf.kinds, "kind", []string{"thread"}, "thread (threads of one process) and/or process (single-threaded processes)")
 	f.StringSliceVar(&lf.utilizations, "utilization", nil, "target utilisations of the contexts' CPUs, in percent (default 25,50,75,90)")
 	f.StringSliceVar(&lf.rates, "rate", nil, "request rates per second instead of utilisations, e.g. 1000,5000,20000")
-	cmd.MarkFlagsMutuallyExclusive("utilization", "rate")
 	f.IntVar(&lf.contexts, "contexts", 4, "woken contexts (a request goes to one asleep, else to the least loaded)")
 	f.DurationVar(&lf.work, "work", 20*time.Microsecond, "computation per request (a fixed number of iterations of a multiply-add, measured on the contexts' CPU)")
 	f.StringVar(&lf.arrivals, "arrivals", "poisson", "poisson (exponential gaps) or constant")
 	f.DurationVar(&lf.block, "block", 0, "each block's schedule, warm-up included")
-	f.Lookup("block").DefValue = "1s; --quick 400ms; --thorough 2s"
+	f.Lookup("block").DefValue = "1s; --quick 300ms; --thorough 2s"
 	f.DurationVar(&lf.warmup, "warmup-time", 0, "the start of each block whose requests are served but not measured")
 	f.Lookup("warmup-time").DefValue = "a tenth of --block"
 	f.DurationVar(&lf.probe, "probe", 0, "each calibration block's schedule (utilisation levels)")
-	f.Lookup("probe").DefValue = "300ms; --quick 200ms; --thorough 500ms"
+	f.Lookup("probe").DefValue = "300ms; --quick 150ms; --thorough 500ms"
 	f.BoolVar(&lf.noReference, "no-reference", false, "do not measure the ladder's futex hop beside the lightest level")
 	return cmd
 }
 
-// parsePercents reads a list of percentages in (0, 100].
+// parseNumbers reads a list of numbers in (lo, hi], each with an optional
+// unit suffix ("%", "/s").
 func parseNumbers(flag string, items []string, lo, hi float64, unit string) ([]float64, error) {
 	var out []float64
 	for _, s := range items {
@@ -155,6 +156,8 @@ func runLoad(ctx context.Context, cmd *cobra.Command, mf *measureFlags, lf *load
 	o := suite.LoadOptions{Kinds: kinds, Contexts: lf.contexts, Work: lf.work, Reference: !lf.noReference}
 	var err error
 	switch {
+	case given("rate") && given("utilization"):
+		return usagef("give the load levels as --utilization or as --rate, not both")
 	case given("rate"):
 		if o.Rates, err = parseNumbers("rate", lf.rates, 0, 5e6, "/s"); err != nil {
 			return err

@@ -70,7 +70,9 @@ func latency(blocks []model.LoadHist) result.LoadLatency {
 		all.Merge(hs[i])
 		l.Count += b.N
 		maxv = max(maxv, b.Max)
-		sum += hs[i].Mean() * float64(b.N)
+		if b.N > 0 {
+			sum += hs[i].Mean() * float64(b.N)
+		}
 	}
 	if l.Count == 0 {
 		return l
@@ -169,7 +171,7 @@ func aggregate(c Cell, r schedule.CellRun) level {
 		for name, h := range d.Hists {
 			hists[name] = append(hists[name], h)
 		}
-		if h, ok := d.Hists[model.HistWake]; ok {
+		if h, ok := d.Hists[model.HistWake]; ok && h.N > 0 {
 			waitSum += Hist(h).Mean() * float64(h.N)
 		}
 		if h, ok := d.Hists[model.HistQueue]; ok && h.N > 0 {
