@@ -99,7 +99,9 @@ func TestStallShowsInCorrectedOnly(t *testing.T) {
 	if l.GeneratorLag.MaxNS < 49e6 {
 		t.Errorf("the generator's lag max %v: it was held back 50 ms", l.GeneratorLag.MaxNS)
 	}
-	if !slices.ContainsFunc(l.Flags, func(f result.Flag) bool { return f.Code == "omission" && strings.Contains(f.Message, "coordinated omission") }) {
+	if !slices.ContainsFunc(l.Flags, func(f result.Flag) bool {
+		return f.Code == "omission" && strings.Contains(f.Message, "coordinated omission")
+	}) {
 		t.Errorf("no omission flag: %+v", l.Flags)
 	}
 	for _, lat := range []*result.LoadLatency{&l.Wakeup, &l.Corrected, &l.Uncorrected} {
