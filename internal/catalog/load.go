@@ -92,7 +92,7 @@ func runLoad(ctx context.Context, req model.Request, processes bool) (model.Resp
 	// Each block of a level draws its own Poisson schedule.
 	cfg := kernels.LoadConfig{Contexts: p.Contexts, Rate: p.Rate, Poisson: p.Poisson, Seed: p.Seed + uint64(req.Round)*0x9e3779b97f4a7c15,
 		Duration: time.Duration(p.DurationNS), Warmup: time.Duration(p.WarmupNS), WorkIters: p.WorkIters,
-		CPUGen: req.CPUA, CPUCtx: req.CPUB, GenOnCtxCPU: req.CPUA == req.CPUB, Drain: time.Duration(p.DrainNS), Processes: processes}
+		CPUGen: req.CPUA, CPUCtx: req.CPUB, GenOnCtxCPU: req.CPUA == req.CPUB, Drain: time.Duration(p.DrainNS), Processes: processes, KeepBusy: p.KeepBusy}
 	r, err := kernels.NewLoadRegion(cfg)
 	if err != nil {
 		return model.Response{}, err

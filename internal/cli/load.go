@@ -23,7 +23,7 @@ type loadFlags struct {
 	contexts                   int
 	work, block, warmup, probe time.Duration
 	arrivals                   string
-	noReference                bool
+	noReference, keepBusy      bool
 }
 
 // The load presets: blocks per level, each block's schedule and each
@@ -106,6 +106,7 @@ unpinned.`,
 	f.Lookup("warmup-time").DefValue = "a tenth of --block"
 	f.DurationVar(&lf.probe, "probe", 0, "each calibration block's schedule (utilisation levels)")
 	f.Lookup("probe").DefValue = "300ms; --quick 150ms; --thorough 500ms"
+	f.BoolVar(&lf.keepBusy, "keep-busy", false, "keep the contexts' CPU from idling between requests (a SCHED_IDLE spinner any request preempts): the wake-up without the idle CPU's exit")
 	f.BoolVar(&lf.noReference, "no-reference", false, "do not measure the ladder's futex hop beside the lightest level")
 	return cmd
 }
@@ -153,7 +154,7 @@ func runLoad(ctx context.Context, cmd *cobra.Command, mf *measureFlags, lf *load
 			kinds = append(kinds, k)
 		}
 	}
-	o := suite.LoadOptions{Kinds: kinds, Contexts: lf.contexts, Work: lf.work, Reference: !lf.noReference}
+	o := suite.LoadOptions{Kinds: kinds, Contexts: lf.contexts, Work: lf.work, Reference: !lf.noReference, KeepBusy: lf.keepBusy}
 	var err error
 	switch {
 	case given("rate") && given("utilization"):

@@ -27,6 +27,9 @@ type LoadConfig struct {
 	// Drain is how long the contexts may take to serve what is pending
 	// once the schedule has ended; what is left then is unserved.
 	Drain time.Duration
+	// KeepBusy runs a SCHED_IDLE spinner on the contexts' CPU, so it never
+	// idles between requests (its CPU time is not the load's).
+	KeepBusy bool
 	// Processes: the contexts are other processes that map the region
 	// (LoadRegion.File) and run LoadContext; otherwise threads of this one.
 	Processes bool

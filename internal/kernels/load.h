@@ -83,6 +83,7 @@ typedef struct cb_load {
 	int32_t gen_on_ctx_cpu; /* 1: the generator shares the contexts' CPUs (its CPU time is load) */
 	int32_t processes;      /* 1: the contexts are other processes mapping this region */
 	uint64_t drain_ns;      /* how long the contexts may take to serve what is pending once the schedule ends */
+	int32_t keep_busy;      /* 1: a SCHED_IDLE spinner keeps the contexts' CPU from idling between requests */
 	/* control */
 	uint32_t go __attribute__((aligned(64))); /* futex word: 1 starts the contexts */
 	uint32_t stop;

@@ -75,6 +75,9 @@ func NewLoadRegion(cfg LoadConfig) (*LoadRegion, error) {
 	if cfg.Processes {
 		l.processes = 1
 	}
+	if cfg.KeepBusy {
+		l.keep_busy = 1
+	}
 	drain := cfg.Drain
 	if drain <= 0 {
 		drain = time.Second

@@ -113,6 +113,9 @@ type LoadParams struct {
 	WarmupNS   int64   `json:"warmup_ns"`
 	WorkIters  uint64  `json:"work_iters"`
 	DrainNS    int64   `json:"drain_ns,omitempty"`
+	// KeepBusy keeps the contexts' CPU from idling between requests (a
+	// SCHED_IDLE spinner that every request preempts).
+	KeepBusy bool `json:"keep_busy,omitempty"`
 }
 
 // The histogram layout of the load kernel: HdrHistogram's (Gil Tene,

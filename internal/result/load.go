@@ -25,6 +25,9 @@ type LoadSeries struct {
 	Mechanism    string `json:"mechanism"`
 	Contexts     int    `json:"contexts"`
 	Arrivals     string `json:"arrivals"` // constant or poisson
+	// KeepBusy says a SCHED_IDLE spinner kept the contexts' CPU from
+	// idling between requests (--keep-busy).
+	KeepBusy bool `json:"keep_busy,omitempty"`
 	// WorkNS is the work per request asked for; WorkIters the iterations
 	// of the work loop it became at WorkNSPerIter (measured on the
 	// contexts' CPU before the levels ran).

@@ -32,6 +32,7 @@ type LoadOptions struct {
 	Contexts     int
 	Work         time.Duration
 	Poisson      bool
+	KeepBusy     bool
 	Block        time.Duration
 	Warmup       time.Duration
 	Blocks       int
@@ -61,7 +62,7 @@ type Load struct {
 // PlanLoad plans the sweep; every error is the input's fault.
 func PlanLoad(o LoadOptions) (*Load, error) {
 	lo := load.Options{Kinds: o.Kinds, Placements: o.Placements, Utilizations: o.Utilizations, Rates: o.Rates,
-		Contexts: o.Contexts, Work: o.Work, Poisson: o.Poisson, Block: o.Block, Warmup: o.Warmup, Blocks: o.Blocks,
+		Contexts: o.Contexts, Work: o.Work, Poisson: o.Poisson, KeepBusy: o.KeepBusy, Block: o.Block, Warmup: o.Warmup, Blocks: o.Blocks,
 		Probe: o.Probe, Span: o.Span, Timeout: o.Timeout}
 	if o.Topology == nil && slices.ContainsFunc(o.Placements, model.Placement.IsLevel) {
 		o.Topology = machine.Topology(machine.Options{})

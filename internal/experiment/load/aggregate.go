@@ -304,7 +304,7 @@ func series(c Cell, levels []level, o Options, nsPerIter float64, iters uint64, 
 	s := result.LoadSeries{Name: c.Bench.Name, Kind: string(c.Kind), Placement: string(c.Placement),
 		CPUGenerator: c.CPUA, CPUContexts: c.CPUB, LoadCPUs: loadCPUs(c.Cell), Mechanism: c.Bench.Mechanism,
 		Contexts: o.Contexts, Arrivals: "constant", WorkNS: float64(o.Work.Nanoseconds()), WorkIters: iters, WorkNSPerIter: nsPerIter,
-		BlockNS: o.Block.Nanoseconds(), WarmupNS: o.Warmup.Nanoseconds(), Sweep: "rate", Flags: []result.Flag{}}
+		BlockNS: o.Block.Nanoseconds(), WarmupNS: o.Warmup.Nanoseconds(), Sweep: "rate", Flags: []result.Flag{}, KeepBusy: o.KeepBusy}
 	if o.Poisson {
 		s.Arrivals = "poisson"
 	}
@@ -368,6 +368,9 @@ func label(c Cell, o Options, host string) string {
 	}
 	parts := []string{fmt.Sprintf("%d %s woken through futexes by an open-loop generator (%s), %s of work per request", o.Contexts, what, arr, units.Time(float64(o.Work.Nanoseconds()))),
 		c.PlacementText() + ", " + gen}
+	if o.KeepBusy {
+		parts = append(parts, "the contexts' CPU kept from idling by a SCHED_IDLE spinner")
+	}
 	if host != "" {
 		parts = append(parts, host)
 	}

@@ -70,6 +70,7 @@ type Options struct {
 	Contexts     int
 	Work         time.Duration // per request
 	Poisson      bool
+	KeepBusy     bool          // a SCHED_IDLE spinner keeps the contexts' CPU from idling
 	Block        time.Duration // each block's schedule, warm-up included
 	Warmup       time.Duration
 	Blocks       int           // per level
@@ -192,7 +193,7 @@ func (o Options) params(c Cell, rate float64, d, warmup time.Duration, iters uin
 	return &model.LoadParams{Contexts: o.Contexts, Rate: rate, Poisson: o.Poisson,
 		Seed:       uint64(seed)*2654435761 + uint64(round)*40503 + uint64(c.series)*977 + 1,
 		DurationNS: d.Nanoseconds(), WarmupNS: warmup.Nanoseconds(), WorkIters: iters,
-		DrainNS: max(200*time.Millisecond, d/2).Nanoseconds()}
+		DrainNS: max(200*time.Millisecond, d/2).Nanoseconds(), KeepBusy: o.KeepBusy}
 }
 
 // timeout is the watchdog of one block of a schedule of d.
