@@ -424,7 +424,10 @@ func knee(levels []level, seed int64) *result.LoadKnee {
 	}
 	k.Resamples = resamples
 	slices.Sort(found)
-	lo, hi := stats.Quantile(found, 0.025), stats.Quantile(found, 0.975)
+	// Order statistics, not interpolation: a resample that never departed
+	// is +Inf, and interpolating between two of them is no number.
+	lo := found[int(math.Floor(0.025*float64(len(found)-1)))]
+	hi := found[int(math.Ceil(0.975*float64(len(found)-1)))]
 	if !math.IsInf(lo, 0) {
 		k.Low = &lo
 	}
