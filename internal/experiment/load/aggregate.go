@@ -19,10 +19,9 @@ import (
 
 // level is one aggregated level and what the series needs of its blocks.
 type level struct {
-	cell  Cell
-	out   result.LoadLevel
-	p99s  []*hdrhistogram.Histogram // the blocks' corrected latencies, for the knee's bootstrap
-	ctxOK bool
+	cell Cell
+	out  result.LoadLevel
+	p99s []*hdrhistogram.Histogram // the blocks' corrected latencies, for the knee's bootstrap
 }
 
 // The histograms a level reports, by the JSON's name.
@@ -54,8 +53,8 @@ func Hist(h model.LoadHist) *hdrhistogram.Histogram {
 // quantile is the value at quantile q of h: the highest value of the
 // bucket holding it (at most 0.78% above the recorded value), but never
 // above the exact maximum.
-func quantile(h *hdrhistogram.Histogram, q float64, max uint64) float64 {
-	return math.Min(float64(h.ValueAtQuantile(100*q)), float64(max))
+func quantile(h *hdrhistogram.Histogram, q float64, most uint64) float64 {
+	return math.Min(float64(h.ValueAtQuantile(100*q)), float64(most))
 }
 
 // latency summarises one histogram over the blocks.
