@@ -3,6 +3,7 @@ module github.com/ctxbench/ctxbench
 go 1.26.0
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
 	github.com/cilium/ebpf v0.22.0
 	github.com/jackc/pgx/v5 v5.12.0

@@ -26,7 +26,7 @@ import (
 // checked lazily by each row's Needs).
 var Entries = sync.OnceValue(func() []*model.Benchmark {
 	all := slices.Concat(floorRows(), goroutineRows(), threadRows(), processRows(), containerRows(), vmRows(),
-		probeRows(), referenceRows(), ringRows(), spawnRows(), memoryRows(), publishedRows())
+		probeRows(), referenceRows(), ringRows(), spawnRows(), memoryRows(), publishedRows(), loadRows())
 	slices.SortStableFunc(all, func(a, b *model.Benchmark) int { return model.RungIndex(a.Rung) - model.RungIndex(b.Rung) })
 	seen := map[string]bool{}
 	for _, b := range all {

@@ -182,7 +182,7 @@ results to a JSON file whose name it prints.`,
 	root.PersistentFlags().Var(&color, "color", "colour the tables: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never")
 	mf.register(root)
 	root.AddCommand(newRun(stdout, stderr), newList(stdout), newEnv(stdout), newAB(stdout, stderr),
-		newSpawnCmd(stdout, stderr), newMemoryCmd(stdout, stderr), newRingCmd(stdout, stderr), newPool(stdout, stderr),
+		newSpawnCmd(stdout, stderr), newMemoryCmd(stdout, stderr), newRingCmd(stdout, stderr), newLoadCmd(stdout, stderr), newPool(stdout, stderr),
 		newReplicate(stdout, stderr), newReportCmd(stdout, stderr), newCompareCmd(stdout, stderr), newPrepareCmd(stdout, stderr),
 		newAA(stdout, stderr), newExplain(stdout, stderr), newHistoryCmd(ctx, stdout, stderr))
 	usageArgs(root)

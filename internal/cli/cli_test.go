@@ -328,6 +328,7 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 		"prepare":   {nil, nil},                                             // never run: see parseOnly
 		"history":   {[]string{"--store", filepath.Join(dir, "h.db")}, nil}, // never the user's store
 		"ab":        {[]string{"--setup-a", "true", "--setup-b", "true"}, stop},
+		"load":      {nil, stop},
 	}
 	// A valid value per flag ("command flag" first, then "flag"); a bool
 	// flag takes none. A new flag without one fails here until it has one.
@@ -345,6 +346,8 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 		"output": {filepath.Join(dir, "r2.html")}, "title": {"t"}, "alpha": {"0.1"}, "fail-on-regression": {"5"}, "format": {"json"},
 		"store": {filepath.Join(dir, "h2.db")}, "import": {dir},
 		"setup-a": {"true"}, "setup-b": {"true"}, "cleanup": {"true"}, "setup-timeout": {"5s"},
+		"utilization": {"50"}, "rate": {"1000"}, "load contexts": {"4"}, "work": {"20us"}, "arrivals": {"poisson"},
+		"block": {"1s"}, "probe": {"300ms"},
 	}
 	// Commands that must not run here (prepare builds every probe): their
 	// flags are checked by parsing alone, which is where a flag of theirs

@@ -210,6 +210,7 @@ var sources = []source{
 	{"switch ladder", "ns/hop", ladderEntries},
 	{"rings (raw)", "ns/hop", ringEntries},
 	{"creation", "ns/create", spawnEntries},
+	{"load levels (percentiles)", "ns", loadEntries},
 }
 
 func ladderEntries(d *result.Document) []entry {
@@ -237,6 +238,51 @@ func ringEntries(d *result.Document) []entry {
 			e.notes = append(e.notes, fmt.Sprintf("%s %s flagged (%s): %s", name, r.Placement, f.Code, f.Message))
 		}
 		out = append(out, e)
+	}
+	return out
+}
+
+// loadEntries are ctxbench load's levels, matched level by level (a
+// utilisation level by its target, a rate level by its rate): each level's
+// wake-up p50, p99 and p99.9 and its corrected request p50, p99 and p99.9,
+// each a row whose samples are the blocks' own percentiles (one per block:
+// blocks are the unit, as everywhere), and whose figure and interval are
+// the level's. A level that did not keep its schedule has no latency to
+// compare and is left out with a note.
+func loadEntries(d *result.Document) []entry {
+	var out []entry
+	for _, s := range d.Loads {
+		for _, l := range s.Levels {
+			lname := "load " + s.Kind + " " + l.LevelName()
+			if !l.Reported() {
+				out = append(out, entry{name: lname + " (behind)", placement: s.Placement, notes: []string{fmt.Sprintf("%s %s: %s; not compared", lname, s.Placement, l.StatusReason)}})
+				continue
+			}
+			for _, m := range []struct {
+				what string
+				lat  *result.LoadLatency
+			}{{"wake", &l.Wakeup}, {"request", &l.Corrected}} {
+				for _, p := range m.lat.Percentiles() {
+					if p.Name == "p90" || p.P == nil || len(p.P.BlockNS) == 0 {
+						continue
+					}
+					sizes := make([]int, len(p.P.BlockNS))
+					for i := range sizes {
+						sizes[i] = 1
+					}
+					sum := stats.SummarizeBlocks(p.P.BlockNS, sizes)
+					sum.Median, sum.Warnings = p.P.NS, nil // the level's figure and interval (stats.TailInterval), not the blocks' median
+					if p.P.CILow != nil && p.P.CIHigh != nil {
+						sum.CILow, sum.CIHigh, sum.Confidence = *p.P.CILow, *p.P.CIHigh, p.P.Confidence
+					}
+					e := entry{name: fmt.Sprintf("%s %s %s", lname, m.what, strings.ReplaceAll(p.Name, "_", ".")), placement: s.Placement, samples: p.P.BlockNS, sizes: sizes, summary: sum}
+					for _, f := range l.Flags {
+						e.notes = append(e.notes, fmt.Sprintf("%s %s flagged (%s): %s", lname, s.Placement, f.Code, f.Message))
+					}
+					out = append(out, e)
+				}
+			}
+		}
 	}
 	return out
 }
@@ -737,6 +783,26 @@ var attrs = []attr{
 		g := d.Environment.Cgroup
 		return fmt.Sprintf("%s, cpu controller %s, depth %d", orNone(g.Version), orNone(g.CPUController), g.Depth)
 	}, false, []string{"cgroup_depth"}},
+	// The settings that move a wake-up's tail (ctxbench load): the
+	// preemption model, the tick, a sched_ext scheduler, isolated and
+	// tickless CPUs, and the latency limit that keeps idle CPUs shallow.
+	{"preemption model", func(d *result.Document) string { return orNone(d.Environment.Scheduler.Preempt) }, false, nil},
+	{"HZ", func(d *result.Document) string {
+		if hz := d.Environment.Scheduler.HZ; hz > 0 {
+			return fmt.Sprint(hz)
+		}
+		return "unknown"
+	}, false, nil},
+	{"sched_ext", func(d *result.Document) string { return orNone(d.Environment.Scheduler.SchedExt) }, false, nil},
+	{"isolated CPUs", func(d *result.Document) string {
+		return fmt.Sprintf("isolcpus %s, nohz_full %s", orNone(d.Environment.Scheduler.Isolated), orNone(d.Environment.Scheduler.NoHZFull))
+	}, false, nil},
+	{"cpu_dma_latency", func(d *result.Document) string {
+		if v := d.Environment.Idle.DMALatencyUS; v != nil {
+			return fmt.Sprint(*v)
+		}
+		return "unknown"
+	}, false, nil},
 	{"clocksource", func(d *result.Document) string { return d.Environment.Clocksource }, false, []string{"clocksource"}},
 	{"host", func(d *result.Document) string { return d.Environment.Hostname }, false, []string{"host"}},
 	{"ctxbench", func(d *result.Document) string {

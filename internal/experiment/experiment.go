@@ -52,6 +52,7 @@ func Topology(levels []result.TopologyLevel) schedule.Topology {
 type Part struct {
 	Results      []result.Result
 	Rings        []result.Ring
+	Loads        []result.LoadSeries
 	Spawn        []result.Spawn
 	Memory       []result.Memory
 	Pools        *result.Pools
@@ -66,6 +67,7 @@ type Part struct {
 func (p *Part) Add(o Part) {
 	p.Results = append(p.Results, o.Results...)
 	p.Rings = append(p.Rings, o.Rings...)
+	p.Loads = append(p.Loads, o.Loads...)
 	p.Spawn = append(p.Spawn, o.Spawn...)
 	p.Memory = append(p.Memory, o.Memory...)
 	if o.Pools != nil {

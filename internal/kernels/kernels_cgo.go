@@ -4,7 +4,7 @@ package kernels
 
 /*
 #cgo CFLAGS: -O2 -Wall -Wno-unused-function
-#cgo LDFLAGS: -lpthread
+#cgo LDFLAGS: -lpthread -lm
 #include "kernels.h"
 
 int cb_floor_asm(cb_block *b);

@@ -12,8 +12,9 @@
  * the binary, never by fork() in Go.
  *
  * Roles (CTXBENCH_ST): the two sides of the process pipe and futex
- * ping-pongs (pipe-a, pipe-b, futex-a, futex-b), and a process ring's head
- * (ring-head, which times) and members (ring-member). The rest of the
+ * ping-pongs (pipe-a, pipe-b, futex-a, futex-b), a process ring's head
+ * (ring-head, which times) and members (ring-member), and a context of the
+ * load kernel (load-ctx: the region's memfd is fd 3, its index the arg). The rest of the
  * request is in CTXBENCH_ST_* variables (internal/partner writes them), the
  * descriptors are 3, 4, ... in order.
  *
@@ -40,6 +41,7 @@
 #include <linux/filter.h>
 
 #include "kernels.h"
+#include "load.h"
 #include "ring.h"
 
 int cb_proc_pipe_a(cb_block *b);
@@ -50,6 +52,9 @@ int cb_proc_futex_b(cb_block *b);
 static cb_ring st_ring; /* a ring head's parameters and results */
 
 static int st_ring_head(cb_block *b) { return cb_ring_head(b, &st_ring); }
+
+/* A context of the load kernel: fd 3 is the region, arg its index. */
+static int st_load_ctx(cb_block *b) { return cb_load_st(b->fd[0], (int32_t)b->arg, b->cpu_b, b->err, sizeof b->err); }
 
 static long long st_env(const char *name, long long def)
 {
@@ -123,6 +128,7 @@ __attribute__((constructor)) static void cb_st_main(void)
 	else if (!strcmp(role, "futex-b")) run = cb_proc_futex_b;
 	else if (!strcmp(role, "ring-head")) run = st_ring_head, side_a = 1;
 	else if (!strcmp(role, "ring-member")) run = cb_ring_member;
+	else if (!strcmp(role, "load-ctx")) run = st_load_ctx;
 	char line[256];
 	if (!run) {
 		snprintf(line, sizeof line, "error unknown single-threaded side %s\n", role);

@@ -65,7 +65,9 @@ func Collect(o Options) result.Environment {
 	env.Mitigations = mitigations(r)
 	env.Cgroup = cgroupInfo(r)
 	env.Scheduler = result.SchedInfo{Autogroup: r.Read("proc/sys/kernel/sched_autogroup_enabled") == "1", Policy: "SCHED_OTHER"}
+	tailSettings(r, &env.Scheduler, env.Cmdline, env.Kernel, env.KernelBuild)
 	env.Idle = idleInfo(r)
+	env.Idle.DMALatencyUS = dmaLatency(r)
 	// The poll limit is in force only under the haltpoll driver (its
 	// module may be loaded while another driver, or none, idles the CPUs).
 	if ns, _, ok := haltPollNS(env, r); ok && strings.Contains(env.Idle.Driver, "haltpoll") {

@@ -33,6 +33,7 @@ type Request struct {
 	TargetNS int64         `json:"target_ns,omitempty"`
 	Ring     *RingParams   `json:"ring,omitempty"`
 	Memory   *MemoryParams `json:"memory,omitempty"`
+	Load     *LoadParams   `json:"load,omitempty"`
 }
 
 // Response is what one block measured (JSON on the worker's stdout).
@@ -50,6 +51,7 @@ type Response struct {
 	Ring    *RingData   `json:"ring,omitempty"`
 	Spawn   *SpawnData  `json:"spawn,omitempty"`
 	Memory  *MemoryData `json:"memory,omitempty"`
+	Load    *LoadData   `json:"load,omitempty"`
 	// KVM is what KVM counted over a vm block.
 	KVM *KVMData `json:"kvm,omitempty"`
 	// Label is what the benchmark found out about itself (how a VM's guest

@@ -238,7 +238,12 @@ func Environment(w io.Writer, e result.Environment, st Style) {
 	row("clocksource", e.Clocksource)
 	row("cgroups", fmt.Sprintf("%s; cpu controller at %s; own cpu cgroup %q (depth %d); v2 controllers %v", e.Cgroup.Version, e.Cgroup.CPUController, e.Cgroup.Own, e.Cgroup.Depth, e.Cgroup.V2Controllers))
 	row("scheduler", fmt.Sprintf("%s, autogroup %v", e.Scheduler.Policy, e.Scheduler.Autogroup))
-	row("idle", fmt.Sprintf("driver %s, governor %s, states %v", e.Idle.Driver, e.Idle.Governor, e.Idle.States))
+	row("preemption", shorten(TailSettings(e), st.Columns()-len("virtualization")-gap, "the whole of it: ctxbench env --format json"))
+	idle := fmt.Sprintf("driver %s, governor %s, states %v", e.Idle.Driver, e.Idle.Governor, e.Idle.States)
+	if d := e.Idle.DMALatencyUS; d != nil {
+		idle += ", cpu_dma_latency " + DMALatency(*d)
+	}
+	row("idle", idle)
 	perf := fmt.Sprintf("software events %v, hardware events %v, perf_event_paranoid %d", e.Perf.Software, e.Perf.Hardware, e.Perf.Paranoid)
 	if e.Perf.Reason != "" {
 		perf += " (" + e.Perf.Reason + ")"
@@ -286,4 +291,46 @@ func shorten(v string, n int, where string) string {
 		return v
 	}
 	return string(r[:keep]) + fmt.Sprintf(" … (%d more characters; %s)", len(r)-keep, where)
+}
+
+// TailSettings is the settings that move a wake-up's tail, in one line:
+// the preemption model and where it was read, HZ, sched_ext, isolated and
+// tickless CPUs.
+func TailSettings(e result.Environment) string {
+	s := e.Scheduler
+	if s.Preempt == "" && s.PreemptSource == "" && s.HZ == 0 && s.SchedExt == "" {
+		return "not recorded"
+	}
+	model := s.Preempt
+	if model == "" {
+		model = "unknown"
+	}
+	out := "model " + model
+	if s.PreemptSource != "" {
+		out += " (" + s.PreemptSource + ")"
+	}
+	if s.HZ > 0 {
+		out += fmt.Sprintf(", HZ %d", s.HZ)
+	}
+	switch s.SchedExt {
+	case "":
+		out += ", no sched_ext"
+	default:
+		out += ", sched_ext " + s.SchedExt
+	}
+	if s.Isolated != "" {
+		out += ", isolated CPUs " + s.Isolated
+	}
+	if s.NoHZFull != "" {
+		out += ", nohz_full " + s.NoHZFull
+	}
+	return out
+}
+
+// DMALatency is a cpu_dma_latency limit: "none" for the kernel's default.
+func DMALatency(us int64) string {
+	if us >= 2000000000 {
+		return "none"
+	}
+	return units.Time(float64(us) * 1e3)
 }

@@ -119,13 +119,30 @@ type CgroupInfo struct {
 type SchedInfo struct {
 	Autogroup bool   `json:"autogroup"`
 	Policy    string `json:"policy"`
+	// The settings that move a wake-up's tail (docs/load.md): the
+	// preemption model (none, voluntary, full, lazy, rt; "" unknown) and
+	// where it was read (debugfs, the boot line, the kernel's config);
+	// the timer tick (CONFIG_HZ; 0 unknown); the BPF scheduler loaded
+	// through sched_ext ("none" when the kernel has sched_ext and none is
+	// loaded, "" when it has none); the CPUs isolated from the scheduler
+	// and those with the tick stopped while busy (nohz_full).
+	Preempt       string `json:"preempt,omitempty"`
+	PreemptSource string `json:"preempt_source,omitempty"`
+	HZ            int    `json:"hz,omitempty"`
+	SchedExt      string `json:"sched_ext,omitempty"`
+	Isolated      string `json:"isolated_cpus,omitempty"`
+	NoHZFull      string `json:"nohz_full,omitempty"`
 }
 
 // IdleInfo records the idle-state machinery that wakes a sleeping CPU.
 type IdleInfo struct {
-	Driver   string   `json:"driver"`
-	Governor string   `json:"governor"`
-	States   []string `json:"states,omitempty"`
+	// DMALatencyUS is the CPU latency limit in force (/dev/cpu_dma_latency,
+	// µs; 2000000000 is none): a low one keeps idle CPUs out of deep states.
+	// Null where it cannot be read (it needs root).
+	DMALatencyUS *int64   `json:"cpu_dma_latency_us,omitempty"`
+	Driver       string   `json:"driver"`
+	Governor     string   `json:"governor"`
+	States       []string `json:"states,omitempty"`
 	// HaltPollNS is the haltpoll governor's poll limit
 	// (guest_halt_poll_ns: sysfs, else the command line) when haltpoll is
 	// the driver; absent otherwise, or where neither says.

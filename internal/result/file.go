@@ -148,6 +148,11 @@ func (d *Document) Validate() error {
 			return err
 		}
 	}
+	for i := range d.Loads {
+		if err := validateLoad(i, &d.Loads[i]); err != nil {
+			return err
+		}
+	}
 	for i := range d.Rings {
 		if err := validateRing(i, &d.Rings[i]); err != nil {
 			return err

@@ -32,6 +32,7 @@ type Document struct {
 	Spawn        []Spawn       `json:"spawn,omitempty"`
 	Memory       []Memory      `json:"memory,omitempty"`
 	Rings        []Ring        `json:"rings,omitempty"`
+	Loads        []LoadSeries  `json:"loads,omitempty"`
 	Pools        *Pools        `json:"pools,omitempty"`
 	Replications []Replication `json:"replications,omitempty"`
 	AA           *AA           `json:"aa,omitempty"`

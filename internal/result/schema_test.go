@@ -191,6 +191,8 @@ func TestSchemaDryRuns(t *testing.T) {
 		{[]string{"explain", "thread/pipe", "process/pipe", "thread/futex", "--dry-run", "--quick", "--seed", "6"}, false},
 		{[]string{"aa", "--dry-run", "--quick", "--sittings", "3", "--seed", "7"}, false},
 		{[]string{"ab", "thread/pipe", "--dry-run", "--quick", "--setup-a", "true", "--setup-b", "true", "--cleanup", "true", "--seed", "8"}, false},
+		{[]string{"load", "--dry-run", "--quick", "--kind", "thread,process", "--placement", "same-cpu,cross-cpu,unpinned", "--seed", "8"}, false},
+		{[]string{"load", "--dry-run", "--quick", "--rate", "1000,50000", "--arrivals", "constant", "--no-reference", "--seed", "9"}, false},
 	} {
 		args := append(slices.Clone(c.args), "-q", "--export-json", "-")
 		name := "ctxbench " + strings.Join(args, " ")

@@ -23,6 +23,7 @@ type Cell struct {
 	Name   string
 	Ring   *model.RingParams
 	Memory *model.MemoryParams
+	Load   *model.LoadParams
 	// Trace runs the cell's blocks with the kernel phase tracer attached;
 	// Probes names its probe set ("" the full one, model.ProbesLight).
 	Trace  bool
@@ -155,7 +156,7 @@ func (c Cell) Request(iters uint64, samples, warmup int, perf bool) model.Reques
 		warmup = max(warmup, c.Bench.Warmup) // --warmup 0 means none, for every benchmark
 	}
 	return model.Request{Bench: c.Bench.Name, Placement: c.Placement, CPUA: c.CPUA, CPUB: c.CPUB,
-		Iters: iters, Samples: samples, Warmup: warmup, Perf: perf, Arg: c.Bench.Arg, Ring: c.Ring, Memory: c.Memory,
+		Iters: iters, Samples: samples, Warmup: warmup, Perf: perf, Arg: c.Bench.Arg, Ring: c.Ring, Memory: c.Memory, Load: c.Load,
 		Trace: c.Trace, Probes: c.Probes}
 }
 

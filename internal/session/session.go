@@ -121,6 +121,7 @@ func Run(ctx context.Context, spec Spec) (*result.Document, error) {
 	doc.FinishedAt = time.Now().UTC()
 	doc.Results = append(doc.Results, all.Results...)
 	doc.Rings, doc.Spawn, doc.Memory, doc.Pools, doc.Replications, doc.AA = all.Rings, all.Spawn, all.Memory, all.Pools, all.Replications, all.AA
+	doc.Loads = all.Loads
 	doc.Failures, doc.Skipped = all.Failures, all.Skipped
 	measuredTSC(&env, doc.Results)
 	doc.Environment = env

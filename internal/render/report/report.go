@@ -80,6 +80,7 @@ type view struct {
 	FlaggedLegend, UntrustedLegend string
 	VMLines                        []string // the VM decomposition, per run
 	Rings                          []ringView
+	Loads                          []loadView
 	Spawn                          *forest
 	Memory                         *forest
 	Pools                          []poolView
@@ -155,6 +156,7 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 		}
 	}
 	v.Rings = ringViews(v.Runs)
+	v.Loads = loadViews(v.Runs)
 	v.Spawn = spawnForest(v.Runs)
 	v.Memory = memoryForest(v.Runs)
 	v.Pools = poolViews(v.Runs)
@@ -184,6 +186,9 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 	}
 	if len(v.Rings) > 0 {
 		v.Sections = append(v.Sections, navItem{"rings", "Rings"})
+	}
+	if len(v.Loads) > 0 {
+		v.Sections = append(v.Sections, navItem{"load", "Under load"})
 	}
 	if v.Spawn != nil {
 		v.Sections = append(v.Sections, navItem{"spawn", "Creation"})
