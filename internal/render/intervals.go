@@ -72,7 +72,7 @@ func reproLegend(d *result.Document, rs []result.Result) []string {
 		lines := []string{fmt.Sprintf("±REPRO: where another sitting's median on this machine will lie: %s prediction interval from this sitting's precision plus the between-sitting variation its history shows (%s sittings; few sittings give a wide interval); compare tests against it; — where a cell has not been learned", LevelText(statedLevel(cs...)), n)}
 		return lines
 	}
-	why := "the machine has not learned how far its sittings move"
+	var why string
 	switch h := d.History; {
 	case d.Settings.DryRun:
 		why = "a dry run is not recorded"
