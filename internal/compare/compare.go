@@ -786,23 +786,23 @@ var attrs = []attr{
 	// The settings that move a wake-up's tail (ctxbench load): the
 	// preemption model, the tick, a sched_ext scheduler, isolated and
 	// tickless CPUs, and the latency limit that keeps idle CPUs shallow.
-	{"preemption model", func(d *result.Document) string { return orNone(d.Environment.Scheduler.Preempt) }, false, nil},
+	{"preemption model", func(d *result.Document) string { return orNone(d.Environment.Scheduler.Preempt) }, false, []string{"preempt"}},
 	{"HZ", func(d *result.Document) string {
 		if hz := d.Environment.Scheduler.HZ; hz > 0 {
 			return fmt.Sprint(hz)
 		}
 		return "unknown"
-	}, false, nil},
-	{"sched_ext", func(d *result.Document) string { return orNone(d.Environment.Scheduler.SchedExt) }, false, nil},
+	}, false, []string{"hz"}},
+	{"sched_ext", func(d *result.Document) string { return orNone(d.Environment.Scheduler.SchedExt) }, false, []string{"sched_ext"}},
 	{"isolated CPUs", func(d *result.Document) string {
 		return fmt.Sprintf("isolcpus %s, nohz_full %s", orNone(d.Environment.Scheduler.Isolated), orNone(d.Environment.Scheduler.NoHZFull))
-	}, false, nil},
+	}, false, []string{"isolated_cpus", "nohz_full"}},
 	{"cpu_dma_latency", func(d *result.Document) string {
 		if v := d.Environment.Idle.DMALatencyUS; v != nil {
 			return fmt.Sprint(*v)
 		}
 		return "unknown"
-	}, false, nil},
+	}, false, []string{"cpu_dma_latency_us"}},
 	{"clocksource", func(d *result.Document) string { return d.Environment.Clocksource }, false, []string{"clocksource"}},
 	{"host", func(d *result.Document) string { return d.Environment.Hostname }, false, []string{"host"}},
 	{"ctxbench", func(d *result.Document) string {

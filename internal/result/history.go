@@ -163,24 +163,34 @@ type History struct {
 // two runs (internal/compare attrs and fingerprintDiffs), so a change
 // tested against reproducibility never crosses one of those unsaid.
 type FingerprintFields struct {
-	Host          string `json:"host"`
-	CPU           string `json:"cpu"`
-	Microcode     string `json:"microcode,omitempty"`
-	Kernel        string `json:"kernel"`
-	KernelBuild   string `json:"kernel_build"`
-	Virt          string `json:"virtualization"`
-	KVMBackend    string `json:"kvm_backend"`
-	Governor      string `json:"governor"`
-	IdleDriver    string `json:"idle_driver"`
-	IdleGovernor  string `json:"idle_governor"`
-	Cmdline       string `json:"cmdline"`
-	Mitigations   string `json:"mitigations"`
-	SMT           bool   `json:"smt_active"`
-	LogicalCPUs   int    `json:"logical_cpus"`
-	Clocksource   string `json:"clocksource"`
-	HaltPollNS    int64  `json:"kvm_halt_poll_ns"`
-	Autogroup     bool   `json:"sched_autogroup"`
-	CgroupDepth   int    `json:"cgroup_depth"`
+	Host         string `json:"host"`
+	CPU          string `json:"cpu"`
+	Microcode    string `json:"microcode,omitempty"`
+	Kernel       string `json:"kernel"`
+	KernelBuild  string `json:"kernel_build"`
+	Virt         string `json:"virtualization"`
+	KVMBackend   string `json:"kvm_backend"`
+	Governor     string `json:"governor"`
+	IdleDriver   string `json:"idle_driver"`
+	IdleGovernor string `json:"idle_governor"`
+	Cmdline      string `json:"cmdline"`
+	Mitigations  string `json:"mitigations"`
+	SMT          bool   `json:"smt_active"`
+	LogicalCPUs  int    `json:"logical_cpus"`
+	Clocksource  string `json:"clocksource"`
+	HaltPollNS   int64  `json:"kvm_halt_poll_ns"`
+	Autogroup    bool   `json:"sched_autogroup"`
+	CgroupDepth  int    `json:"cgroup_depth"`
+	// The settings that move a wake-up's tail (the preemption model, the
+	// tick, isolated and tickless CPUs, the CPU latency limit) shape the
+	// machine's noise; a BPF scheduler loaded through sched_ext is what
+	// one tests (the build's part).
+	Preempt       string `json:"preempt,omitempty"`
+	HZ            int    `json:"hz,omitempty"`
+	Isolated      string `json:"isolated_cpus,omitempty"`
+	NoHZFull      string `json:"nohz_full,omitempty"`
+	DMALatencyUS  int64  `json:"cpu_dma_latency_us,omitempty"`
+	SchedExt      string `json:"sched_ext,omitempty"`
 	Version       string `json:"version"`
 	Commit        string `json:"commit,omitempty"`
 	Build         string `json:"build,omitempty"`
@@ -217,6 +227,11 @@ type MachineFields struct {
 	HaltPollNS   int64  `json:"kvm_halt_poll_ns"`
 	Autogroup    bool   `json:"sched_autogroup"`
 	CgroupDepth  int    `json:"cgroup_depth"`
+	Preempt      string `json:"preempt,omitempty"`
+	HZ           int    `json:"hz,omitempty"`
+	Isolated     string `json:"isolated_cpus,omitempty"`
+	NoHZFull     string `json:"nohz_full,omitempty"`
+	DMALatencyUS int64  `json:"cpu_dma_latency_us,omitempty"`
 }
 
 // Machine is the machine part of f: its fields, their key (16 hex digits
@@ -227,7 +242,8 @@ func (f FingerprintFields) Machine() (MachineFields, string) {
 	m := MachineFields{Host: f.Host, CPU: f.CPU, Microcode: f.Microcode, Virt: f.Virt, KVMBackend: f.KVMBackend,
 		Governor: f.Governor, IdleDriver: f.IdleDriver, IdleGovernor: f.IdleGovernor, Cmdline: bootSettings(f.Cmdline),
 		SMT: f.SMT, LogicalCPUs: f.LogicalCPUs, Clocksource: f.Clocksource, HaltPollNS: f.HaltPollNS,
-		Autogroup: f.Autogroup, CgroupDepth: f.CgroupDepth}
+		Autogroup: f.Autogroup, CgroupDepth: f.CgroupDepth,
+		Preempt: f.Preempt, HZ: f.HZ, Isolated: f.Isolated, NoHZFull: f.NoHZFull, DMALatencyUS: f.DMALatencyUS}
 	b, _ := json.Marshal(m) // strings and integers always encode
 	sum := sha256.Sum256(b)
 	return m, hex.EncodeToString(sum[:8])
@@ -267,7 +283,9 @@ func FingerprintOf(d *Document) (FingerprintFields, string, []byte) {
 		IdleDriver: e.Idle.Driver, IdleGovernor: e.Idle.Governor, Cmdline: e.Cmdline, Mitigations: mitigationsLine(e.Mitigations),
 		SMT: e.CPU.SMTActive, LogicalCPUs: e.CPU.Logical, Clocksource: e.Clocksource, HaltPollNS: e.Virtualization.KVM.HaltPollNS,
 		Autogroup: e.Scheduler.Autogroup, CgroupDepth: e.Cgroup.Depth,
-		Version: d.Tool.Version, Commit: d.Tool.Commit, Build: d.Tool.Build, GoVersion: d.Tool.GoVersion, CC: d.Tool.CC, Cgo: d.Tool.Cgo,
+		Preempt: e.Scheduler.Preempt, HZ: e.Scheduler.HZ, Isolated: e.Scheduler.Isolated, NoHZFull: e.Scheduler.NoHZFull, SchedExt: e.Scheduler.SchedExt,
+		DMALatencyUS: dmaLatency(e.Idle.DMALatencyUS),
+		Version:      d.Tool.Version, Commit: d.Tool.Commit, Build: d.Tool.Build, GoVersion: d.Tool.GoVersion, CC: d.Tool.CC, Cgo: d.Tool.Cgo,
 		MinTimeNS: d.Settings.MinTimeNS, Iterations: d.Settings.Iterations, SamplesPerBlk: d.Settings.SamplesPerBlock,
 		Warmup: d.Settings.Warmup, SpanNS: d.Settings.SpanNS,
 	}
@@ -310,4 +328,13 @@ func CellCPUs(r *Result) string {
 		out += strconv.Itoa(c)
 	}
 	return out
+}
+
+// dmaLatency is the CPU latency limit as the fingerprint holds it: 0 where
+// it could not be read.
+func dmaLatency(v *int64) int64 {
+	if v == nil {
+		return 0
+	}
+	return *v
 }
