@@ -227,19 +227,20 @@ var between = []struct {
 	name, what string
 	probes     string
 	after      [2]Kind
+	from, to   Kind // the events on the first CPU and on the second
 }{
 	{KindIPIIn, "IPI: from the wakeup call to its arrival",
 		"from sched_waking on the waker's CPU to the IPI's entry on the idle wakee's CPU (the send not seen): select_task_rq, the wake-list queueing, the IPI's send and flight, the idle CPU's wake-up",
-		"sched_waking -> call_function(_single)_entry or reschedule_entry (on the other CPU)", [2]Kind{KindNone, KindWaking}},
+		"sched_waking -> call_function(_single)_entry or reschedule_entry (on the other CPU)", [2]Kind{KindNone, KindWaking}, KindWaking, KindIPIIn},
 	{KindWakeup, "wakeup completed on the other CPU without an IPI seen",
 		"from sched_waking on the waker's CPU to sched_wakeup on the wakee's, with no IPI boundary between (the CPU was polling, or the interrupt probes are not attached)",
-		"sched_waking -> sched_wakeup (on the other CPU)", [2]Kind{KindNone, KindWaking}},
+		"sched_waking -> sched_wakeup (on the other CPU)", [2]Kind{KindNone, KindWaking}, KindWaking, KindWakeup},
 	{KindIPISend, "IPI: flight and the idle CPU's wake-up",
 		"from the IPI's send on the waker's CPU to its entry on the idle wakee's CPU: the interrupt's delivery and the idle state's wake-up (in a guest: the host takes the APIC write, wakes the halted vCPU's thread, schedules it and enters the guest)",
-		"ipi_send_cpu -> call_function(_single)_entry or reschedule_entry (on the other CPU)", [2]Kind{KindWaking, KindIPISend}},
+		"ipi_send_cpu -> call_function(_single)_entry or reschedule_entry (on the other CPU)", [2]Kind{KindWaking, KindIPISend}, KindIPISend, KindIPIIn},
 	{KindSwitchFromOther, "reschedule IPI: flight, the busy CPU's task into schedule(), the pick",
 		"from the reschedule IPI's send on the waker's CPU to the switch to the wakee on the busy CPU: the interrupt's delivery, its handler in the other task, that task's way into schedule() (on return from the interrupt or at its next preemption point) and the pick",
-		"ipi_send_cpu -> sched_switch from the other task to the wakee (on the other CPU)", [2]Kind{KindNrRunningInc, KindIPISend}},
+		"ipi_send_cpu -> sched_switch from the other task to the wakee (on the other CPU)", [2]Kind{KindNrRunningInc, KindIPISend}, KindIPISend, KindSwitchFromOther},
 }
 
 // betweenOrder is where a phase between the CPUs goes in time order: just
@@ -309,7 +310,7 @@ func (md *phaseModel) crossBreakdown(m *Matrix, hops uint64) Breakdown {
 			continue
 		}
 		phases = append(phases, placed{md.betweenOrder(x.after), Phase{Name: x.name, What: x.what, Kinds: []model.PhaseKind{model.PhaseIPIFlight},
-			Side: SideBetween, From: x.after[1], To: x.cross, Probes: x.probes, NsPerHop: float64(c.Ns) / h, PerHop: float64(c.Count) / h, MeanNs: c.Mean(), Cell: c}})
+			Side: SideBetween, From: x.from, To: x.to, Probes: x.probes, NsPerHop: float64(c.Ns) / h, PerHop: float64(c.Count) / h, MeanNs: c.Mean(), Cell: c}})
 		onPath += c.Ns
 	}
 	b.Phases = inOrder(phases, irq, h)

@@ -448,3 +448,21 @@ func TestDryRunsReadBack(t *testing.T) {
 		}
 	}
 }
+
+// A dry run measured nothing, so explain's output says no verdict of any
+// kind: its figures are synthetic.
+func TestExplainDryRunSaysNoVerdict(t *testing.T) {
+	code, out, stderr := run(t, "explain", "thread/pipe", "process/pipe", "container/pipe-plain", "container/pipe-cg4",
+		"--placement", "same-cpu,cross-cpu", "--dry-run", "--quick")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "DRY RUN") {
+		t.Errorf("the dry run does not say so:\n%s", out)
+	}
+	for _, word := range []string{"CONFIRMED", "REFUTED", "NOT RESOLVED", "IN PART", "not resolved", "NOT MEASURABLE"} {
+		if strings.Contains(out, word) {
+			t.Errorf("a dry run says %q:\n%s", word, out)
+		}
+	}
+}
