@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -464,5 +465,44 @@ func TestExplainDryRunSaysNoVerdict(t *testing.T) {
 		if strings.Contains(out, word) {
 			t.Errorf("a dry run says %q:\n%s", word, out)
 		}
+	}
+}
+
+// A result file holding a sample no measurement produces (a negative time)
+// is refused by every command that reads one: exit 2, one line naming the
+// file, the row and the field.
+func TestImpossibleSampleIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
+	if code, _, stderr := run(t, "run", "thread/pipe", "--dry-run", "-q", "--export-json", good); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["results"].([]any)[0].(map[string]any)["samples"].([]any)[1] = -250.0
+	if b, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"compare", good, bad},
+		{"compare", bad, good},
+		{"report", bad, "-o", filepath.Join(dir, "r.html")},
+	} {
+		code, _, stderr := run(t, args...)
+		if code != ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "samples[1] is -250, not a time") {
+			t.Errorf("%v: exit %d, stderr %q: want 2 and one line naming the sample", args, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.html")); err == nil {
+		t.Error("the report was written from a refused file")
 	}
 }
