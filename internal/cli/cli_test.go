@@ -17,6 +17,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
+	"github.com/ctxbench/ctxbench/internal/store"
 	"github.com/ctxbench/ctxbench/internal/suite"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
@@ -308,6 +309,14 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 		t.Fatalf("no allowed CPU: %v", err)
 	}
 	cpu := strconv.Itoa(allowed[0])
+	// history reads a store that exists (it never creates one).
+	for _, h := range []string{"h.db", "h2.db"} {
+		st, _, err := store.Open(context.Background(), filepath.Join(dir, h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+	}
 	stop := []string{"--lock-timeout", "0s"}
 	const stopped = "--lock-timeout must be positive"
 	commands := map[string]struct {
