@@ -66,7 +66,7 @@ func Open(opts Options) (*Tracer, error) {
 	if err := loadHopObjects(&t.objs, nil); err != nil {
 		var ve *ebpf.VerifierError
 		if errors.As(err, &ve) {
-			return nil, fmt.Errorf("bpf: the kernel's verifier refused the programs: %v", ve)
+			return nil, fmt.Errorf("bpf: the kernel's verifier refused the programs: %w", ve)
 		}
 		return nil, fmt.Errorf("bpf: load: %w", err)
 	}

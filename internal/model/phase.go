@@ -116,7 +116,7 @@ func (p ExplainPhase) Bounded(events ...string) bool {
 // events that bound it and its kinds. Two phases of one model with the
 // same identity are the same phase; across rows, the same transition.
 func (p ExplainPhase) Identity() string {
-	id := string(p.CPU) + "|" + p.From + ">" + p.To
+	id := p.CPU + "|" + p.From + ">" + p.To
 	for _, k := range p.Kinds {
 		id += "|" + string(k)
 	}
