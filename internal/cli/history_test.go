@@ -20,6 +20,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/store"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
+	"github.com/ctxbench/ctxbench/internal/testenv"
 	"github.com/ctxbench/ctxbench/internal/workload/pgserver"
 )
 
@@ -222,7 +223,7 @@ const pgPassword = "s3cr3t-pw"
 func pgStore(t *testing.T) string {
 	t.Helper()
 	if _, err := pgserver.FindBinDir(); err != nil {
-		t.Skip("PostgreSQL missing; install with: " + pgserver.InstallHint)
+		testenv.Skip(t, testenv.Postgres, "PostgreSQL missing; install with: %s", pgserver.InstallHint)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
