@@ -81,9 +81,10 @@ func crossStep(a, b *result.Result) result.ExplainStep {
 }
 
 // transition is the kernel transition a phase is, whichever side it ran
-// on; a phase that is no transition (the interrupts) is its identity.
+// on; a phase that is no transition on one CPU (the interrupts, the time
+// between two CPUs' events) is its identity.
 func transition(p model.ExplainPhase) string {
-	if p.From == "" && p.To == "" {
+	if p.From == "" && p.To == "" || p.OnSide() == model.SideBetween {
 		return p.Identity()
 	}
 	return p.From + ">" + p.To

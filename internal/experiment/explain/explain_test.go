@@ -1,8 +1,12 @@
 package explain
 
 import (
+	"compress/gzip"
 	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -315,5 +319,51 @@ func TestPlacementIsChecked(t *testing.T) {
 		if !c.ok && !c.flagged && !strings.Contains(res.Placed.Note, "not verified") {
 			t.Errorf("%s: note %q does not say the placement is unverified", c.name, res.Placed.Note)
 		}
+	}
+}
+
+// recorded reads a recorded explain document (testdata/README.md).
+func recorded(t *testing.T, name string) *result.Document {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := result.Decode(b)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return d
+}
+
+// The verdicts of real runs: derived again from a recorded document they
+// are the ones it recorded, and with every phase renamed (differently in
+// every row) they are still the same.
+func TestRecordedVerdictsIgnoreLabels(t *testing.T) {
+	for _, name := range []string{"same-cpu-ladder.json.gz", "cross-cpu-busy.json.gz"} {
+		d := recorded(t, name)
+		var want []string
+		for _, c := range d.Derived.Explain.Claims {
+			want = append(want, c.Rung+" "+c.Claim+": "+c.Verdict)
+		}
+		d.Derived = nil
+		Derive(d)
+		var got []string
+		for _, c := range d.Derived.Explain.Claims {
+			got = append(got, c.Rung+" "+c.Claim+": "+c.Verdict)
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: derived again, the verdicts are\n%s\nrecorded\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		sameVerdictsRelabelled(t, name, d)
 	}
 }
