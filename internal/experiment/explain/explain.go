@@ -146,12 +146,11 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 	}
 	// Where the sides ran, seen by the kernels at sample boundaries in both
 	// cells' blocks (the traced ones are the same hops, probed).
-	var seenA, seenB uint64
+	var seen experiment.Sightings
 	for _, blk := range append(slices.Clone(u.Blocks), t.Blocks...) {
-		seenA |= blk.Resp.A.CPUsSeen
-		seenB |= blk.Resp.B.CPUsSeen
+		seen.Add(blk.Resp.A, blk.Resp.B)
 	}
-	experiment.CheckPlacement(&r, u.Cell, seenA, seenB)
+	experiment.CheckPlacement(&r, u.Cell, seen)
 
 	ts := stats.SummarizeBlocks(tsamples, tsizes)
 	e := &result.Explain{Blocks: len(t.Blocks), UntracedOneWayNS: r.OneWayNS.Median, TracedOneWayNS: ts.Median,

@@ -291,17 +291,20 @@ func TestDryRunDerivesNothing(t *testing.T) {
 	}
 }
 
-// The placement is ok only when the sides were seen, and only on their
-// CPUs; a side seen elsewhere is flagged.
+// The placement is ok only when the sides that ran were seen, and only on
+// their CPUs; a side seen elsewhere is flagged; a side that does nothing
+// (a one-sided benchmark) has nothing to see.
 func TestPlacementIsChecked(t *testing.T) {
 	cases := []struct {
 		name         string
 		seenA, seenB uint64
 		ok, flagged  bool
+		noB          bool // the benchmark has one side: B does nothing
 	}{
-		{"seen on its CPU", 1 << 1, 1 << 1, true, false},
-		{"side B elsewhere", 1 << 1, 1<<1 | 1<<0, false, true},
-		{"never seen", 0, 1 << 1, false, false},
+		{"seen on its CPU", 1 << 1, 1 << 1, true, false, false},
+		{"side B elsewhere", 1 << 1, 1<<1 | 1<<0, false, true, false},
+		{"never seen", 0, 1 << 1, false, false, false},
+		{"one side, seen", 1 << 1, 0, true, false, true},
 	}
 	for _, c := range cases {
 		u, tr := run(pipeBench, false, 2000, nil, nil), run(pipeBench, true, 2400, phases(300), nil)
@@ -309,6 +312,9 @@ func TestPlacementIsChecked(t *testing.T) {
 			r.Cell.CPUSetA, r.Cell.CPUSetB = []int{1}, []int{1}
 			for i := range r.Blocks {
 				r.Blocks[i].Resp.A.CPUsSeen, r.Blocks[i].Resp.B.CPUsSeen = c.seenA, c.seenB
+				if c.noB {
+					r.Blocks[i].Resp.B = model.Counts{}
+				}
 			}
 		}
 		res := Aggregate(u, tr, "host")

@@ -45,7 +45,7 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 	t := tally(&r, b, resps, run.Iters)
 	summarizeCell(&r, &t)
 	verifySwitches(&r, c, resps, t, run.Perf)
-	checkPlacement(&r, c, t.seenA, t.seenB)
+	checkPlacement(&r, c, t.seen)
 	r.Warnings = append(r.Warnings, noiseWarnings(r.OneWayNS.Summary, c.Placement)...)
 	if run.Missed != "" {
 		fix := "quiet the machine, pin with --cpus, or give more time with --target-budget"
@@ -91,7 +91,7 @@ type counts struct {
 	tscOK             bool
 	hops, nominalHops float64 // nominal: over the blocks whose hops are counted
 	sw, vol, invol    int64
-	seenA, seenB      uint64
+	seen              experiment.Sightings
 }
 
 // tally puts every block's samples into r as one-way figures and adds up
@@ -126,8 +126,7 @@ func tally(r *result.Result, b *model.Benchmark, resps []model.Response, iters u
 		t.invol += resp.A.Involuntary + resp.B.Involuntary
 		t.sw += resp.A.Switches() + resp.B.Switches()
 		t.hops += b.HopsIn(resp)
-		t.seenA |= resp.A.CPUsSeen
-		t.seenB |= resp.B.CPUsSeen
+		t.seen.Add(resp.A, resp.B)
 	}
 	return t
 }
@@ -210,8 +209,8 @@ func verifySwitches(r *result.Result, c schedule.Cell, resps []model.Response, t
 
 // checkPlacement records where each side was allowed and seen
 // (experiment.CheckPlacement), and flags migrations counted while pinned.
-func checkPlacement(r *result.Result, c schedule.Cell, seenA, seenB uint64) {
-	experiment.CheckPlacement(r, c, seenA, seenB)
+func checkPlacement(r *result.Result, c schedule.Cell, seen experiment.Sightings) {
+	experiment.CheckPlacement(r, c, seen)
 	if m := r.Verification.PerfMigrations; m != nil && *m > 0 && c.Placement != model.Unpinned {
 		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("%d CPU migrations counted in the perf block although both sides were pinned", *m)})
 	}
