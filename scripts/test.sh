@@ -1,8 +1,45 @@
 #!/usr/bin/env bash
-# test.sh: set up everything the tests use, then vet, lint and run every test.
+# test.sh: set up everything the tests use, check that this machine gives
+# what its kind declares, then vet, lint and run every test. Its last line
+# lists every test that skipped, and why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# What this kind of machine gives, once scripts/setup.sh has run (the
+# reference: a 2-vCPU KVM guest whose /dev/kvm is the PVM backend, run as
+# root, with BTF, the cpu cgroup controller, PostgreSQL, Redis, Chromium and
+# every runtime probe's toolchain). A test that would skip for lack of a
+# declared capability fails instead (internal/testenv). Another kind of
+# machine declares what it gives, e.g. without KVM or PostgreSQL:
+#   CTXBENCH_TEST_CAPS="root cpus2 cgo btf cgroup-cpu userns perf util-linux go amd64 redis chromium erlang rust java node python cpp" scripts/test.sh
+: "${CTXBENCH_TEST_CAPS=root cpus2 cgo btf kvm=pvm cgroup-cpu userns perf util-linux go amd64 postgres redis chromium erlang rust java node python cpp}"
+export CTXBENCH_TEST_CAPS
+# Every skip appends a line here; the last line of the run sums them up.
+CTXBENCH_TEST_SKIPS=$(mktemp /tmp/ctxbench-test-skips.XXXXXX)
+export CTXBENCH_TEST_SKIPS
+skipped() {
+	local status=$? n
+	n=$(sort -u "$CTXBENCH_TEST_SKIPS" | grep -c . || true)
+	if [ "$n" -eq 0 ]; then
+		echo "test.sh: skipped: none"
+	else
+		echo "test.sh: skipped ($n): $(sort -u "$CTXBENCH_TEST_SKIPS" | paste -sd ';' | sed 's/;/; /g')"
+	fi
+	rm -f "$CTXBENCH_TEST_SKIPS"
+	exit "$status"
+}
+trap skipped EXIT
+
 scripts/setup.sh test
+[ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH" # rustup's Rust
+
+# The machine gives what is declared, or the run stops here: one line per
+# capability it lacks.
+if ! out=$(go test -count=1 -run '^TestDeclaredCapabilities$' ./internal/testenv 2>&1); then
+	grep -o 'ctxbench-test: .*' <<<"$out" | sed 's/^ctxbench-test: /test.sh: /' >&2 || printf '%s\n' "$out" >&2
+	exit 1
+fi
+
 test -z "$(gofmt -l $(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $(git ls-files '*.go'); exit 1; }
 go vet ./...
 "$(go env GOPATH)/bin/golangci-lint" run ./... # lint, and the layering (depguard, .golangci.yml)

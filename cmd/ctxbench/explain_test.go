@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/bpf"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 // ourPrograms lists the loaded BPF programs of ctxbench's hop tracer
@@ -62,7 +63,7 @@ func noProgramsLeft(t *testing.T) {
 // what the probes cost, and leaves no probe attached.
 func TestExplainSplitsAHop(t *testing.T) {
 	if err := bpf.Check(); err != nil {
-		t.Skipf("cannot trace here: %v", err)
+		testenv.Skip(t, testenv.BTF, "cannot trace here: %v", err)
 	}
 	out, err := exec.Command(bin, "explain", "thread/pipe", "--runs", "12", "--samples-per-block", "2", "--span", "0",
 		"--export-json", "-", "-q").Output()
@@ -101,11 +102,11 @@ func TestExplainSplitsAHop(t *testing.T) {
 // judged; nothing left attached.
 func TestExplainAcrossCPUs(t *testing.T) {
 	if err := bpf.Check(); err != nil {
-		t.Skipf("cannot trace here: %v", err)
+		testenv.Skip(t, testenv.BTF, "cannot trace here: %v", err)
 	}
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() < 2 {
-		t.Skip("fewer than two CPUs allowed: nothing to cross")
+		testenv.Skip(t, testenv.CPUs2, "fewer than two CPUs allowed: nothing to cross")
 	}
 	out, err := exec.Command(bin, "explain", "thread/pipe", "--placement", "same-cpu,cross-cpu", "--runs", "12",
 		"--samples-per-block", "2", "--span", "0", "--export-json", "-", "-q").Output()
@@ -155,11 +156,11 @@ func TestExplainAcrossCPUs(t *testing.T) {
 // Without root explain refuses in one line, exit 2, saying what is missing.
 func TestExplainRefusesWithoutRoot(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("run as root to test dropping to an unprivileged user")
+		testenv.Skip(t, testenv.Root, "run as root to test dropping to an unprivileged user")
 	}
 	setpriv, err := exec.LookPath("setpriv")
 	if err != nil {
-		t.Skip("setpriv (util-linux) not installed")
+		testenv.Skip(t, testenv.UtilLinux, "setpriv (util-linux) not installed")
 	}
 	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin, "explain", "thread/pipe")
 	cmd.Dir = os.TempDir()
@@ -175,7 +176,7 @@ func TestExplainRefusesWithoutRoot(t *testing.T) {
 // nothing is pinned, so the programs go with the processes.
 func TestExplainInterruptedLeavesNoProbe(t *testing.T) {
 	if err := bpf.Check(); err != nil {
-		t.Skipf("cannot trace here: %v", err)
+		testenv.Skip(t, testenv.BTF, "cannot trace here: %v", err)
 	}
 	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, os.Kill} {
 		cmd := exec.Command(bin, "explain", "thread/pipe", "--runs", "400", "--samples-per-block", "2", "--span", "0", "-q")

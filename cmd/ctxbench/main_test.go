@@ -21,6 +21,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/e2e"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 var bin string
@@ -57,7 +58,7 @@ func waitFor(t *testing.T, role string, timeout time.Duration) int {
 
 func needCPUs(t *testing.T, n int) {
 	if runtime.NumCPU() < n {
-		t.Skipf("needs %d CPUs, have %d", n, runtime.NumCPU())
+		testenv.Skip(t, testenv.CPUs2, "needs %d CPUs, have %d", n, runtime.NumCPU())
 	}
 }
 
@@ -260,7 +261,7 @@ func ctxbenchCgroups() []string {
 // groups and cgroups of their own, and all of it must still go away.
 func TestContainerBlockKilledLeavesNoCgroup(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("the container rung needs root")
+		testenv.Skip(t, testenv.Root, "the container rung needs root")
 	}
 	if left := ctxbenchCgroups(); len(left) > 0 {
 		t.Fatalf("cgroups left before the test: %v", left)
@@ -328,11 +329,11 @@ func listJSON(t *testing.T, wrapper ...string) map[string]string {
 // the rest still runs, and asking for them is bad input, not a crash.
 func TestWithoutRoot(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("run as root to test dropping to an unprivileged user")
+		testenv.Skip(t, testenv.Root, "run as root to test dropping to an unprivileged user")
 	}
 	setpriv, err := exec.LookPath("setpriv")
 	if err != nil {
-		t.Skip("setpriv (util-linux) not installed")
+		testenv.Skip(t, testenv.UtilLinux, "setpriv (util-linux) not installed")
 	}
 	nobody := []string{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"}
 	avail := listJSON(t, nobody...)
@@ -361,10 +362,10 @@ func TestWithoutRoot(t *testing.T) {
 // vm rung is unavailable with the reason.
 func TestWithoutKVM(t *testing.T) {
 	if _, err := os.Stat("/dev/kvm"); err != nil {
-		t.Skip("no /dev/kvm here to hide")
+		testenv.Skip(t, testenv.KVM, "no /dev/kvm here to hide")
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("hiding /dev/kvm needs root")
+		testenv.Skip(t, testenv.Root, "hiding /dev/kvm needs root")
 	}
 	script := "mount --bind /dev/null /dev/kvm && exec \"$@\""
 	avail := listJSON(t, "unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh")
@@ -434,7 +435,7 @@ func TestSecondMeasurementWaitsOrRefuses(t *testing.T) {
 func TestContentionIsFlagged(t *testing.T) {
 	taskset, err := exec.LookPath("taskset")
 	if err != nil {
-		t.Skip("taskset (util-linux) not installed")
+		testenv.Skip(t, testenv.UtilLinux, "taskset (util-linux) not installed")
 	}
 	cpu := fmt.Sprint(runtime.NumCPU() - 1)
 	burn := exec.Command(taskset, "-c", cpu, "sh", "-c", "while :; do :; done")

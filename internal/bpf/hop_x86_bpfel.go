@@ -50,7 +50,8 @@ type hopCpuState struct {
 	Idle      uint8
 	IpiCut    uint8
 	IpiSent   uint8
-	Pad3      [7]uint8
+	LastCtx   uint8
+	Pad3      [6]uint8
 	KvmReason uint32
 	Pad2      uint32
 	_         [4]byte

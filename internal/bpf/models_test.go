@@ -6,16 +6,18 @@ import (
 	"testing"
 )
 
-// synthetic builds a matrix from (from, to, ns per occurrence, count).
+// synthetic builds a matrix from (from, to, ns per occurrence, count),
+// in a task's context unless the segment says the idle task's.
 type seg struct {
 	from, to Kind
 	ns, n    uint64
+	ctx      Context
 }
 
 func synthetic(segs ...seg) *Matrix {
 	m := &Matrix{}
 	for _, s := range segs {
-		c := &m.Cells[s.from][s.to]
+		c := &m.Cells[s.ctx][s.from][s.to]
 		c.Ns += s.ns * s.n
 		c.Count += s.n
 		c.Hist[bucket(s.ns)] += s.n
@@ -28,22 +30,22 @@ func synthetic(segs ...seg) *Matrix {
 func TestPipeModelClosesOnItsOwnPath(t *testing.T) {
 	const hops = 100
 	m := synthetic(
-		seg{KindSchedExit, KindExitRead, 100, hops},
-		seg{KindExitRead, KindFPULoad, 50, hops},
-		seg{KindFPULoad, KindEnterWrite, 60, hops},
-		seg{KindEnterWrite, KindWaking, 70, hops},
-		seg{KindWaking, KindFairBegin, 80, hops},
-		seg{KindFairBegin, KindNrRunningInc, 90, hops},
-		seg{KindNrRunningInc, KindWakeup, 10, hops},
-		seg{KindWakeup, KindExitWrite, 20, hops},
-		seg{KindExitWrite, KindEnterRead, 30, hops},
-		seg{KindEnterRead, KindSchedEntry, 40, hops},
-		seg{KindSchedEntry, KindFairBegin, 50, hops},
-		seg{KindFairBegin, KindNrRunningDec, 60, hops},
-		seg{KindNrRunningDec, KindSwitch, 70, hops},
-		seg{KindSwitch, KindFPUSave, 80, hops},
-		seg{KindFPUSave, KindSchedExit, 90, hops},
-		seg{KindWakeup, KindTimer, 5000, 1}, // an interrupt inside a phase
+		seg{KindSchedExit, KindExitRead, 100, hops, CtxTask},
+		seg{KindExitRead, KindFPULoad, 50, hops, CtxTask},
+		seg{KindFPULoad, KindEnterWrite, 60, hops, CtxTask},
+		seg{KindEnterWrite, KindWaking, 70, hops, CtxTask},
+		seg{KindWaking, KindFairBegin, 80, hops, CtxTask},
+		seg{KindFairBegin, KindNrRunningInc, 90, hops, CtxTask},
+		seg{KindNrRunningInc, KindWakeup, 10, hops, CtxTask},
+		seg{KindWakeup, KindExitWrite, 20, hops, CtxTask},
+		seg{KindExitWrite, KindEnterRead, 30, hops, CtxTask},
+		seg{KindEnterRead, KindSchedEntry, 40, hops, CtxTask},
+		seg{KindSchedEntry, KindFairBegin, 50, hops, CtxTask},
+		seg{KindFairBegin, KindNrRunningDec, 60, hops, CtxTask},
+		seg{KindNrRunningDec, KindSwitch, 70, hops, CtxTask},
+		seg{KindSwitch, KindFPUSave, 80, hops, CtxTask},
+		seg{KindFPUSave, KindSchedExit, 90, hops, CtxTask},
+		seg{KindWakeup, KindTimer, 5000, 1, CtxTask}, // an interrupt inside a phase
 	)
 	b := PipeHop(m, hops)
 	if b.Closure < 0.999 || b.Closure > 1.001 {
@@ -69,13 +71,13 @@ func TestPipeModelClosesOnItsOwnPath(t *testing.T) {
 func TestPipeModelMergesMissingBoundaries(t *testing.T) {
 	const hops = 10
 	m := synthetic(
-		seg{KindSwitch, KindExitRead, 300, hops}, // no sched_exit_tp, no FPU save
-		seg{KindExitRead, KindEnterWrite, 100, hops},
-		seg{KindEnterWrite, KindWaking, 100, hops},
-		seg{KindWaking, KindWakeup, 100, hops},
-		seg{KindWakeup, KindExitWrite, 100, hops},
-		seg{KindExitWrite, KindEnterRead, 100, hops},
-		seg{KindEnterRead, KindSwitch, 100, hops}, // no sched_entry_tp, no fair brackets
+		seg{KindSwitch, KindExitRead, 300, hops, CtxTask}, // no sched_exit_tp, no FPU save
+		seg{KindExitRead, KindEnterWrite, 100, hops, CtxTask},
+		seg{KindEnterWrite, KindWaking, 100, hops, CtxTask},
+		seg{KindWaking, KindWakeup, 100, hops, CtxTask},
+		seg{KindWakeup, KindExitWrite, 100, hops, CtxTask},
+		seg{KindExitWrite, KindEnterRead, 100, hops, CtxTask},
+		seg{KindEnterRead, KindSwitch, 100, hops, CtxTask}, // no sched_entry_tp, no fair brackets
 	)
 	b := PipeHop(m, hops)
 	if b.Closure < 0.999 {
@@ -91,11 +93,11 @@ func TestPipeModelMergesMissingBoundaries(t *testing.T) {
 // apart from the phases: shown, not counted in the closure.
 func TestModelSeparatesOtherAndUnknown(t *testing.T) {
 	m := synthetic(
-		seg{KindSchedExit, KindExitRead, 100, 10},
-		seg{KindExitRead, KindEnterWrite, 100, 10},
-		seg{KindSwitchToOther, KindSwitchFromOther, 10000, 1},
-		seg{KindSwitchFromOther, KindSchedExit, 500, 1},
-		seg{KindEnterOther, KindExitOther, 100, 1},
+		seg{KindSchedExit, KindExitRead, 100, 10, CtxTask},
+		seg{KindExitRead, KindEnterWrite, 100, 10, CtxTask},
+		seg{KindSwitchToOther, KindSwitchFromOther, 10000, 1, CtxTask},
+		seg{KindSwitchFromOther, KindSchedExit, 500, 1, CtxTask},
+		seg{KindEnterOther, KindExitOther, 100, 1, CtxTask},
 	)
 	b := PipeHop(m, 10)
 	if len(b.Other) != 2 || b.OtherNsPerHop != 1050 {
@@ -109,31 +111,89 @@ func TestModelSeparatesOtherAndUnknown(t *testing.T) {
 	}
 }
 
-// Every model's transitions are unique, start and end at defined kinds,
-// and name and describe themselves.
+// allModels is every model there is (Split's tables), by a name for
+// test output.
+func allModels() map[string]*phaseModel {
+	out := map[string]*phaseModel{}
+	for n, md := range oneCPU {
+		out[n] = md
+	}
+	for n, md := range acrossCPUs {
+		out[n+" across CPUs"] = md
+	}
+	return out
+}
+
+// Every model passes its checks: no transition twice, every phase on a
+// path, every path closed and made of the model's phases.
 func TestModelsAreWellFormed(t *testing.T) {
-	for _, md := range []*model{&pipeModel, &futexModel, &yieldModel, &kvmModel} {
-		seen := map[[2]Kind]bool{}
-		for _, e := range md.edges {
-			if seen[[2]Kind{e.from, e.to}] {
-				t.Errorf("%s: %s -> %s twice", md.name, e.from, e.to)
+	if len(allModels()) != 7 {
+		t.Errorf("%d models, want the 7 (5 on one CPU, 2 across CPUs)", len(allModels()))
+	}
+	for name, md := range allModels() {
+		if err := md.check(); err != nil {
+			t.Errorf("%s:\n%v", name, err)
+		}
+	}
+}
+
+// The checks hold the models: duplicating any transition of any model, or
+// removing any one from it, fails them.
+func TestModelChecksCatchEveryEdit(t *testing.T) {
+	for name, md := range allModels() {
+		for i, e := range md.edges {
+			twice := *md
+			twice.edges = append(slices.Clone(md.edges), e)
+			if twice.check() == nil {
+				t.Errorf("%s: %s -> %s (%q) twice passes the checks", name, e.from, e.to, e.name)
 			}
-			seen[[2]Kind{e.from, e.to}] = true
-			if e.from >= kindCount || e.to >= kindCount || e.from.IsInterrupt() || e.to.IsInterrupt() {
-				t.Errorf("%s: bad kinds %d -> %d", md.name, e.from, e.to)
+			removed := *md
+			removed.edges = slices.Delete(slices.Clone(md.edges), i, i+1)
+			if removed.check() == nil {
+				t.Errorf("%s: without %s -> %s (%q) passes the checks", name, e.from, e.to, e.name)
 			}
-			if e.name == "" || e.what == "" || strings.Contains(e.what, "\n") {
-				t.Errorf("%s: %s -> %s needs a name and a one-line what", md.name, e.from, e.to)
+			// The same transition in the other context is another phase:
+			// moving it off its context breaks its paths.
+			moved := *md
+			moved.edges = slices.Clone(md.edges)
+			moved.edges[i].ctx = 1 - e.ctx
+			if !md.cross {
+				moved.edges[i].ctx = CtxIdle
+			}
+			if moved.check() == nil {
+				t.Errorf("%s: %s -> %s (%q) in the %s context passes the checks", name, e.from, e.to, e.name, moved.edges[i].ctx)
 			}
 		}
-		if len(md.gaps) == 0 {
-			t.Errorf("%s: no gaps named", md.name)
+	}
+}
+
+// Every path of every model on one CPU, fed as cells, is attributed step by
+// step to the model's phases (their kinds, in time order) and closes: the
+// phases are all the traced time.
+func TestEveryPathClosesOnOneCPU(t *testing.T) {
+	for name, md := range oneCPU {
+		for _, p := range md.paths {
+			var segs []seg
+			for i := range len(p.nodes) - 1 {
+				segs = append(segs, seg{p.nodes[i].kind, p.nodes[i+1].kind, 100 * uint64(i+1), 10, p.nodes[i].ctx})
+			}
+			b := md.breakdown(synthetic(segs...), 10)
+			if b.Closure < 0.999 || b.Closure > 1.001 || len(b.Unattributed) != 0 || len(b.Other) != 0 {
+				t.Errorf("%s, %q: closure %.4f, unattributed %v, other %v:\n%s", name, p.name, b.Closure, b.Unattributed, b.Other, b.String())
+				continue
+			}
+			for _, ph := range b.Phases {
+				a, ok := md.attribute(CtxTask, ph.From, ph.To)
+				if !ok || len(ph.Merged) != 0 || !slices.Equal(ph.Kinds, a.kinds) || len(ph.Kinds) != 1 {
+					t.Errorf("%s, %q: phase %q has kinds %v, want its edge's", name, p.name, ph.Name, ph.Kinds)
+				}
+			}
 		}
 	}
 }
 
 func TestCellQuantile(t *testing.T) {
-	m := synthetic(seg{KindSwitch, KindSchedExit, 300, 90}, seg{KindSwitch, KindSchedExit, 5000, 10})
+	m := synthetic(seg{KindSwitch, KindSchedExit, 300, 90, CtxTask}, seg{KindSwitch, KindSchedExit, 5000, 10, CtxTask})
 	c := m.Cell(KindSwitch, KindSchedExit)
 	if q := c.Quantile(0.5); q != 511 {
 		t.Errorf("median bucket bound %d, want 511", q)
@@ -148,22 +208,22 @@ func TestCellQuantile(t *testing.T) {
 func TestVMSwitchUserModelCloses(t *testing.T) {
 	const hops = 50
 	m := synthetic(
-		seg{KindKVMUserspaceExit, KindExitKVMRun, 100, hops},
-		seg{KindExitKVMRun, KindEnterWrite, 300, hops},
-		seg{KindEnterWrite, KindWaking, 100, hops},
-		seg{KindWaking, KindWakeup, 100, hops},
-		seg{KindWakeup, KindExitWrite, 100, hops},
-		seg{KindExitWrite, KindEnterRead, 100, hops},
-		seg{KindEnterRead, KindSchedEntry, 100, hops},
-		seg{KindSchedEntry, KindSwitch, 100, hops},
-		seg{KindSwitch, KindSchedExit, 100, hops},
-		seg{KindSchedExit, KindExitRead, 100, hops},
-		seg{KindExitRead, KindEnterKVMRun, 200, hops},
-		seg{KindEnterKVMRun, KindFPULoad, 100, hops},
-		seg{KindFPULoad, KindKVMFPULoad, 10, hops},
-		seg{KindKVMFPULoad, KindFPULoad, 5000, hops},
-		seg{KindFPULoad, KindKVMFPUUnload, 10, hops},
-		seg{KindKVMFPUUnload, KindKVMUserspaceExit, 100, hops},
+		seg{KindKVMUserspaceExit, KindExitKVMRun, 100, hops, CtxTask},
+		seg{KindExitKVMRun, KindEnterWrite, 300, hops, CtxTask},
+		seg{KindEnterWrite, KindWaking, 100, hops, CtxTask},
+		seg{KindWaking, KindWakeup, 100, hops, CtxTask},
+		seg{KindWakeup, KindExitWrite, 100, hops, CtxTask},
+		seg{KindExitWrite, KindEnterRead, 100, hops, CtxTask},
+		seg{KindEnterRead, KindSchedEntry, 100, hops, CtxTask},
+		seg{KindSchedEntry, KindSwitch, 100, hops, CtxTask},
+		seg{KindSwitch, KindSchedExit, 100, hops, CtxTask},
+		seg{KindSchedExit, KindExitRead, 100, hops, CtxTask},
+		seg{KindExitRead, KindEnterKVMRun, 200, hops, CtxTask},
+		seg{KindEnterKVMRun, KindFPULoad, 100, hops, CtxTask},
+		seg{KindFPULoad, KindKVMFPULoad, 10, hops, CtxTask},
+		seg{KindKVMFPULoad, KindFPULoad, 5000, hops, CtxTask},
+		seg{KindFPULoad, KindKVMFPUUnload, 10, hops, CtxTask},
+		seg{KindKVMFPUUnload, KindKVMUserspaceExit, 100, hops, CtxTask},
 	)
 	b := VMSwitchUser(m, hops)
 	if b.Closure < 0.999 || len(b.Unattributed) != 0 {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/model"
 )
 
 // Phase is one part of a hop: the time between two probe events, per hop.
@@ -12,9 +14,13 @@ type Phase struct {
 	Name string `json:"name"`
 	// What the kernel does between the two events, in one line.
 	What string `json:"what"`
+	// Kinds is what work the phase is: the kind of the model's phase, or
+	// of each phase a merged one spans. Verdicts select by it, not Name.
+	Kinds []model.PhaseKind `json:"kinds"`
 	// From and To are the probe events that bound the phase (From opens
-	// it, To closes it). For the interrupts phase To is KindNone and From
-	// is KindNone: interrupts land anywhere in the hop.
+	// it, To closes it). For the interrupts phase both are KindNone
+	// (interrupts land anywhere in the hop); for the time between two
+	// CPUs, From is the event on the first CPU and To KindNone.
 	From, To Kind `json:"-"`
 	// Probes names them: "sys_exit, read -> x86_fpu_regs_activated".
 	Probes string `json:"probes"`
@@ -29,9 +35,9 @@ type Phase struct {
 	// occurrence (the event that closes it; a merged phase's skipped
 	// boundaries did not fire), two per interrupt (entry and exit).
 	Firings float64 `json:"firings_per_hop"`
-	// CPU is the side of a hop across CPUs the phase ran on ("waker",
-	// "wakee", "between"); empty for a hop on one CPU.
-	CPU string `json:"cpu,omitempty"`
+	// Side, on a hop across CPUs, is whose CPU the phase ran on; empty for
+	// a hop on one CPU.
+	Side model.Side `json:"cpu,omitempty"`
 	// Merged lists the phases of the model this one spans when optional
 	// boundaries between them did not fire (nil for a phase of the model).
 	Merged []string `json:"merged,omitempty"`
@@ -86,71 +92,109 @@ type Breakdown struct {
 	Notes  []string           `json:"notes,omitempty"`
 }
 
-// edge is one phase of a model: a transition the hop is expected to make.
+// edge is one phase of a model: a transition a hop is expected to make,
+// what work it is, and its label.
 type edge struct {
 	from, to Kind
+	kind     model.PhaseKind
 	name     string
 	what     string
+	// ctx is the context the transition's segment opens in: CtxIdle for
+	// the idle task's events on the wakee's CPU of a hop across CPUs,
+	// CtxTask for everything else.
+	ctx Context
+	// Across CPUs: whose CPU it runs on, and whether it runs in parallel
+	// with the hop (the waker's CPU after its part: finishing its syscall,
+	// blocking, idling) rather than on the hop's path.
+	side     model.Side
+	parallel bool
 }
 
-// model describes a kind of hop as the transitions it goes through, in
-// time order. A transition between two of its events that skips only
+// node is an event in a context: what a model's phases start and end at.
+type node struct {
+	kind Kind
+	ctx  Context
+}
+
+// path is a sequence of events one CPU's timeline goes through, back to
+// where it began: a hop on one CPU, or one CPU's turn as the wakee, the
+// waker and in parallel on a hop across two. The models list the paths
+// hops take; a test proves each is made of the model's phases (or of
+// another task's time, on a busy CPU), every phase is on one, and the
+// model attributes each step to its phase.
+type path struct {
+	name  string
+	nodes []node
+}
+
+// phaseModel describes a kind of hop as the transitions it goes through,
+// in time order. A transition between two of its events that skips only
 // optional boundaries (events that do not fire every time, or whose probe
 // a kernel lacks) is the chain of phases it spans, merged.
-type model struct {
-	name     string
+type phaseModel struct {
+	name string
+	// cross: a hop across two CPUs, read from both CPUs' matrices added
+	// up (crosscpu.go); its edges say their side.
+	cross    bool
 	optional []Kind
 	edges    []edge
+	paths    []path
 	gaps     []Gap
 	notes    []string
 }
 
 // attribution is what a cell of the matrix is, for a model.
 type attribution struct {
+	first  int     // the index of the (first) model phase it is
 	order  float64 // position in time: the first phase's index, merged phases just after it
 	name   string
 	what   string
+	kinds  []model.PhaseKind
 	merged []string
 }
 
-// attribute finds the phase of the model a transition belongs to.
-func (md *model) attribute(from, to Kind) (attribution, bool) {
+// attribute finds the phase of the model a transition belongs to: the
+// edge with its context and kinds, else the shortest chain of edges from
+// -> to through optional events only, whose first edge opens in the
+// transition's context (the skipped events did not fire, so the segment
+// stayed in the context it opened in).
+func (md *phaseModel) attribute(x Context, from, to Kind) (attribution, bool) {
 	for i, e := range md.edges {
-		if e.from == from && e.to == to {
-			return attribution{order: float64(i), name: e.name, what: e.what}, true
+		if e.ctx == x && e.from == from && e.to == to {
+			return attribution{first: i, order: float64(i), name: e.name, what: e.what, kinds: []model.PhaseKind{e.kind}}, true
 		}
 	}
-	// Breadth-first over the model's edges, through optional events only:
-	// the shortest chain of phases from -> to.
-	type path struct {
+	type chain struct {
 		at    Kind
 		edges []int
 	}
-	queue := []path{{at: from}}
+	queue := []chain{{at: from}}
 	seen := map[Kind]bool{from: true}
 	for len(queue) > 0 {
-		p := queue[0]
+		c := queue[0]
 		queue = queue[1:]
 		for i, e := range md.edges {
-			if e.from != p.at {
+			if e.from != c.at || (len(c.edges) == 0 && e.ctx != x) {
 				continue
 			}
-			chain := append(slices.Clip(p.edges), i)
-			if e.to == to && len(chain) > 1 {
-				a := attribution{order: float64(chain[0]) + 0.5}
-				var names, whats []string
-				for _, j := range chain {
-					names = append(names, md.edges[j].name)
+			edges := append(slices.Clip(c.edges), i)
+			if e.to == to && len(edges) > 1 {
+				a := attribution{first: edges[0], order: float64(edges[0]) + 0.5}
+				var whats []string
+				for _, j := range edges {
+					a.merged = append(a.merged, md.edges[j].name)
 					whats = append(whats, md.edges[j].what)
+					if !slices.Contains(a.kinds, md.edges[j].kind) {
+						a.kinds = append(a.kinds, md.edges[j].kind)
+					}
 				}
-				a.name = strings.Join(names, " + ")
+				a.name = strings.Join(a.merged, " + ")
 				a.what = strings.Join(whats, "; ")
-				a.merged = names
 				return a, true
 			}
 			if !seen[e.to] && slices.Contains(md.optional, e.to) {
 				seen[e.to] = true
-				queue = append(queue, path{e.to, chain})
+				queue = append(queue, chain{e.to, edges})
 			}
 		}
 	}
@@ -158,7 +202,7 @@ func (md *model) attribute(from, to Kind) (attribution, bool) {
 }
 
 // nodes are the events the model's phases start or end at.
-func (md *model) nodes() map[Kind]bool {
+func (md *phaseModel) nodes() map[Kind]bool {
 	n := map[Kind]bool{}
 	for _, e := range md.edges {
 		n[e.from], n[e.to] = true, true
@@ -184,18 +228,23 @@ func isOtherTask(k Kind) bool { return k == KindSwitchToOther || k == KindSwitch
 
 func probes(from, to Kind) string { return from.Probe() + " -> " + to.Probe() }
 
-// breakdown reads m through the model, for hops hops.
-func (md *model) breakdown(m *Matrix, hops uint64) Breakdown {
+// breakdown reads m through a model of a hop on one CPU, for hops hops.
+func (md *phaseModel) breakdown(m *Matrix, hops uint64) Breakdown {
+	if md.cross {
+		return md.crossBreakdown(m, hops)
+	}
 	b, h := newBreakdown(md.name, md.gaps, md.notes, m, hops)
 	if h == 0 {
 		return b
 	}
 	var phases []placed
-	irq := Phase{Name: "interrupts", What: "hard and soft interrupts, timer ticks and IPIs that landed inside the hop's phases (their time is not in the phases)", Probes: "irq/softirq/local_timer/reschedule/call_function/irq_work entry -> exit"}
+	irq := interrupts()
 	nodes := md.nodes()
 	var attributed, other uint64
 	for _, t := range m.Transitions() {
-		if isForeign(t.From) || isForeign(t.To) {
+		// On one CPU the idle task's time is not the hop's: the CPU had
+		// nothing of the hop's to run.
+		if t.Ctx == CtxIdle || isForeign(t.From) || isForeign(t.To) {
 			b.Other = append(b.Other, t)
 			other += t.Ns
 			continue
@@ -205,7 +254,7 @@ func (md *model) breakdown(m *Matrix, hops uint64) Breakdown {
 			attributed += t.Ns
 			continue
 		}
-		a, ok := md.attribute(t.From, t.To)
+		a, ok := md.attribute(t.Ctx, t.From, t.To)
 		if !ok {
 			b.Unattributed = append(b.Unattributed, t)
 			continue
@@ -225,6 +274,14 @@ func (md *model) breakdown(m *Matrix, hops uint64) Breakdown {
 	return b
 }
 
+// interrupts is the phase that gathers the interrupts landing inside the
+// hop's phases.
+func interrupts() Phase {
+	return Phase{Name: "interrupts", Kinds: []model.PhaseKind{model.PhaseInterrupts},
+		What:   "hard and soft interrupts, timer ticks and IPIs that landed inside the hop's phases (their time is not in the phases)",
+		Probes: "irq/softirq/local_timer/reschedule/call_function/irq_work entry -> exit"}
+}
+
 // newBreakdown starts a model's reading of m: its identity and the traced
 // time, and the hops as a divisor (0, with a note, when there are none).
 func newBreakdown(name string, gaps []Gap, notes []string, m *Matrix, hops uint64) (Breakdown, float64) {
@@ -240,7 +297,7 @@ func newBreakdown(name string, gaps []Gap, notes []string, m *Matrix, hops uint6
 // phaseOf is transition t read as the model's phase a, per hop: one
 // probe firing per occurrence (the event that closes it).
 func phaseOf(a attribution, t Transition, hops float64) Phase {
-	return Phase{Name: a.name, What: a.what, From: t.From, To: t.To, Probes: probes(t.From, t.To),
+	return Phase{Name: a.name, What: a.what, Kinds: a.kinds, From: t.From, To: t.To, Probes: probes(t.From, t.To),
 		NsPerHop: float64(t.Ns) / hops, PerHop: float64(t.Count) / hops, MeanNs: t.Mean(),
 		Firings: float64(t.Count) / hops, Merged: a.merged, Cell: t.Cell}
 }

@@ -57,8 +57,31 @@ func (c Cell) Quantile(q float64) uint64 {
 	return 1<<NumBuckets - 1
 }
 
-// Transition is one non-empty cell with its two kinds.
+// Context is what ran on a CPU when the event that opened a segment
+// fired: a task, or the idle task of a CPU a tracked task left idle (enum
+// context in c/kinds.h). The same two kinds can be different work in the
+// two: an enqueue from a waker's syscall onto another CPU's runqueue, or
+// from the IPI handler on an idle wakee's CPU. The cells keep them apart.
+type Context uint8
+
+// The contexts.
+const (
+	CtxTask Context = 0
+	CtxIdle Context = 1
+	// NumContexts is the matrix's third side (NCTX in kinds.h).
+	NumContexts = 2
+)
+
+func (c Context) String() string {
+	if c == CtxIdle {
+		return "idle"
+	}
+	return "task"
+}
+
+// Transition is one non-empty cell: the context and the two kinds.
 type Transition struct {
+	Ctx      Context
 	From, To Kind
 	Cell
 }
@@ -76,11 +99,11 @@ type KVMExit struct {
 const KVMReasonOther = 255
 
 // Matrix is what one CPU (or all of them, added up) recorded since the
-// last reset. Cells[from][to] tile the CPU's timeline from its first
+// last reset. Cells[ctx][from][to] tile the CPU's timeline from its first
 // recorded event to its last: their sum is SpanNs, up to Misordered.
 type Matrix struct {
 	CPU   int // -1: the sum over CPUs
-	Cells [NumKinds][NumKinds]Cell
+	Cells [NumContexts][NumKinds][NumKinds]Cell
 	// Events counts every recorded event by kind, including those inside
 	// interrupts (which cut no segment) and need-resched marks.
 	Events [NumKinds]uint64
@@ -118,20 +141,32 @@ type Matrix struct {
 // flushed nothing (kinds.h TLB_KEPT_ON_SWITCH).
 const TLBKeptOnSwitch = 6
 
-// Cell returns the cell from -> to.
+// Cell returns the cell from -> to, in both contexts added up.
 func (m *Matrix) Cell(from, to Kind) Cell {
-	if int(from) >= NumKinds || int(to) >= NumKinds {
+	var c Cell
+	for x := range Context(NumContexts) {
+		o := m.CellIn(x, from, to)
+		c.add(&o)
+	}
+	return c
+}
+
+// CellIn returns the cell from -> to of the segments opened in context x.
+func (m *Matrix) CellIn(x Context, from, to Kind) Cell {
+	if int(x) >= NumContexts || int(from) >= NumKinds || int(to) >= NumKinds {
 		return Cell{}
 	}
-	return m.Cells[from][to]
+	return m.Cells[x][from][to]
 }
 
 // TracedNs is the sum of every cell: the traced time.
 func (m *Matrix) TracedNs() uint64 {
 	var t uint64
-	for i := range m.Cells {
-		for j := range m.Cells[i] {
-			t += m.Cells[i][j].Ns
+	for x := range m.Cells {
+		for i := range m.Cells[x] {
+			for j := range m.Cells[x][i] {
+				t += m.Cells[x][i][j].Ns
+			}
 		}
 	}
 	return t
@@ -154,10 +189,12 @@ func (m *Matrix) Firings() uint64 {
 // Transitions lists the non-empty cells, most time first.
 func (m *Matrix) Transitions() []Transition {
 	var out []Transition
-	for i := range m.Cells {
-		for j := range m.Cells[i] {
-			if c := m.Cells[i][j]; c.Count > 0 {
-				out = append(out, Transition{Kind(i), Kind(j), c})
+	for x := range m.Cells {
+		for i := range m.Cells[x] {
+			for j := range m.Cells[x][i] {
+				if c := m.Cells[x][i][j]; c.Count > 0 {
+					out = append(out, Transition{Context(x), Kind(i), Kind(j), c})
+				}
 			}
 		}
 	}
@@ -175,10 +212,14 @@ func (m *Matrix) Transitions() []Transition {
 
 // add adds o into m (for the sum over CPUs).
 func (m *Matrix) add(o *Matrix) {
-	for i := range m.Cells {
-		for j := range m.Cells[i] {
-			m.Cells[i][j].add(&o.Cells[i][j])
+	for x := range m.Cells {
+		for i := range m.Cells[x] {
+			for j := range m.Cells[x][i] {
+				m.Cells[x][i][j].add(&o.Cells[x][i][j])
+			}
 		}
+	}
+	for i := range m.Events {
 		m.Events[i] += o.Events[i]
 		m.Cross[i].add(&o.Cross[i])
 	}

@@ -66,7 +66,7 @@ func Open(opts Options) (*Tracer, error) {
 	if err := loadHopObjects(&t.objs, nil); err != nil {
 		var ve *ebpf.VerifierError
 		if errors.As(err, &ve) {
-			return nil, fmt.Errorf("bpf: the kernel's verifier refused the programs: %v", ve)
+			return nil, fmt.Errorf("bpf: the kernel's verifier refused the programs: %w", ve)
 		}
 		return nil, fmt.Errorf("bpf: load: %w", err)
 	}
@@ -232,7 +232,7 @@ func (t *Tracer) Reset() error {
 	// well under a microsecond).
 	time.Sleep(time.Millisecond)
 	err := errors.Join(
-		zeroPerCPU[hopCell](t.objs.Cells, NumKinds*NumKinds, t.ncpu),
+		zeroPerCPU[hopCell](t.objs.Cells, NumContexts*NumKinds*NumKinds, t.ncpu),
 		zeroPerCPU[hopCell](t.objs.Cross, NumKinds, t.ncpu),
 		zeroPerCPU[uint64](t.objs.Events, NumKinds, t.ncpu),
 		zeroPerCPU[uint64](t.objs.Counters, nCounters, t.ncpu),
@@ -284,13 +284,13 @@ func (t *Tracer) Snapshot() (Snapshot, error) {
 		s.PerCPU[c].CPU = c
 	}
 	cells := make([]hopCell, t.ncpu)
-	for k := uint32(0); k < NumKinds*NumKinds; k++ {
+	for k := uint32(0); k < NumContexts*NumKinds*NumKinds; k++ {
 		if err := t.objs.Cells.Lookup(k, &cells); err != nil {
 			return Snapshot{}, fmt.Errorf("bpf: read cells: %w", err)
 		}
-		from, to := k/NumKinds, k%NumKinds
+		x, from, to := k/(NumKinds*NumKinds), k/NumKinds%NumKinds, k%NumKinds
 		for c := range cells {
-			s.PerCPU[c].Cells[from][to] = Cell{Ns: cells[c].Ns, Count: cells[c].Count, Hist: cells[c].Hist}
+			s.PerCPU[c].Cells[x][from][to] = Cell{Ns: cells[c].Ns, Count: cells[c].Count, Hist: cells[c].Hist}
 		}
 	}
 	for k := uint32(0); k < NumKinds; k++ {

@@ -160,7 +160,7 @@ func runThreadRing(_ context.Context, req model.Request) (model.Response, error)
 	out, err := kernels.RingThreads(block(req), cfg)
 	r := ringResponse(out, cfg)
 	if err != nil {
-		err = fmt.Errorf("%v%s", err, host.LimitHint(out.Errno, "thread"))
+		err = fmt.Errorf("%w%s", err, host.LimitHint(out.Errno, "thread"))
 	}
 	return r, err
 }

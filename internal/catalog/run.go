@@ -115,7 +115,7 @@ func (t TwoProcess) Run(ctx context.Context, req model.Request) (model.Response,
 	case r = <-done:
 	case <-p.Exited():
 		if e := p.ExitError(); e != nil {
-			return model.Response{}, fmt.Errorf("%v during the measurement", e)
+			return model.Response{}, fmt.Errorf("%w during the measurement", e)
 		}
 		r = <-done
 	case <-ctx.Done():
@@ -125,7 +125,7 @@ func (t TwoProcess) Run(ctx context.Context, req model.Request) (model.Response,
 	if r.err != nil {
 		p.Kill()
 		if e := p.ExitError(); e != nil {
-			return model.Response{}, fmt.Errorf("%v (side A: %v)", e, r.err)
+			return model.Response{}, fmt.Errorf("%w (side A: %w)", e, r.err)
 		}
 		return model.Response{}, r.err
 	}

@@ -16,22 +16,6 @@ import (
 	"github.com/ctxbench/ctxbench/internal/partner"
 )
 
-// phaseModels are the phase models a benchmark's Phases may name.
-var phaseModels = map[string]func(*bpf.Matrix, uint64) bpf.Breakdown{
-	"pipe":           bpf.PipeHop,
-	"futex":          bpf.FutexHop,
-	"yield":          bpf.YieldHop,
-	"kvm-exit":       bpf.KVMUserExit,
-	"vm-switch-user": bpf.VMSwitchUser,
-}
-
-// crossModels are the phase models of hops across two CPUs: ping-pongs
-// whose wakee sleeps (a pipe read, a futex wait) on an idle CPU.
-var crossModels = map[string]func(*bpf.Matrix, uint64) bpf.Breakdown{
-	"pipe":  bpf.PipeHopCross,
-	"futex": bpf.FutexHopCross,
-}
-
 // noModel says why a benchmark has no phase model at its placement.
 func noModel(phases string, cross bool) string {
 	switch {
@@ -50,11 +34,8 @@ func traced(b *model.Benchmark, run func(context.Context, model.Request) (model.
 		if !req.Trace {
 			return run(ctx, req)
 		}
-		split, ok := phaseModels[b.Phases]
 		cross := req.CPUA >= 0 && req.CPUB >= 0 && req.CPUA != req.CPUB
-		if cross {
-			split, ok = crossModels[b.Phases]
-		}
+		split, ok := bpf.Split(b.Phases, cross)
 		if !ok || req.CPUA < 0 {
 			return model.Response{}, fmt.Errorf("%s cannot be explained at %s: %s", b.Name, req.Placement, noModel(b.Phases, cross))
 		}
@@ -147,12 +128,10 @@ func explainOf(bd bpf.Breakdown) *model.Explain {
 		e.Counts[k] = v
 	}
 	for _, p := range bd.Phases {
-		e.Phases = append(e.Phases, model.ExplainPhase{Name: p.Name, What: p.What, Probes: p.Probes, NsPerHop: p.NsPerHop, PerHop: p.PerHop,
-			Firings: p.Firings, CPU: p.CPU})
+		e.Phases = append(e.Phases, wirePhase(p))
 	}
 	for _, p := range bd.Parallel {
-		e.Parallel = append(e.Parallel, model.ExplainPhase{Name: p.Name, What: p.What, Probes: p.Probes, NsPerHop: p.NsPerHop, PerHop: p.PerHop,
-			Firings: p.Firings, CPU: p.CPU})
+		e.Parallel = append(e.Parallel, wirePhase(p))
 	}
 	for i, u := range bd.Unattributed { // most time first
 		if i == 5 || bd.Hops == 0 {
@@ -165,4 +144,18 @@ func explainOf(bd bpf.Breakdown) *model.Explain {
 		e.Gaps = append(e.Gaps, model.ExplainGap{Work: g.Work, Inside: g.Inside, Needs: g.Needs})
 	}
 	return e
+}
+
+// wirePhase is a phase as the worker sends it: its label, its identity
+// (kinds, side, the events that bound it) and its figures.
+func wirePhase(p bpf.Phase) model.ExplainPhase {
+	w := model.ExplainPhase{Name: p.Name, What: p.What, Probes: p.Probes, Kinds: p.Kinds, NsPerHop: p.NsPerHop, PerHop: p.PerHop,
+		Firings: p.Firings, CPU: string(p.Side)}
+	if p.From != bpf.KindNone {
+		w.From = p.From.String()
+	}
+	if p.To != bpf.KindNone {
+		w.To = p.To.String()
+	}
+	return w
 }

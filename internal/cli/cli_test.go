@@ -3,19 +3,24 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/perf/benchfmt"
 
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
+	"github.com/ctxbench/ctxbench/internal/store"
 	"github.com/ctxbench/ctxbench/internal/suite"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
@@ -166,16 +171,122 @@ func TestHelpHasExamples(t *testing.T) {
 	}
 }
 
+// Every export format is written where asked and reads back as what the
+// document holds: the JSON loads and validates; the CSV has one record per
+// row with its median and sample count; the Markdown table one line per
+// row; the Go benchmark format, parsed by benchfmt (benchstat's reader),
+// one value per block of each row, in ns/hop.
 func TestExportsToFiles(t *testing.T) {
 	dir := t.TempDir()
-	code, _, stderr := run(t, "run", "thread/pipe", "--dry-run", "-q",
+	code, _, stderr := run(t, "run", "thread/pipe", "process/pipe", "--placement", "same-cpu,cross-cpu", "--dry-run", "-q",
 		"--export-json", dir+"/r.json", "--export-csv", dir+"/r.csv",
 		"--export-markdown", dir+"/r.md", "--export-gobench", dir+"/r.txt")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if _, err := result.Load(dir+"/r.json", nil); err != nil {
+	doc, err := result.Load(dir+"/r.json", nil)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(doc.Results) != 4 {
+		t.Fatalf("%d rows, want 4", len(doc.Results))
+	}
+	rows := map[string]*result.Result{}
+	for i := range doc.Results {
+		rows[doc.Results[i].Name+" "+doc.Results[i].Placement] = &doc.Results[i]
+	}
+
+	f, err := os.Open(dir + "/r.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	records, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("the CSV does not parse: %v", err)
+	}
+	col := map[string]int{}
+	for i, h := range records[0] {
+		col[h] = i
+	}
+	if len(records) != 1+len(doc.Results) {
+		t.Errorf("CSV: %d records, want a header and %d rows", len(records), len(doc.Results))
+	}
+	for _, rec := range records[1:] {
+		r := rows[rec[col["name"]]+" "+rec[col["placement"]]]
+		if r == nil {
+			t.Errorf("CSV row %v is no row of the document", rec[:3])
+			continue
+		}
+		median, err := strconv.ParseFloat(rec[col["one_way_ns_median"]], 64)
+		if err != nil || median != r.OneWayNS.Median {
+			t.Errorf("CSV %s %s: median %q, the document %v", r.Name, r.Placement, rec[col["one_way_ns_median"]], r.OneWayNS.Median)
+		}
+		if n, err := strconv.Atoi(rec[col["samples"]]); err != nil || n != len(r.Samples) {
+			t.Errorf("CSV %s %s: samples %q, the document %d", r.Name, r.Placement, rec[col["samples"]], len(r.Samples))
+		}
+	}
+
+	md, err := os.ReadFile(dir + "/r.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, line := range strings.Split(string(md), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 5 || !strings.HasPrefix(strings.TrimSpace(cells[2]), "`") {
+			continue
+		}
+		name, placement := strings.Trim(strings.TrimSpace(cells[2]), "`"), strings.TrimSpace(cells[3])
+		if rows[name+" "+placement] == nil {
+			t.Errorf("Markdown row %q is no row of the document", line)
+		}
+		seen++
+	}
+	if seen != len(doc.Results) {
+		t.Errorf("Markdown: %d table rows, want %d", seen, len(doc.Results))
+	}
+
+	gb, err := os.Open(dir + "/r.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gb.Close()
+	values := map[string][]float64{}
+	br := benchfmt.NewReader(gb, "r.txt")
+	for br.Scan() {
+		switch rec := br.Result().(type) {
+		case *benchfmt.Result:
+			if len(rec.Values) != 1 || rec.Values[0].OrigUnit != "ns/hop" {
+				t.Errorf("gobench %s: values %+v, want one in ns/hop", rec.Name, rec.Values)
+				continue
+			}
+			values[string(rec.Name.Full())] = append(values[string(rec.Name.Full())], rec.Values[0].OrigValue)
+		case *benchfmt.SyntaxError:
+			t.Errorf("gobench: %v", rec)
+		}
+	}
+	if err := br.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(values) != len(doc.Results) {
+		t.Errorf("gobench: %d benchmarks %v, want %d", len(values), values, len(doc.Results))
+	}
+	for _, r := range doc.Results {
+		name := "Thread/pipe/placement=" + r.Placement
+		if r.Rung == "process" {
+			name = "Process/pipe/placement=" + r.Placement
+		}
+		if len(values[name]) != r.Blocks {
+			t.Errorf("gobench %s: %d values, the row has %d blocks", name, len(values[name]), r.Blocks)
+		}
+		// Each value is a block's median: among the row's samples' range.
+		lo, hi := slices.Min(r.Samples), slices.Max(r.Samples)
+		for _, v := range values[name] {
+			if v < lo || v > hi {
+				t.Errorf("gobench %s: %v ns/hop, outside the row's samples [%v, %v]", name, v, lo, hi)
+			}
+		}
 	}
 }
 
@@ -307,6 +418,14 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 		t.Fatalf("no allowed CPU: %v", err)
 	}
 	cpu := strconv.Itoa(allowed[0])
+	// history reads a store that exists (it never creates one).
+	for _, h := range []string{"h.db", "h2.db"} {
+		st, _, err := store.Open(context.Background(), filepath.Join(dir, h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+	}
 	stop := []string{"--lock-timeout", "0s"}
 	const stopped = "--lock-timeout must be positive"
 	commands := map[string]struct {
@@ -353,9 +472,6 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 	// flags are checked by parsing alone, which is where a flag of theirs
 	// (only the global --color) is refused or accepted.
 	parseOnly := map[string]bool{"prepare": true}
-	// Flags a command still lists and refuses (none now: an entry skips
-	// its check, naming why).
-	gaps := map[string]string{}
 	root := newRoot(context.Background(), io.Discard, io.Discard)
 	cmds := append([]*cobra.Command{root}, root.Commands()...)
 	for _, c := range cmds {
@@ -374,9 +490,6 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 				continue
 			}
 			t.Run(strings.TrimSpace(name+" --"+flag), func(t *testing.T) {
-				if file, ok := gaps[name+" "+flag]; ok {
-					t.Skipf("%s --help lists --%s, which it refuses; fix in %s", name, flag, file)
-				}
 				args := append(append([]string{}, path...), spec.base...)
 				args = append(args, "--"+flag)
 				f := c.Flags().Lookup(flag)
@@ -449,5 +562,62 @@ func TestDryRunsReadBack(t *testing.T) {
 		if _, err := result.Decode([]byte(out)); err != nil {
 			t.Errorf("%v: %v", args, err)
 		}
+	}
+}
+
+// A dry run measured nothing, so explain's output says no verdict of any
+// kind: its figures are synthetic.
+func TestExplainDryRunSaysNoVerdict(t *testing.T) {
+	code, out, stderr := run(t, "explain", "thread/pipe", "process/pipe", "container/pipe-plain", "container/pipe-cg4",
+		"--placement", "same-cpu,cross-cpu", "--dry-run", "--quick")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "DRY RUN") {
+		t.Errorf("the dry run does not say so:\n%s", out)
+	}
+	for _, word := range []string{"CONFIRMED", "REFUTED", "NOT RESOLVED", "IN PART", "not resolved", "NOT MEASURABLE"} {
+		if strings.Contains(out, word) {
+			t.Errorf("a dry run says %q:\n%s", word, out)
+		}
+	}
+}
+
+// A result file holding a sample no measurement produces (a negative time)
+// is refused by every command that reads one: exit 2, one line naming the
+// file, the row and the field.
+func TestImpossibleSampleIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
+	if code, _, stderr := run(t, "run", "thread/pipe", "--dry-run", "-q", "--export-json", good); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["results"].([]any)[0].(map[string]any)["samples"].([]any)[1] = -250.0
+	if b, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"compare", good, bad},
+		{"compare", bad, good},
+		{"report", bad, "-o", filepath.Join(dir, "r.html")},
+	} {
+		code, _, stderr := run(t, args...)
+		if code != ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "samples[1] is -250, not a time") {
+			t.Errorf("%v: exit %d, stderr %q: want 2 and one line naming the sample", args, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.html")); err == nil {
+		t.Error("the report was written from a refused file")
 	}
 }

@@ -125,9 +125,6 @@ func TestEveryFlagRefusesBadValues(t *testing.T) {
 		for _, c := range cases {
 			args := append(append([]string{}, base[cmd]...), c...)
 			t.Run(strings.Join(args, " "), func(t *testing.T) {
-				if why, ok := listGaps[cmd]; ok && stopped(c) {
-					t.Skip(why)
-				}
 				code, _, stderr := run(t, args...)
 				if code != ExitUsage {
 					t.Fatalf("exit status %d, want %d (stderr %q)", code, ExitUsage, stderr)
@@ -143,10 +140,6 @@ func TestEveryFlagRefusesBadValues(t *testing.T) {
 		}
 	}
 }
-
-// listGaps are the commands whose list flags still skip an empty element
-// (none now: an entry skips its rows, naming why).
-var listGaps = map[string]string{}
 
 // Values whose meaning is documented are accepted: --warmup 0 (no warm-up),
 // --seed 0 (the seed 0, not the clock), --workers pool (as many workers as

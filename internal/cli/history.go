@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
@@ -36,7 +38,10 @@ keeps all of its cells).
 
 --store names the history: a file, or a PostgreSQL database a fleet of
 machines records into (postgres://user@host/db; a password is best kept in
-~/.pgpass or PGPASSWORD, and is never printed).
+~/.pgpass or PGPASSWORD, and is never printed). Showing the history only
+reads it: a --store where nothing was recorded is an error (exit 2), and no
+store is ever created by reading. A NAME that is no benchmark, rung or
+recorded cell is an error too.
 
 --import DIR records the result files under DIR (*.json, recursively) as the
 runs that wrote them would have: invalid files and dry runs are skipped with
@@ -64,9 +69,25 @@ one line each, and a sitting already recorded is not recorded again.`,
 			if err != nil {
 				return err
 			}
-			st, notes, err := store.Open(ctx, path)
+			// Only --import records; showing the history reads it, and
+			// reading never creates a store where there is none.
+			open := store.OpenExisting
+			if importDir != "" {
+				open = store.Open
+			}
+			st, notes, err := open(ctx, path)
 			for _, n := range notes {
 				fmt.Fprintf(stderr, "ctxbench: history: %s\n", n)
+			}
+			if errors.Is(err, store.ErrNoStore) {
+				if storePath != "" {
+					return usagef("--store %s: no history there (nothing has been recorded at that path)", storePath)
+				}
+				if err := knownNames(args, nil); err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "nothing is recorded in %s yet: every measuring run records its figures there (ctxbench history --import DIR loads result files)\n", path)
+				return nil
 			}
 			if err != nil {
 				return err
@@ -104,9 +125,33 @@ func storeFlagPath(name, flag string) (string, error) {
 	return p, nil
 }
 
+// knownNames refuses a NAME that is no benchmark or rung of this ctxbench
+// and no cell of the history (ms: every machine's cells; a cell of a
+// benchmark since renamed can still be asked for by its name).
+func knownNames(names []string, ms []store.Machine) error {
+	for _, n := range names {
+		if _, err := catalog.Select([]string{n}); err == nil {
+			continue
+		}
+		recorded := false
+		for _, m := range ms {
+			for k := range m.Cells {
+				recorded = recorded || k.Name == n || !strings.Contains(n, "/") && strings.HasPrefix(k.Name, n+"/")
+			}
+		}
+		if !recorded {
+			return usagef("no benchmark, rung or recorded cell is named %q (ctxbench list shows the benchmarks)", n)
+		}
+	}
+	return nil
+}
+
 func showHistory(ctx context.Context, st *store.Store, names []string, format string, stdout io.Writer) error {
 	ms, err := st.Every(ctx, names)
 	if err != nil {
+		return err
+	}
+	if err := knownNames(names, ms); err != nil {
 		return err
 	}
 	h := historyView(st.Path(), ms)

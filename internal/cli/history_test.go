@@ -20,12 +20,18 @@ import (
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/store"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
+	"github.com/ctxbench/ctxbench/internal/testenv"
 	"github.com/ctxbench/ctxbench/internal/workload/pgserver"
 )
 
 // An empty store says so, and exits 0.
 func TestHistoryEmpty(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "h.db")
+	st, _, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
 	code, out, stderr := run(t, "history", "--store", path)
 	if code != 0 || !strings.Contains(out, "nothing is recorded") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
@@ -33,6 +39,41 @@ func TestHistoryEmpty(t *testing.T) {
 	t.Setenv(envHistory, path) // the run's variable names the store too
 	if code, out, _ := run(t, "history", "thread/pipe"); code != 0 || !strings.Contains(out, "no cell of thread/pipe") {
 		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+}
+
+// history only reads: a --store where nothing was recorded is bad input
+// (exit 2, one line) and is not created; the default history not yet
+// recorded says so, exit 0, and is not created either; a NAME that is no
+// benchmark, rung or recorded cell is bad input.
+func TestHistoryReadsOnly(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "typo", "h.db")
+	code, out, stderr := run(t, "history", "--store", missing)
+	if code != ExitUsage || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, missing) {
+		t.Errorf("missing --store: exit %d, stdout %q, stderr %q; want 2 and one line naming it", code, out, stderr)
+	}
+	t.Setenv(envHistory, filepath.Join(dir, "default", "h.db"))
+	if code, out, stderr := run(t, "history"); code != ExitOK || !strings.Contains(out, "nothing is recorded") {
+		t.Errorf("no default history yet: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("reading created %v", left)
+	}
+	path, _ := plantedStore(t)
+	for _, args := range [][]string{
+		{"history", "nosuch/bench", "--store", path},
+		{"history", "nosuch/bench"}, // the default history, not recorded yet
+		{"history", "thread/pipe", "nosuchrung", "--store", path},
+	} {
+		code, out, stderr := run(t, args...)
+		if code != ExitUsage || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "nosuch") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and one line naming it", args, code, out, stderr)
+		}
+	}
+	// A benchmark of the catalog not recorded yet is no error.
+	if code, out, _ := run(t, "history", "thread/yield", "--store", path); code != ExitOK || !strings.Contains(out, "no cell of thread/yield") {
+		t.Errorf("thread/yield: exit %d, stdout %q", code, out)
 	}
 }
 
@@ -182,7 +223,7 @@ const pgPassword = "s3cr3t-pw"
 func pgStore(t *testing.T) string {
 	t.Helper()
 	if _, err := pgserver.FindBinDir(); err != nil {
-		t.Skip("PostgreSQL missing; install with: " + pgserver.InstallHint)
+		testenv.Skip(t, testenv.Postgres, "PostgreSQL missing; install with: %s", pgserver.InstallHint)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

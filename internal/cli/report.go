@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -131,15 +128,12 @@ func readReportHistory(ctx context.Context, target string, inputs []compare.Inpu
 	if err != nil {
 		return nil, err
 	}
-	// A report reads a history, it never starts one: store.Open would
-	// create an empty file at a mistyped path (a URL names a database,
-	// which Open does not create).
-	if !strings.Contains(path, "://") {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no history at %s (nothing recorded there yet)", path)
-		}
+	// A report reads a history, it never starts one (a URL names a
+	// database, which no open creates).
+	st, notes, err := store.OpenExisting(ctx, path)
+	if errors.Is(err, store.ErrNoStore) {
+		return nil, fmt.Errorf("no history at %s (nothing recorded there yet)", path)
 	}
-	st, notes, err := store.Open(ctx, path)
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "ctxbench: report: %s\n", n)
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 const childEnv = "CTXBENCH_CONTAINER_TEST_CHILD"
@@ -103,7 +105,7 @@ func (c *child) stop() {
 func needRoot(t *testing.T) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root (namespaces, cgroups)")
+		testenv.Skip(t, testenv.Root, "needs root (namespaces, cgroups)")
 	}
 }
 
@@ -112,10 +114,10 @@ func needCPUCgroup(t *testing.T) Hierarchy {
 	needRoot(t)
 	h, err := CPUHierarchy()
 	if err != nil {
-		t.Skipf("skipping: %v", err)
+		testenv.Skip(t, testenv.CgroupCPU, "%v", err)
 	}
 	if ok, why := h.Usable(); !ok {
-		t.Skipf("skipping: %s", why)
+		testenv.Skip(t, testenv.CgroupCPU, "%s", why)
 	}
 	return h
 }
@@ -299,16 +301,24 @@ func TestCgroupDepths(t *testing.T) {
 }
 
 // TestCgroupV2Mechanics exercises the v2 path (CLONE_INTO_CGROUP, no
-// controller) on the unified mount, where there is one.
+// controller) on the unified mount, or, on a machine without one, on a
+// cgroup2 hierarchy this test mounts for itself (root can, beside v1).
 func TestCgroupV2Mechanics(t *testing.T) {
 	needRoot(t)
 	h, err := FindHierarchy("")
 	if err != nil {
-		t.Skipf("skipping: no cgroup v2 mount: %v", err)
+		dir := t.TempDir()
+		if err := unix.Mount("none", dir, "cgroup2", 0, ""); err != nil {
+			testenv.Skip(t, testenv.Root, "no cgroup v2 mount, and mounting one failed: %v", err)
+		}
+		t.Cleanup(func() { _ = unix.Unmount(dir, unix.MNT_DETACH) })
+		if h, err = FindHierarchy(""); err != nil {
+			t.Fatalf("the cgroup2 mounted on %s is not found: %v", dir, err)
+		}
 	}
 	tr, err := NewTree(h, 2)
 	if err != nil {
-		t.Skipf("skipping: %v", err)
+		t.Fatal(err)
 	}
 	defer tr.Remove()
 	cg, err := tr.Leaf("a")
@@ -382,14 +392,15 @@ func TestCleanupAllRemovesEverything(t *testing.T) {
 
 func TestSweepStale(t *testing.T) {
 	h := needCPUCgroup(t)
-	// A pid that is certainly not running: a child we already reaped.
-	dead := exec.Command("/bin/true")
-	if err := dead.Run(); err != nil {
+	// A pid that is certainly not running: pid_max itself (pids stay
+	// below it).
+	b, err := os.ReadFile("/proc/sys/kernel/pid_max")
+	if err != nil {
 		t.Fatal(err)
 	}
-	pid := dead.Process.Pid
-	if unix.Kill(pid, 0) == nil {
-		t.Skip("pid was reused immediately")
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || unix.Kill(pid, 0) == nil {
+		t.Fatalf("pid_max %q (%v): not a pid that cannot run", b, err)
 	}
 	top := filepath.Join(h.Mount, fmt.Sprintf("%s%d-77", NamePrefix, pid))
 	leaf := filepath.Join(top, "x", "y")
@@ -444,7 +455,7 @@ func TestEnterAndVerify(t *testing.T) {
 				spec = Full(ok)
 			}
 			if err := Check(spec); err != nil {
-				t.Skipf("skipping: %v", err)
+				testenv.SkipFor(t, err.Error(), testenv.Root, testenv.CgroupCPU, testenv.UserNS)
 			}
 			set, err := NewSet(spec)
 			if err != nil {

@@ -26,7 +26,7 @@ func Build(pkg string) (string, func(), error) {
 	bin := filepath.Join(dir, "ctxbench")
 	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("building ctxbench: %v\n%s", err, out)
+		return "", nil, fmt.Errorf("building ctxbench: %w\n%s", err, out)
 	}
 	return bin, func() { os.RemoveAll(dir) }, nil
 }

@@ -109,7 +109,7 @@ func RaiseOpenFiles(need uint64) error {
 		want.Max = need
 	}
 	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &want); err != nil {
-		return fmt.Errorf("%d open files are needed; RLIMIT_NOFILE is %d (hard %d) and could not be raised: %v (raise it with ulimit -n, or run as root)", need, l.Cur, l.Max, err)
+		return fmt.Errorf("%d open files are needed; RLIMIT_NOFILE is %d (hard %d) and could not be raised: %w (raise it with ulimit -n, or run as root)", need, l.Cur, l.Max, err)
 	}
 	return nil
 }

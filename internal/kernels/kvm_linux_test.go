@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 // The vm-rung kernels run real guests, so these tests need a usable
@@ -19,7 +21,7 @@ func needKVM(t *testing.T) {
 	t.Helper()
 	fd, err := unix.Open("/dev/kvm", unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
-		t.Skipf("no usable /dev/kvm: %v", err)
+		testenv.Skip(t, testenv.KVM, "no usable /dev/kvm: %v", err)
 	}
 	unix.Close(fd)
 }
@@ -188,7 +190,7 @@ func TestKVMSwitchK(t *testing.T) {
 		blk := Block{Iters: 20, Samples: 3, Warmup: 1, CPUA: -1, CPUB: -1, Arg: KVMArg(KVMGuestKernel, poll)}
 		outA, outB, errA, errB := runPair(t, KVMSwitchKA, KVMSwitchKB, blk, [2]int{ab, ba}, [2]int{ab, ba})
 		if errors.Is(errA, unix.EINVAL) || (errA != nil && strings.Contains(errA.Error(), "IRQCHIP")) {
-			t.Skipf("no in-kernel irqchip: %v", errA)
+			testenv.Skip(t, testenv.KVM, "no in-kernel irqchip on this KVM backend: %v", errA)
 		}
 		if errA != nil || errB != nil {
 			t.Fatalf("halt poll %d: side A: %v, side B: %v", poll, errA, errB)

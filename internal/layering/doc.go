@@ -3,5 +3,7 @@
 // any chain of imports, a package above it or beside it. depguard
 // (.golangci.yml) checks each file's direct imports; this checks what they
 // bring with them, so an arrow that runs back up through a third package
-// cannot hide. The layers are drawn in docs/architecture.md.
+// cannot hide. The layers are drawn in docs/architecture.md. A second test
+// reads the production code itself: nothing may tell a fake (a dry run's
+// executor) from the real thing by its type.
 package layering

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 const module = "github.com/ctxbench/ctxbench/"
@@ -89,7 +91,7 @@ func graph(t *testing.T) map[string]*pkg {
 	t.Helper()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("the go command is not on PATH: the import graph cannot be listed (depguard in .golangci.yml still checks direct imports)")
+		testenv.Skip(t, testenv.Go, "the go command is not on PATH: the import graph cannot be listed (depguard in .golangci.yml still checks direct imports)")
 	}
 	args := []string{"list", "-deps", "-f", "{{.ImportPath}}\t{{not .DepOnly}}\t{{.Dir}}\t{{join .Imports \" \"}}"}
 	for _, r := range rules {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 // TestMain doubles as the parking child (SelfCommand re-executes
@@ -48,7 +49,7 @@ func TestSmallRuns(t *testing.T) {
 	for _, k := range Kinds() {
 		t.Run(k.Name, func(t *testing.T) {
 			if ok, why := k.Available(); !ok {
-				t.Skipf("skipping: %s", why)
+				testenv.SkipFor(t, why, testenv.Cgo, testenv.Root, testenv.CgroupCPU, testenv.UserNS)
 			}
 			n := sizes[k.Name]
 			res, err := Run(k.Name, Options{N: n, NoSettle: true})

@@ -251,18 +251,28 @@ type Explain struct {
 
 // ExplainPhase is one phase of a hop, in time order.
 type ExplainPhase struct {
-	Name     string  `json:"name"`
-	What     string  `json:"what"`
-	Probes   string  `json:"probes"`
-	NsPerHop float64 `json:"ns"`
-	PerHop   float64 `json:"per_hop"`
+	Name   string `json:"name"`
+	What   string `json:"what"`
+	Probes string `json:"probes"`
+	// Kinds is what work the phase is (the kinds of each of the model's
+	// phases it spans: one, or several where optional boundaries did not
+	// fire); From and To are the kernel events that bound it (internal/bpf
+	// kind names: "switch", "fpu-save", ...; empty for the interrupts and for
+	// the time between two CPUs' events, whose From is the first CPU's).
+	// Verdicts select phases by these, never by Name.
+	Kinds    []PhaseKind `json:"kinds,omitempty"`
+	From     string      `json:"from,omitempty"`
+	To       string      `json:"to,omitempty"`
+	NsPerHop float64     `json:"ns"`
+	PerHop   float64     `json:"per_hop"`
 	// Firings is how many probe firings per hop land inside the phase:
 	// one per occurrence (the event that closes it), two per interrupt
 	// (entry and exit); what the untraced scale takes out of it.
 	Firings float64 `json:"firings_per_hop,omitempty"`
 	// CPU, on a hop across CPUs, is the side the phase ran on: "waker",
 	// "wakee", or "between" for the time from an event on one CPU to one
-	// on the other (the IPI's flight). Empty on one CPU.
+	// on the other (the IPI's flight). Empty on one CPU. OnSide reads it
+	// as a Side.
 	CPU string `json:"cpu,omitempty"`
 	// UntracedNs is the phase on the untraced scale: NsPerHop less its
 	// Firings times the probes' measured cost per firing. Set by the

@@ -321,7 +321,7 @@ func (p *Process) ExitError() error {
 	select {
 	case <-p.exited:
 		if p.waitErr != nil {
-			return fmt.Errorf("the partner process died (%v)", p.waitErr)
+			return fmt.Errorf("the partner process died (%w)", p.waitErr)
 		}
 		return nil
 	default:
@@ -355,7 +355,7 @@ func (p *Process) Output() (kernels.Output, error) {
 	}
 	var r reply
 	if err := json.Unmarshal([]byte(line), &r); err != nil {
-		return kernels.Output{}, fmt.Errorf("partner: unreadable reply: %v", err)
+		return kernels.Output{}, fmt.Errorf("partner: unreadable reply: %w", err)
 	}
 	if r.Error != "" {
 		return kernels.Output{}, errors.New("partner: " + r.Error)

@@ -138,7 +138,7 @@ func runTool(ctx context.Context, dir string, env []string, name string, args ..
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s %s: %v: %s", filepath.Base(name), strings.Join(args, " "), err, tail(out.String(), 2000))
+		return fmt.Errorf("%s %s: %w: %s", filepath.Base(name), strings.Join(args, " "), err, tail(out.String(), 2000))
 	}
 	return nil
 }

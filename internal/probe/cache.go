@@ -34,7 +34,7 @@ func DefaultCache() (Cache, error) {
 	}
 	base, err := os.UserCacheDir()
 	if err != nil {
-		return Cache{}, fmt.Errorf("no cache directory for probe builds (set CTXBENCH_CACHE_DIR): %v", err)
+		return Cache{}, fmt.Errorf("no cache directory for probe builds (set CTXBENCH_CACHE_DIR): %w", err)
 	}
 	return Cache{Dir: filepath.Join(base, "ctxbench", "probes")}, nil
 }
@@ -77,7 +77,7 @@ func (c Cache) entry(ctx context.Context, name string, build func(ctx context.Co
 		return final, true, nil
 	}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-		return "", false, fmt.Errorf("probe cache: %v", err)
+		return "", false, fmt.Errorf("probe cache: %w", err)
 	}
 	unlock, err := lockFile(ctx, final+".lock")
 	if err != nil {
@@ -95,7 +95,7 @@ func (c Cache) entry(ctx context.Context, name string, build func(ctx context.Co
 	os.RemoveAll(final) // an entry without its marker is not trusted
 	stage, err := os.MkdirTemp(c.Dir, ".tmp-"+name+"-")
 	if err != nil {
-		return "", false, fmt.Errorf("probe cache: %v", err)
+		return "", false, fmt.Errorf("probe cache: %w", err)
 	}
 	ok := false
 	defer func() {
@@ -108,10 +108,10 @@ func (c Cache) entry(ctx context.Context, name string, build func(ctx context.Co
 	}
 	stamp := []byte(time.Now().UTC().Format(time.RFC3339) + "\n")
 	if err := os.WriteFile(filepath.Join(stage, completeMarker), stamp, 0o644); err != nil {
-		return "", false, fmt.Errorf("probe cache: %v", err)
+		return "", false, fmt.Errorf("probe cache: %w", err)
 	}
 	if err := os.Rename(stage, final); err != nil {
-		return "", false, fmt.Errorf("probe cache: %v", err)
+		return "", false, fmt.Errorf("probe cache: %w", err)
 	}
 	ok = true
 	return final, false, nil
@@ -126,7 +126,7 @@ func complete(dir string) bool {
 func lockFile(ctx context.Context, path string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("probe cache lock: %v", err)
+		return nil, fmt.Errorf("probe cache lock: %w", err)
 	}
 	for {
 		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
@@ -138,7 +138,7 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 		}
 		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
 			f.Close()
-			return nil, fmt.Errorf("probe cache lock %s: %v", path, err)
+			return nil, fmt.Errorf("probe cache lock %s: %w", path, err)
 		}
 		select {
 		case <-ctx.Done():

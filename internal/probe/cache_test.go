@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
+
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 func TestBuildKeyFollowsSourcesToolchainRecipe(t *testing.T) {
@@ -135,7 +137,7 @@ func TestCacheLockHonoursContext(t *testing.T) {
 // TestBuildRealProbeMissThenHit builds the C++ probe (the fastest real build) twice.
 func TestBuildRealProbeMissThenHit(t *testing.T) {
 	if _, err := Detect(Cpp); err != nil {
-		t.Skip(err.Error())
+		testenv.Skip(t, testenv.Cpp, "%v", err)
 	}
 	c := Cache{Dir: t.TempDir()}
 	b1, err := c.Build(context.Background(), Cpp)

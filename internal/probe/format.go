@@ -94,7 +94,7 @@ func ParseLine(line []byte) (Block, error) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return Block{}, fmt.Errorf("not a valid JSON object: %v", err)
+		return Block{}, fmt.Errorf("not a valid JSON object: %w", err)
 	}
 	if dec.More() {
 		return Block{}, fmt.Errorf("trailing data after the JSON object")
@@ -132,7 +132,7 @@ func ParseLine(line []byte) (Block, error) {
 	}
 	settings, err := flatSettings(r.Settings)
 	if err != nil {
-		return Block{}, fmt.Errorf("%s: %v", r.Name, err)
+		return Block{}, fmt.Errorf("%s: %w", r.Name, err)
 	}
 	b.Settings = settings
 	if r.CtxSwitches != nil && *r.CtxSwitches < 0 {
@@ -193,7 +193,7 @@ func flatSettings(raw map[string]json.RawMessage) (map[string]string, error) {
 	for k, v := range raw {
 		var x any
 		if err := json.Unmarshal(v, &x); err != nil {
-			return nil, fmt.Errorf("setting %q: %v", k, err)
+			return nil, fmt.Errorf("setting %q: %w", k, err)
 		}
 		switch t := x.(type) {
 		case string:

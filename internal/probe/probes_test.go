@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 func TestTableConsistent(t *testing.T) {
@@ -90,18 +92,17 @@ var parallelismKey = map[Language]string{Erlang: "schedulers_online", Rust: "wor
 // TestProbesRun builds every probe whose toolchain is here and runs each bench in quick
 // mode: the samples must be sane (positive, finite, counts consistent), the settings must
 // echo the parallelism asked for, and the OS switch counts must tell a user-space switch
-// from an OS-thread handoff. Benches whose toolchain is missing are skipped with the install
-// command; the README's test command installs them all so that CI runs every probe.
+// from an OS-thread handoff. A bench whose toolchain is missing is skipped with the install
+// command, unless the test run declared that toolchain (testenv): then it fails. The README's
+// test command installs them all and declares them, so that CI runs every probe.
 func TestProbesRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs every probe")
-	}
+	testenv.SkipShort(t, "builds and runs every probe")
 	cpu := firstCPU(t)
 	for _, b := range All() {
 		b := b
 		t.Run(strings.ReplaceAll(b.Name, "/", "_"), func(t *testing.T) {
 			if ok, why := b.Available(); !ok {
-				t.Skip(why)
+				testenv.Skip(t, testenv.Capability(b.Language), "%s", why)
 			}
 			req := QuickRequest(b)
 			if os.Getenv("CTXBENCH_PROBE_FULL") != "" { // full-length runs, for figures
@@ -241,7 +242,7 @@ func checkBlock(t *testing.T, b Bench, req Request, res Result, bl Block, pinned
 func TestProbeRejectsBadInput(t *testing.T) {
 	b, _ := Lookup("runtime/cpp-coroutine")
 	if ok, why := b.Available(); !ok {
-		t.Skip(why)
+		testenv.Skip(t, testenv.Cpp, "%s", why)
 	}
 	b.Probe = "no-such-bench"
 	_, err := Run(context.Background(), Request{Bench: b, Samples: 1})

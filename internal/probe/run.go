@@ -296,7 +296,7 @@ func execProbe(ctx context.Context, argv, env []string, cpus []int, timeout time
 	if startErr != nil {
 		outR.Close()
 		errR.Close()
-		return nil, Rusage{}, fmt.Errorf("starting %s: %v", argv[0], startErr)
+		return nil, Rusage{}, fmt.Errorf("starting %s: %w", argv[0], startErr)
 	}
 	pgid := cmd.Process.Pid
 
@@ -377,7 +377,7 @@ func execProbe(ctx context.Context, argv, env []string, cpus []int, timeout time
 		if errors.As(waitErr, &ee) && ee.ExitCode() == 2 {
 			return nil, ru, fmt.Errorf("probe rejected its input: %s", msg)
 		}
-		return nil, ru, fmt.Errorf("probe failed (%v): %s", waitErr, msg)
+		return nil, ru, fmt.Errorf("probe failed (%w): %s", waitErr, msg)
 	}
 	if stdout.Len() >= maxProbeOutput {
 		return nil, ru, fmt.Errorf("probe printed more than %d bytes", maxProbeOutput)

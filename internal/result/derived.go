@@ -1,5 +1,7 @@
 package result
 
+import "github.com/ctxbench/ctxbench/internal/model"
+
 // Derived holds the figures computed from several rows of a document, so
 // that renderers only render: the "× baseline" multiples' reference, the VM
 // decomposition, and the published hierarchy set beside what was measured.
@@ -44,19 +46,41 @@ type ExplainStep struct {
 	Phases        []ExplainDelta `json:"phases"`
 }
 
-// ExplainDelta is one phase in a step.
+// ExplainDelta is one phase in a step: the same phase (by its identity,
+// model.ExplainPhase.Identity) in both rows, or across placements the same
+// kernel transition.
 type ExplainDelta struct {
-	Name    string  `json:"name"`
-	FromNS  float64 `json:"from_ns"`
-	ToNS    float64 `json:"to_ns"`
-	DeltaNS float64 `json:"delta_ns"`
+	Name string `json:"name"`
+	// Kinds is what work the phase is (the kinds of its phases in both
+	// rows): what a verdict selects it by.
+	Kinds   []model.PhaseKind `json:"kinds,omitempty"`
+	FromNS  float64           `json:"from_ns"`
+	ToNS    float64           `json:"to_ns"`
+	DeltaNS float64           `json:"delta_ns"`
 }
 
+// The verdicts of an ExplainClaim.
+const (
+	VerdictConfirmed = "confirmed"
+	VerdictRefuted   = "refuted"
+	// VerdictNotResolved: the data show no difference, but could not rule
+	// one out.
+	VerdictNotResolved = "not resolved here"
+	// VerdictTooFewRounds: the step's interval is below 95% or missing.
+	VerdictTooFewRounds = "not enough rounds to tell"
+	// VerdictNotMeasurable: nothing this machine can probe measures it.
+	VerdictNotMeasurable = "not measurable here"
+	// VerdictNotMeasured: this run did not measure what would tell.
+	VerdictNotMeasured = "not measured"
+	// VerdictInPart: the cause held on some of the hops and not on the
+	// others (across CPUs: a busy CPU, a polling one); the evidence says on
+	// how many.
+	VerdictInPart = "in part"
+)
+
 // ExplainClaim is a published cause of a rung's cost, the phases it
-// corresponds to, and a verdict: confirmed, refuted, not resolved here (the
-// data show no difference, but could not rule one out), not enough rounds
-// to tell (the step's interval is below 95% or missing), not measurable
-// here, or not measured (in this run).
+// corresponds to, and a verdict (Verdict*), with its evidence: the figures
+// it was drawn from and the thresholds it was drawn at.
 type ExplainClaim struct {
 	Rung     string `json:"rung"`
 	Claim    string `json:"claim"`

@@ -93,6 +93,20 @@ func checkSwitches(where string, v *float64) error {
 	return nil
 }
 
+// checkSamples checks raw samples of a time: each a positive, finite
+// number of nanoseconds. A summary can hold its median while a sample it
+// was drawn from is impossible, and every consumer that recomputes from
+// the samples (compare's tests, the report's charts) would take it as
+// measured.
+func checkSamples(where, field string, samples []float64) error {
+	for i, v := range samples {
+		if !finite(v) || v <= 0 {
+			return invalid(where, "%s[%d] is %s, not a time", field, i, num(v))
+		}
+	}
+	return nil
+}
+
 // checkBlocks checks that blocks and block_info describe the samples: as
 // many blocks as block_info lists, none holding a negative count, their
 // samples adding up to the samples. A file written before blocks were
@@ -144,6 +158,9 @@ func validateResult(i int, r *Result) error {
 	if err := checkTime(where, "one_way_ns", r.OneWayNS.Summary); err != nil {
 		return err
 	}
+	if err := checkSamples(where, "samples", r.Samples); err != nil {
+		return err
+	}
 	if err := checkRepro(where, "one_way_ns", r.OneWayNS.Reproducibility, r.OneWayNS.Median); err != nil {
 		return err
 	}
@@ -162,6 +179,9 @@ func validateResult(i int, r *Result) error {
 func validateRing(i int, r *Ring) error {
 	where := fmt.Sprintf("rings[%d] (%s %s)", i, r.Point(), r.Placement)
 	if err := checkTime(where, "raw_ns_per_hop", r.RawNS); err != nil {
+		return err
+	}
+	if err := checkSamples(where, "samples", r.Samples); err != nil {
 		return err
 	}
 	if err := checkOptionalTime(where, "overhead_ns_per_hop", &r.OverheadNS); err != nil {
@@ -186,6 +206,9 @@ func validateRing(i int, r *Ring) error {
 func validateSpawn(i int, s *Spawn) error {
 	where := fmt.Sprintf("spawn[%d] (%s)", i, s.Name)
 	if err := checkTime(where, "per_create_ns", s.PerCreateNS); err != nil {
+		return err
+	}
+	if err := checkSamples(where, "samples", s.Samples); err != nil {
 		return err
 	}
 	if len(s.BlockSamples) == 0 {

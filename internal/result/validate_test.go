@@ -60,6 +60,16 @@ func TestValidateRefusesImpossibleValues(t *testing.T) {
 			c.Median = -1
 			d.Results[3].OneWayCycles = &c
 		}, "results[3] (thread/pipe same-cpu): one_way_cycles.median is -1, not a time"},
+		{"negative sample", func(d *result.Document) { d.Results[3].Samples[4] = -120 },
+			"results[3] (thread/pipe same-cpu): samples[4] is -120, not a time"},
+		{"zero sample", func(d *result.Document) { d.Results[4].Samples[0] = 0 },
+			"results[4] (thread/pipe cross-cpu): samples[0] is 0, not a time"},
+		{"NaN sample", func(d *result.Document) { d.Results[4].Samples[1] = math.NaN() },
+			"results[4] (thread/pipe cross-cpu): samples[1] is NaN, not a time"},
+		{"ring sample", func(d *result.Document) { d.Rings[0].Samples[2] = -1 },
+			"rings[0] (ring/goroutine N=2 ws=0 same-cpu): samples[2] is -1, not a time"},
+		{"spawn sample", func(d *result.Document) { d.Spawn[1].Samples[0] = -5 },
+			"spawn[1] (spawn/thread): samples[0] is -5, not a time"},
 		{"n is not the samples", func(d *result.Document) { d.Results[4].OneWayNS.N++ },
 			"results[4] (thread/pipe cross-cpu): one_way_ns.n is 21 but there are 20 samples"},
 		{"blocks is not block_info", func(d *result.Document) { d.Results[5].Blocks = 9 },

@@ -116,7 +116,7 @@ func Run(ctx context.Context, cfg Config) (kernels.RingOutput, Containers, error
 // limit it hit named.
 func limited(err error) (kernels.RingOutput, Containers, error) {
 	errno := errnoOf(err)
-	return kernels.RingOutput{Errno: errno}, Containers{}, fmt.Errorf("%v%s", err, host.LimitHint(errno, "process"))
+	return kernels.RingOutput{Errno: errno}, Containers{}, fmt.Errorf("%w%s", err, host.LimitHint(errno, "process"))
 }
 
 // close ends what a run leaves: the thread that started the partners, this
@@ -259,7 +259,7 @@ func (r *ring) letGo() error {
 	}
 	for _, p := range append(slices.Clone(r.members), r.head) {
 		if err := p.Go(); err != nil {
-			return fmt.Errorf("releasing a ring process: %v", err)
+			return fmt.Errorf("releasing a ring process: %w", err)
 		}
 	}
 	return nil
@@ -297,7 +297,10 @@ func (r *ring) runHead(ctx context.Context) (kernels.RingOutput, error) {
 		dead = r.firstDead()
 	}
 	if dead != nil {
-		return h.out, fmt.Errorf("a ring member process died: %v (head: %v)", dead.ExitError(), h.err)
+		if h.err == nil {
+			return h.out, fmt.Errorf("a ring member process died: %w", dead.ExitError())
+		}
+		return h.out, fmt.Errorf("a ring member process died: %w (head: %w)", dead.ExitError(), h.err)
 	}
 	return h.out, h.err
 }
@@ -373,7 +376,7 @@ func (r *ring) collect(out *kernels.RingOutput) error {
 		c, err := p.Result()
 		if err != nil {
 			r.killAll()
-			return fmt.Errorf("ring member process %d of %d: %v", i+2, r.n, err)
+			return fmt.Errorf("ring member process %d of %d: %w", i+2, r.n, err)
 		}
 		out.Passes += c.Ops
 		out.MinPasses = min(out.MinPasses, c.Ops)
@@ -415,7 +418,7 @@ func (r *ring) overheads(out *kernels.RingOutput) error {
 	blk.Iters = out.RoundsPerSample
 	ov, err := kernels.RingOverhead(blk, r.cfg.Ring)
 	if err != nil {
-		return fmt.Errorf("ring overhead: %v", err)
+		return fmt.Errorf("ring overhead: %w", err)
 	}
 	out.OverheadNS, out.OverheadTSC = ov.OverheadNS, ov.OverheadTSC
 	out.HotNS, out.HotTSC = ov.HotNS, ov.HotTSC

@@ -119,7 +119,7 @@ func (e ProcessExecutor) Block(ctx context.Context, c Cell, req model.Request, t
 		return resp, errors.New(resp.Error)
 	}
 	if werr != nil {
-		return resp, fmt.Errorf("worker: %v", werr)
+		return resp, fmt.Errorf("worker: %w", werr)
 	}
 	return resp, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/container"
 	"github.com/ctxbench/ctxbench/internal/kernels"
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 func TestELFIsWellFormed(t *testing.T) {
@@ -40,7 +41,7 @@ func TestELFIsWellFormed(t *testing.T) {
 func TestELFRuns(t *testing.T) {
 	exit, err := Memfd("test-exit", ExitELF())
 	if err != nil {
-		t.Skipf("skipping: %v", err)
+		t.Fatal(err)
 	}
 	defer exit.Close()
 	if out, err := exec.Command(MemfdPath(exit)).CombinedOutput(); err != nil {
@@ -105,10 +106,10 @@ func TestEveryKindReturnsSamples(t *testing.T) {
 	for _, k := range Kinds() {
 		t.Run(k.Name, func(t *testing.T) {
 			if ok, why := k.Available(); !ok {
-				t.Skipf("skipping: %s", why)
+				testenv.SkipFor(t, why, testenv.Cgo, testenv.Root, testenv.CgroupCPU, testenv.UserNS)
 			}
-			if testing.Short() && k.heap >= gib {
-				t.Skip("skipping the 1 GiB parent in -short mode")
+			if k.heap >= gib {
+				testenv.SkipShort(t, "the 1 GiB parent")
 			}
 			res, err := Run(k.Name, Options{Samples: 3, Warmup: 1, CPU: -1})
 			if err != nil {
@@ -133,8 +134,9 @@ func TestEveryKindReturnsSamples(t *testing.T) {
 // TestForkGrowsWithHeap is the one timing assertion, a ratio with a wide
 // margin: fork from a 256 MiB parent is slower than fork from a small one.
 func TestForkGrowsWithHeap(t *testing.T) {
-	if !kernels.Built || testing.Short() {
-		t.Skip("needs the C kernels; slow")
+	testenv.SkipShort(t, "forks from a 256 MiB parent")
+	if !kernels.Built {
+		testenv.Skip(t, testenv.Cgo, "needs the C kernels")
 	}
 	small, err := Run("fork", Options{Samples: 9, CPU: -1})
 	if err != nil {
@@ -166,7 +168,7 @@ func median(xs []float64) float64 {
 func TestCleanupStopsContainerKernel(t *testing.T) {
 	k, _ := Lookup("container-cgroup")
 	if ok, why := k.Available(); !ok {
-		t.Skipf("skipping: %s", why)
+		testenv.SkipFor(t, why, testenv.Cgo, testenv.Root, testenv.CgroupCPU)
 	}
 	errc := make(chan error, 1)
 	go func() {

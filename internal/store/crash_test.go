@@ -18,6 +18,8 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 // One handle writes 100 sittings while another reads the history in a
@@ -272,7 +274,7 @@ func TestFullDiskTmpfs(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	if !mount(t, dir, "size=256k") {
-		t.Skip("needs root and a tmpfs mount")
+		testenv.Skip(t, testenv.Root, "needs root and a tmpfs mount")
 	}
 	path := filepath.Join(dir, "history.db")
 	s, _, err := Open(ctx, path)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxbench/ctxbench/internal/testenv"
 	"github.com/ctxbench/ctxbench/internal/workload/pgserver"
 )
 
@@ -240,7 +241,7 @@ var pg struct {
 func needPostgres(t *testing.T) {
 	t.Helper()
 	if _, err := pgserver.FindBinDir(); err != nil {
-		t.Skip("PostgreSQL missing; install with: " + pgserver.InstallHint)
+		testenv.Skip(t, testenv.Postgres, "PostgreSQL missing; install with: %s", pgserver.InstallHint)
 	}
 }
 

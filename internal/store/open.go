@@ -82,6 +82,48 @@ func Open(ctx context.Context, target string) (*Store, []string, error) {
 	return openSQLite(ctx, target)
 }
 
+// ErrNoStore is wrapped by OpenExisting's error when nothing is at the
+// path: no history has been recorded there. The error is also
+// fs.ErrNotExist.
+var ErrNoStore = errors.New("no history there")
+
+// OpenExisting opens the store target names for a command that only reads
+// the history: it never creates one (nor its directory) where there is
+// none, and never moves aside a file it finds that is not a ctxbench store
+// (only a command that records may start a new history). A store of an
+// older schema is migrated as Open migrates it; a PostgreSQL URL is opened
+// as Open opens it (Open creates no database).
+func OpenExisting(ctx context.Context, target string) (*Store, []string, error) {
+	if err := CheckTarget(target); err != nil {
+		return nil, nil, fmt.Errorf("store: open: %w", err)
+	}
+	if IsPostgres(target) {
+		return Open(ctx, target)
+	}
+	path, err := filepath.Abs(target)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: open %s: %w", target, err)
+	}
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("store: %s: %w (%w)", path, ErrNoStore, err)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if fi.IsDir() {
+		return nil, nil, fmt.Errorf("store: %s is a directory, not a history file", path)
+	}
+	v, err := probe(ctx, path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if v.kind != "" {
+		return nil, nil, fmt.Errorf("store: %s %s: not a history to read (a run that records would move it aside)", path, strings.Join(strings.Fields(v.why), " "))
+	}
+	return openSQLite(ctx, path)
+}
+
 // openSQLite is Open of a file path.
 func openSQLite(ctx context.Context, path string) (*Store, []string, error) {
 	abs, err := filepath.Abs(path)

@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 // A store left at schema version 1 by an older ctxbench, with a sitting in
@@ -412,7 +414,7 @@ func readOnlyDir(t *testing.T, dir string) func(bool) {
 		}
 	}
 	if !mount(t, dir, "size=4m") {
-		t.Skip("root, and tmpfs cannot be mounted here")
+		testenv.Skip(t, testenv.Root, "root, and tmpfs cannot be mounted here")
 	}
 	return func(ro bool) {
 		opt := "remount,rw"

@@ -32,8 +32,14 @@ func AA(spec session.Spec, o AAOptions) session.Spec {
 	s := o.Sampling.options()
 	s.PerfCheck = false // the sittings test the intervals; counts are verified by getrusage in every block
 	one := ladderStep(s, o.Benches, o.Placements)
+	opts := aa.Options{Sittings: o.Sittings, Measure: one}
+	if spec.DryRun {
+		// Synthetic sittings differ block by block, as identical runs do:
+		// each has a fake executor of its own.
+		opts.Executor = func(k int) schedule.Executor { return schedule.FakeExecutor{Seed: spec.Seed, Sitting: k} }
+	}
 	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
-		return aa.Run(ctx, env, aa.Options{Sittings: o.Sittings, Measure: one})
+		return aa.Run(ctx, env, opts)
 	}}
 	spec.Derive = []func(*result.Document){func(d *result.Document) {
 		if d.AA != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 // topoLadder runs thread/pipe and process/pipe through the dry-run
@@ -32,7 +33,7 @@ func topoLadder(t *testing.T, tree string, placements []model.Placement, cpus []
 	benches := []*model.Benchmark{catalog.Lookup("thread/pipe"), catalog.Lookup("process/pipe")}
 	for _, b := range benches {
 		if ok, why := b.Available(); !ok {
-			t.Skip(why)
+			testenv.Skip(t, testenv.Cgo, "%s", why)
 		}
 	}
 	spec := session.Spec{DryRun: true, Environment: &env, CPUs: cpus, Seed: 1, Log: io.Discard}

@@ -99,7 +99,8 @@ struct cpu_state {
 	__u8 idle;       /* a tracked task switched to idle here, and idle still runs */
 	__u8 ipi_cut;    /* an IPI on that idle CPU is in progress, as a segment ... */
 	__u8 ipi_sent;   /* ... whose send was seen (its flight is in the cross cells) */
-	__u8 pad3[7];
+	__u8 last_ctx;   /* enum context of the event that opened the current segment */
+	__u8 pad3[6];
 	__u32 kvm_reason; /* reason of the last kvm_exit, for its handling time */
 	__u32 pad2;
 	__u64 ipi_ts;    /* when that IPI began */
@@ -120,7 +121,7 @@ struct kvm_reason {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, NKINDS * NKINDS);
+	__uint(max_entries, NCTX * NKINDS * NKINDS);
 	__type(key, __u32);
 	__type(value, struct cell);
 } cells SEC(".maps");
@@ -180,13 +181,14 @@ struct {
 	__type(value, struct waking);
 } sent SEC(".maps");
 
-/* The time from an event on one CPU to what it caused on another, by the
- * kind that began it on the first: KIND_IPI_SEND, the IPI's send to its
- * arrival at the idle wakee's CPU (its flight); KIND_IPI_IN, sched_waking
- * to that arrival, when the send was not seen; KIND_WAKEUP, sched_waking
- * to the wakeup's completion there without an IPI on its idle timeline
- * (the CPU was polling, or the interrupt probes are not attached). Kept
- * apart from the cells, which tile each CPU's own timeline. */
+/* The time from an event on one CPU to what it caused on another:
+ * KIND_IPI_SEND, the IPI's send to its arrival at the idle wakee's CPU (its
+ * flight); KIND_IPI_IN, sched_waking to that arrival, when the send was not
+ * seen; KIND_WAKEUP, sched_waking to the wakeup's completion there without
+ * an IPI on its idle timeline (the CPU was polling, or the interrupt probes
+ * are not attached); KIND_SWITCH_FROM_OTHER, an IPI's send to a busy CPU to
+ * the switch there from its task to a tracked one (from_other). Kept apart
+ * from the cells, which tile each CPU's own timeline. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, NKINDS);
@@ -237,9 +239,9 @@ static __always_inline void add_to(struct cell *c, __u64 ns)
 		c->hist[b]++;
 }
 
-static __always_inline void add_cell(__u32 from, __u32 to, __u64 ns)
+static __always_inline void add_cell(__u32 ctx, __u32 from, __u32 to, __u64 ns)
 {
-	__u32 key = from * NKINDS + to;
+	__u32 key = (ctx * NKINDS + from) * NKINDS + to;
 	struct cell *c = bpf_map_lookup_elem(&cells, &key);
 	if (c)
 		add_to(c, ns);
@@ -304,24 +306,25 @@ static __always_inline void cut(struct cpu_state *s, __u32 k, __u64 now)
 		bump(&counters, CNT_NESTED, 1);
 		return;
 	}
-	__u32 from = s->last_kind;
+	__u32 from = s->last_kind, ctx = s->last_ctx;
 	__u64 start = s->last_ts, irq = s->irq_ns;
 	__u32 reason = s->kvm_reason;
 	s->last_kind = k;
+	s->last_ctx = (bpf_get_current_pid_tgid() >> 32) == 0 ? CTX_IDLE : CTX_TASK;
 	s->last_ts = now;
 	s->irq_ns = 0;
 	if (from == KIND_NONE) {
 		s->first_ts = now;
 		return;
 	}
-	if (from >= NKINDS)
+	if (from >= NKINDS || ctx >= NCTX)
 		return;
 	__s64 d = (__s64)(now - start - irq);
 	if (d < 0) {
 		bump(&counters, CNT_MISORDERED, 1);
 		d = 0;
 	}
-	add_cell(from, k, d);
+	add_cell(ctx, from, k, d);
 	if (from == KIND_KVM_EXIT) {
 		struct kvm_reason *kr = bpf_map_lookup_elem(&kvm_reasons, &reason);
 		if (kr) {
@@ -513,6 +516,25 @@ int ctxb_nr_running(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/* from_other: a tracked task takes this CPU from another task. When a
+ * tracked task on another CPU sent this CPU an IPI (on a hop to a busy CPU,
+ * the reschedule that makes the other task yield to the wakee it enqueued
+ * here), the time from that send to this switch goes to the cross cell
+ * KIND_SWITCH_FROM_OTHER: the IPI's flight, the other task's way into
+ * schedule(), and the pick. */
+static __always_inline void from_other(__u64 now)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct waking *w = bpf_map_lookup_elem(&sent, &cpu);
+	if (!w || !w->ts || w->epoch != epoch || w->cpu == cpu || now < w->ts)
+		return;
+	__u32 to = KIND_SWITCH_FROM_OTHER;
+	struct cell *c = bpf_map_lookup_elem(&cross, &to);
+	if (c)
+		add_to(c, now - w->ts);
+	w->ts = 0;
+}
+
 /* sched_switch(preempt, prev, next, prev_state): the scheduler has picked
  * next; the context switch proper (mm, registers, FPU) follows. */
 SEC("raw_tracepoint/sched_switch")
@@ -550,7 +572,10 @@ int ctxb_switch(struct bpf_raw_tracepoint_args *ctx)
 	}
 	if (nt)
 		bump(&counters, CNT_SWITCH_IN, 1);
-	cut(s, k, bpf_ktime_get_ns());
+	__u64 now = bpf_ktime_get_ns();
+	cut(s, k, now);
+	if (k == KIND_SWITCH_FROM_OTHER)
+		from_other(now);
 	return 0;
 }
 
@@ -775,7 +800,8 @@ static __always_inline void irq_exit(void)
 		return;
 	__u64 d = bpf_ktime_get_ns() - s->irq_start;
 	s->irq_ns += d;
-	add_cell(s->last_kind, s->irq_kind, d);
+	if (s->last_ctx < NCTX)
+		add_cell(s->last_ctx, s->last_kind, s->irq_kind, d);
 }
 
 #define INTERRUPT(name, tp_entry, tp_exit, kind)                  \

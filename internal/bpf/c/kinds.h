@@ -79,6 +79,19 @@ enum kind {
 };
 
 #define NKINDS 56          /* matrix side; >= KIND_COUNT, room for finer boundaries */
+/*
+ * What ran on the CPU when the event that opened a segment fired: a task,
+ * or the idle task (of a CPU a tracked task left idle). The same kernel
+ * transition can be different work in the two: an enqueue by the waker's
+ * syscall onto another CPU's runqueue, or by the IPI handler of the idle
+ * wakee's CPU. The cells keep them apart.
+ */
+enum context {
+	CTX_TASK = 0,
+	CTX_IDLE = 1,
+	CTX_COUNT,
+};
+#define NCTX 2
 #define NHIST 28           /* log2 buckets: [2^i, 2^(i+1)) ns, the last open-ended */
 #define NKVM_REASONS 256   /* exit reasons kept one by one; larger ones go to the last slot */
 #define NTLB_REASONS 8

@@ -25,6 +25,12 @@ type Options struct {
 	// Measure is one sitting: the experiment whose figures are tested
 	// (the ladder's cells, given by the suite).
 	Measure func(ctx context.Context, env experiment.Env) (experiment.Part, error)
+	// Executor, when set, is the executor of sitting k (from 0): the
+	// suite's way to make each sitting's blocks its own (a dry run's
+	// synthetic sittings differ as identical runs do). Nil keeps the
+	// session's executor for every sitting. The experiment never looks at
+	// what an executor is.
+	Executor func(sitting int) schedule.Executor
 }
 
 // Run measures the sittings one after another.
@@ -37,11 +43,8 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 	for k := range o.Sittings {
 		e := env
 		e.Runner.Seed = env.Runner.Seed + int64(k)
-		if fake, ok := env.Runner.Executor.(schedule.FakeExecutor); ok {
-			// Synthetic sittings differ block by block, as identical
-			// runs do.
-			fake.Sitting = k
-			e.Runner.Executor = fake
+		if o.Executor != nil {
+			e.Runner.Executor = o.Executor(k)
 		}
 		fmt.Fprintf(env.Log, "ctxbench aa: sitting %d of %d\n", k+1, o.Sittings)
 		start := time.Now()

@@ -7,12 +7,12 @@ package explain
 // phases and counts.
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
 )
@@ -65,8 +65,9 @@ func isCross(e *result.Explain) bool {
 
 // crossStep compares a hop on one CPU with the same benchmark's hop across
 // CPUs: the untraced change with its interval (the four cells ran in the
-// same rounds), and phase by phase by kernel transition (Probes), so that
-// the same work on both placements lines up, whatever the models call it.
+// same rounds), and phase by phase by kernel transition (the events that
+// bound each phase), so that the same work on both placements lines up,
+// whatever the models call it.
 func crossStep(a, b *result.Result) result.ExplainStep {
 	s := result.ExplainStep{What: "same CPU → " + b.Placement + " (" + b.Name + ")", From: a.Name + " same-cpu", To: b.Name + " " + b.Placement,
 		FromNS: a.OneWayNS.Median, ToNS: b.OneWayNS.Median}
@@ -75,40 +76,18 @@ func crossStep(a, b *result.Result) result.ExplainStep {
 	if c.OK {
 		s.Change, s.ChangeLow, s.ChangeHigh, s.Resolved, s.Confidence = c.Ratio-1, c.Lo-1, c.Hi-1, c.Resolved, c.Confidence
 	}
-	type both struct {
-		name     string
-		from, to float64
-	}
-	by := map[string]*both{}
-	var order []string
-	get := func(p result.ExplainPhase) *both {
-		k := p.Probes
-		if k == "" {
-			k = p.Name
-		}
-		x := by[k]
-		if x == nil {
-			x = &both{name: p.Name}
-			by[k] = x
-			order = append(order, k)
-		}
-		return x
-	}
-	for _, p := range a.Explain.Phases {
-		get(p).from += p.NsPerHop
-	}
-	for _, p := range b.Explain.Phases {
-		x := get(p)
-		x.to += p.NsPerHop
-		x.name = p.Name // the cross-CPU model's name for it
-	}
-	for _, k := range order {
-		x := by[k]
-		s.Phases = append(s.Phases, result.ExplainDelta{Name: x.name, FromNS: x.from, ToNS: x.to, DeltaNS: x.to - x.from})
-		s.TracedDeltaNS += x.to - x.from
-	}
-	slices.SortStableFunc(s.Phases, func(x, y result.ExplainDelta) int { return cmp.Compare(math.Abs(y.DeltaNS), math.Abs(x.DeltaNS)) })
+	s.Phases, s.TracedDeltaNS = deltas(a.Explain.Phases, b.Explain.Phases, transition)
 	return s
+}
+
+// transition is the kernel transition a phase is, whichever side it ran
+// on; a phase that is no transition on one CPU (the interrupts, the time
+// between two CPUs' events) is its identity.
+func transition(p model.ExplainPhase) string {
+	if p.From == "" && p.To == "" || p.OnSide() == model.SideBetween {
+		return p.Identity()
+	}
+	return p.From + ">" + p.To
 }
 
 // shared are the phases both placements have (the same transition): the
@@ -122,6 +101,26 @@ func shared(s result.ExplainStep) (from, to float64, names []string) {
 		}
 	}
 	return from, to, names
+}
+
+// The thresholds of the cross-CPU verdicts: an event on at least
+// crossAllPerHop of hops confirms the cause it shows, on fewer than
+// crossNonePerHop refutes it, and in between the cause holds for part of
+// the hops (the others took another path: a busy CPU, a polling one).
+const (
+	crossAllPerHop  = 0.9
+	crossNonePerHop = 0.1
+)
+
+// byShare is the verdict of a cause seen on perHop of hops.
+func byShare(perHop float64) string {
+	switch {
+	case perHop >= crossAllPerHop:
+		return result.VerdictConfirmed
+	case perHop < crossNonePerHop:
+		return result.VerdictRefuted
+	}
+	return result.VerdictInPart
 }
 
 // crossClaims judges the causes of a cross-CPU hop's extra cost by the
@@ -142,77 +141,66 @@ func crossClaims(a, b *result.Result, s result.ExplainStep, guest bool, halts *b
 		return fmt.Sprintf("%.0f ns per hop, %.0f%% of the %.0f ns traced hop across CPUs (which costs %+.0f ns beyond one CPU's)",
 			ns, 100*ns/math.Max(e.TracedMeanNS, 1), e.TracedMeanNS, extra)
 	}
+	thresholds := fmt.Sprintf("confirmed from %.2f per hop, refuted below %.2f, in part between", crossAllPerHop, crossNonePerHop)
+	busy := e.Counts["busy_wakeups"]
+	busyNote := ""
+	if busy > 0 {
+		busyNote = fmt.Sprintf("; on %.2f of hops the wakee's CPU was running another task: the waker enqueued the wakee there and a reschedule IPI made that task give way", busy)
+	}
 
-	// The IPI: sending it, its flight, the handler that runs the wake list.
+	// The IPI: sending it, its flight, the handler that runs the wake list
+	// (or, to a busy CPU, the reschedule that makes its task give way).
 	ipis, sent := e.Counts["idle_ipis"], e.Counts["ipis_sent"]
-	ipiNs, ipiNames := sumSide(e, func(p result.ExplainPhase) bool {
-		return p.CPU == "between" || strings.HasPrefix(p.Name, "IPI") || strings.Contains(p.Name, "send the IPI")
-	})
-	add("the wakeup crosses CPUs by an inter-processor interrupt (IPI)", strings.Join(ipiNames, "; "), verdictIf(ipis >= 0.9, "confirmed", "refuted"),
-		fmt.Sprintf("the wakee's idle CPU took %.2f IPIs per hop (%.2f sent by the waker); the send, its flight and the handler take %s",
-			ipis, sent, share(ipiNs)))
+	ipiNs, ipiNames := matching(e, func(p model.ExplainPhase) bool { return p.OnSide() == model.SideBetween || p.Is(model.PhaseIPI) })
+	add("the wakeup crosses CPUs by an inter-processor interrupt (IPI)", strings.Join(ipiNames, "; "), byShare(ipis+busy),
+		fmt.Sprintf("the wakee's idle CPU took %.2f IPIs per hop, a busy one %.2f reschedule IPIs that ended in a switch to the wakee (%.2f sent by the waker; %s); the send, its flight and the handler take %s",
+			ipis, busy, sent, thresholds, share(ipiNs)))
 
 	// The idle CPU's exit: from the IPI's return to the woken task running.
 	enters := e.Counts["idle_enters"]
-	idleNs, idleNames := sumSide(e, func(p result.ExplainPhase) bool {
-		return p.CPU == "wakee" && !strings.HasPrefix(p.Name, "IPI") &&
-			(strings.Contains(p.Name, "idle") || strings.Contains(p.Name, "pick the woken task"))
+	idleNs, idleNames := matching(e, func(p model.ExplainPhase) bool {
+		return p.OnSide() == model.SideWakee && p.Is(model.PhaseIdleExit)
 	})
-	add("the wakee's CPU must leave an idle state", strings.Join(idleNames, "; "), verdictIf(enters >= 0.9 && idleNs > 0, "confirmed", "refuted"),
-		fmt.Sprintf("the wakee's CPU entered an idle state %.2f times per hop; leaving it and switching from the idle task take %s (the idle state's own wake-up latency is inside the IPI's flight)",
-			enters, share(idleNs)))
+	v := byShare(enters)
+	if idleNs == 0 && v != result.VerdictRefuted {
+		v = result.VerdictNotMeasured // entered idle, but no exit phase was traced
+	}
+	add("the wakee's CPU must leave an idle state", strings.Join(idleNames, "; "), v,
+		fmt.Sprintf("the wakee's CPU entered an idle state %.2f times per hop (%s)%s; leaving it and switching from the idle task take %s (the idle state's own wake-up latency is inside the IPI's flight)",
+			enters, thresholds, busyNote, share(idleNs)))
 
 	// In a guest: the vCPU halts, and only the host can wake it.
 	switch {
 	case !guest:
-		add("the halted vCPU must be woken by the host", "", "not measurable here", "not a virtual machine guest: there is no host to wake a vCPU")
+		add("the halted vCPU must be woken by the host", "", result.VerdictNotMeasurable, "not a virtual machine guest: there is no host to wake a vCPU")
 	case halts != nil && !*halts:
-		add("the halted vCPU must be woken by the host", "", "refuted",
+		add("the halted vCPU must be woken by the host", "", result.VerdictRefuted,
 			"this guest's idle CPUs do not halt (idle=poll or halt-polling): a vCPU waiting for its partner stays running")
 	default:
-		flight, _ := sumSide(e, func(p result.ExplainPhase) bool { return p.CPU == "between" })
+		flight, names := matching(e, func(p model.ExplainPhase) bool { return p.OnSide() == model.SideBetween })
 		how := "how an idle vCPU waits is not known here"
 		if halts != nil {
 			how = "an idle vCPU halts here (HLT exits to the host)"
 		}
-		add("the halted vCPU must be woken by the host", "IPI: flight and the idle CPU's wake-up", "not measurable here",
-			fmt.Sprintf("%s, and the wakee's vCPU went idle %.2f times per hop; the host's share (taking the APIC write, waking the vCPU's thread, entering the guest) lies inside the IPI's flight, %s, which a guest's probes cannot split",
+		add("the halted vCPU must be woken by the host", strings.Join(names, "; "), result.VerdictNotMeasurable,
+			fmt.Sprintf("%s, and the wakee's vCPU went idle %.2f times per hop; the host's share (taking the APIC write, waking the vCPU's thread, entering the guest) lies inside the phases between the CPUs, %s, which a guest's probes cannot split",
 				how, enters, share(flight)))
 	}
 
 	// Cache lines: the same kernel work, slower when its data was last
 	// written on the other CPU.
 	from, to, names := shared(s)
-	v := "not resolved here"
+	v = result.VerdictNotResolved
 	switch {
 	case from <= 0:
-		v = "not measured"
+		v = result.VerdictNotMeasured
 	case to-from >= cacheRelative*from && to-from >= cacheAbsNs:
-		v = "confirmed"
+		v = result.VerdictConfirmed
 	case math.Abs(to-from) <= cacheSameNs*from:
-		v = "refuted"
+		v = result.VerdictRefuted
 	}
 	add("cache lines move between the CPUs (the pipe or futex word, the task, the runqueue)", strings.Join(names, "; "), v,
 		fmt.Sprintf("the phases both placements share (the same kernel transitions) take %.0f ns per hop across CPUs against %.0f on one (%+.0f ns, %+.0f%%; judged from the traced blocks' means: confirmed from +%.0f%% and +%.0f ns, refuted within ±%.0f%%)",
 			to, from, to-from, 100*(to-from)/math.Max(from, 1), 100*cacheRelative, cacheAbsNs, 100*cacheSameNs))
 	return out
 }
-
-// sumSide adds the phases that match.
-// The time counts every matching phase; the names only those on at least
-// namedPerHop of hops (a path a few hops took by chance would bury the
-// hop's own in a list of merged names).
-func sumSide(e *result.Explain, match func(result.ExplainPhase) bool) (ns float64, names []string) {
-	for _, p := range e.Phases {
-		if match(p) {
-			ns += p.NsPerHop
-			if p.PerHop >= namedPerHop {
-				names = append(names, p.Name)
-			}
-		}
-	}
-	return ns, names
-}
-
-// namedPerHop is how often a phase must occur to be named in a claim.
-const namedPerHop = 0.02

@@ -21,19 +21,20 @@ func crossRun(nsPerOp uint64, ps []model.ExplainPhase, counts map[string]float64
 // between them, phase by phase by kernel transition, and the four causes
 // judged from the cross-CPU phases and counts.
 func TestCrossCPUStepAndClaims(t *testing.T) {
+	k := func(kinds ...model.PhaseKind) []model.PhaseKind { return kinds }
 	same := Aggregate(run(pipeBench, false, 2000, nil, nil),
 		run(pipeBench, true, 3000, []model.ExplainPhase{
-			{Name: "write(): copy into the pipe", Probes: "sys_enter, write -> sched_waking", NsPerHop: 300, PerHop: 1},
-			{Name: "read() returns", Probes: "sched_exit_tp -> sys_exit, read", NsPerHop: 200, PerHop: 1},
-			{Name: "pick next task", Probes: "sched_update_nr_running_tp, change < 0 -> sched_switch, tracked to tracked", NsPerHop: 500, PerHop: 1},
+			{Name: "write(): copy into the pipe", Kinds: k(model.PhaseSyscall), From: "enter-write", To: "waking", NsPerHop: 300, PerHop: 1},
+			{Name: "read() returns", Kinds: k(model.PhaseSyscall), From: "sched-exit", To: "exit-read", NsPerHop: 200, PerHop: 1},
+			{Name: "pick next task", Kinds: k(model.PhaseSchedule), From: "nr-running-dec", To: "switch", NsPerHop: 500, PerHop: 1},
 		}, nil), "host")
 	cross := crossRun(7000, []model.ExplainPhase{
-		{Name: "write(): up to the wakeup", Probes: "sys_enter, write -> sched_waking", NsPerHop: 450, PerHop: 1, CPU: "waker"},
-		{Name: "IPI: flight and the idle CPU's wake-up", Probes: "ipi_send_cpu -> …", NsPerHop: 3000, PerHop: 1, CPU: "between"},
-		{Name: "IPI: psi, preemption check", Probes: "x -> sched_wakeup", NsPerHop: 400, PerHop: 1, CPU: "wakee"},
-		{Name: "idle-state exit", Probes: "ipi out -> cpu_idle exit", NsPerHop: 300, PerHop: 1, CPU: "wakee"},
-		{Name: "schedule(): pick the woken task", Probes: "sched_entry_tp -> sched_switch, idle to tracked", NsPerHop: 600, PerHop: 1, CPU: "wakee"},
-		{Name: "read() returns", Probes: "sched_exit_tp -> sys_exit, read", NsPerHop: 350, PerHop: 1, CPU: "wakee"},
+		{Name: "write(): up to the wakeup", Kinds: k(model.PhaseSyscall), From: "enter-write", To: "waking", NsPerHop: 450, PerHop: 1, CPU: "waker"},
+		{Name: "IPI: flight and the idle CPU's wake-up", Kinds: k(model.PhaseIPIFlight), From: "ipi-send", To: "ipi-in", NsPerHop: 3000, PerHop: 1, CPU: "between"},
+		{Name: "IPI: psi, preemption check", Kinds: k(model.PhaseIPI), From: "nr-running-inc", To: "wakeup", NsPerHop: 400, PerHop: 1, CPU: "wakee"},
+		{Name: "idle-state exit", Kinds: k(model.PhaseIdleExit), From: "ipi-out", To: "idle-exit", NsPerHop: 300, PerHop: 1, CPU: "wakee"},
+		{Name: "schedule(): pick the woken task", Kinds: k(model.PhaseIdleExit), From: "sched-entry", To: "switch-from-idle", NsPerHop: 600, PerHop: 1, CPU: "wakee"},
+		{Name: "read() returns", Kinds: k(model.PhaseSyscall), From: "sched-exit", To: "exit-read", NsPerHop: 350, PerHop: 1, CPU: "wakee"},
 	}, map[string]float64{"idle_ipis": 0.98, "ipis_sent": 0.99, "idle_enters": 0.97})
 	halts := true
 	d := &result.Document{Results: []result.Result{same, cross}}
@@ -76,5 +77,33 @@ func TestCrossCPUStepAndClaims(t *testing.T) {
 		if c.Rung == "thread" && c.Claim == "Save floating point state" && c.Verdict == "" {
 			t.Errorf("same-CPU claim without verdict: %+v", c)
 		}
+	}
+}
+
+// With the wakee's CPU busy on half of the hops, the IPI cause still holds
+// (a reschedule IPI reached the busy CPU), and leaving an idle state holds
+// in part: the evidence says on how many hops.
+func TestCrossCPUClaimsWithABusyCPU(t *testing.T) {
+	k := func(kinds ...model.PhaseKind) []model.PhaseKind { return kinds }
+	same := Aggregate(run(pipeBench, false, 2000, nil, nil), run(pipeBench, true, 3000, []model.ExplainPhase{
+		{Name: "read() returns", Kinds: k(model.PhaseSyscall), From: "sched-exit", To: "exit-read", NsPerHop: 200, PerHop: 1},
+	}, nil), "host")
+	cross := crossRun(7000, []model.ExplainPhase{
+		{Name: "reschedule IPI: flight", Kinds: k(model.PhaseIPIFlight), From: "ipi-send", To: "switch-from-other", NsPerHop: 1500, PerHop: 0.5, CPU: "between"},
+		{Name: "IPI: flight", Kinds: k(model.PhaseIPIFlight), From: "ipi-send", To: "ipi-in", NsPerHop: 500, PerHop: 0.5, CPU: "between"},
+		{Name: "idle-state exit", Kinds: k(model.PhaseIdleExit), From: "ipi-out", To: "idle-exit", NsPerHop: 150, PerHop: 0.5, CPU: "wakee"},
+		{Name: "read() returns", Kinds: k(model.PhaseSyscall), From: "sched-exit", To: "exit-read", NsPerHop: 350, PerHop: 1, CPU: "wakee"},
+	}, map[string]float64{"idle_ipis": 0.5, "busy_wakeups": 0.49, "ipis_sent": 1, "idle_enters": 0.5})
+	d := &result.Document{Results: []result.Result{same, cross}}
+	Derive(d)
+	got := map[string]result.ExplainClaim{}
+	for _, c := range d.Derived.Explain.Claims {
+		got[c.Claim[:12]] = c
+	}
+	if c := got["the wakeup c"]; c.Verdict != result.VerdictConfirmed || !strings.Contains(c.Evidence, "0.49 reschedule IPIs") {
+		t.Errorf("IPI: %q, %s", c.Verdict, c.Evidence)
+	}
+	if c := got["the wakee's "]; c.Verdict != result.VerdictInPart || !strings.Contains(c.Evidence, "on 0.49 of hops the wakee's CPU was running another task") {
+		t.Errorf("idle exit: %q, %s", c.Verdict, c.Evidence)
 	}
 }

@@ -3,6 +3,10 @@ package explain
 // derive.go: the ladder's steps attributed phase by phase, and the
 // published write-up's claimed causes, each with a verdict from what the
 // phases show. Computed once from the document, so renderers only render.
+//
+// A verdict selects phases by what they are — their kinds, their side, the
+// kernel events that bound them (model.ExplainPhase) — never by their
+// labels, and is drawn at a named threshold its evidence states.
 
 import (
 	"cmp"
@@ -11,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
 )
@@ -34,8 +39,39 @@ var Steps = []struct{ From, To, What string }{
 // reproduces ("Context Switching Experiment: Goroutine Switching Cost").
 const claimSource = `"Context Switching Experiment: Goroutine Switching Cost", an unattributed write-up`
 
-// Derive stores the steps and the claims' verdicts in d.Derived.
+// The thresholds the same-CPU verdicts are drawn at; each verdict's
+// evidence states the one it used.
+const (
+	// fpuSavedPerHop: the outgoing task's FPU state saved on at least this
+	// share of hops confirms "Save floating point state".
+	fpuSavedPerHop = 0.9
+	// tlbNoFlushPerHop: threads of one process flushing the TLB on fewer
+	// than this share of hops refutes "TLB may be flushed".
+	tlbNoFlushPerHop = 0.05
+	// tlbFlushedPerHop: processes whose switches flush the TLB on at least
+	// this share of hops confirm "TLB must be flushed".
+	tlbFlushedPerHop = 0.5
+	// pageTablesPerHop: the page tables switched (flushing or keeping the
+	// TLB's entries) on at least this share of hops confirms "Page table
+	// switch"; on fewer than noPageTablesPerHop refutes it.
+	pageTablesPerHop   = 0.9
+	noPageTablesPerHop = 0.1
+	// namespaceChange: a step whose interval lies wholly below this change
+	// refutes a cost of namespaces.
+	namespaceChange = 0.05
+	// schedulerShare: the scheduler's phases holding more than this share
+	// of the phases' change (with a resolved untraced step) confirms
+	// "Control group accounting".
+	schedulerShare = 0.5
+)
+
+// Derive stores the steps and the claims' verdicts in d.Derived. A dry
+// run's figures are synthetic: it derives nothing from them, so no verdict
+// is ever printed from a run that measured nothing.
 func Derive(d *result.Document) {
+	if d.Settings.DryRun {
+		return
+	}
 	// The ladder's steps and the published causes are about hops on one
 	// CPU; hops across CPUs are compared with them below.
 	rows := map[string]*result.Result{}
@@ -70,18 +106,21 @@ func Derive(d *result.Document) {
 	d.Derived.Explain = x
 }
 
-// tooFewRounds is the verdict of a cause judged by a step whose interval
-// cannot carry one.
-const tooFewRounds = "not enough rounds to tell"
-
 // decisive says a step's change interval may carry a verdict: it exists
 // and is at 95% (with too few rounds the paired interval is at its own,
 // lower level, and an absent one is zeros, which would read as "no
 // change").
 func decisive(s *result.ExplainStep) bool { return s.Confidence >= stats.Confidence-1e-9 }
 
+// change is a step's untraced change with its interval, as evidence says
+// it.
+func change(s *result.ExplainStep) string {
+	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%]", 100*s.Change, 100*s.ChangeLow, 100*s.ChangeHigh)
+}
+
 // step compares two explained rows: the untraced step with its interval
-// (their blocks ran in the same rounds: paired), and phase by phase.
+// (their blocks ran in the same rounds: paired), and phase by phase, the
+// same phase (by identity) in both.
 func step(what string, a, b *result.Result) result.ExplainStep {
 	s := result.ExplainStep{What: what, From: a.Name, To: b.Name,
 		FromNS: a.OneWayNS.Median, ToNS: b.OneWayNS.Median}
@@ -90,67 +129,127 @@ func step(what string, a, b *result.Result) result.ExplainStep {
 	if c.OK {
 		s.Change, s.ChangeLow, s.ChangeHigh, s.Resolved, s.Confidence = c.Ratio-1, c.Lo-1, c.Hi-1, c.Resolved, c.Confidence
 	}
-	from := phaseMap(a.Explain)
-	to := phaseMap(b.Explain)
-	var names []string
-	for _, p := range a.Explain.Phases {
-		names = append(names, p.Name)
-	}
-	for _, p := range b.Explain.Phases {
-		if _, ok := from[p.Name]; !ok {
-			names = append(names, p.Name)
-		}
-	}
-	for _, n := range names {
-		s.Phases = append(s.Phases, result.ExplainDelta{Name: n, FromNS: from[n], ToNS: to[n], DeltaNS: to[n] - from[n]})
-		s.TracedDeltaNS += to[n] - from[n]
-	}
-	slices.SortStableFunc(s.Phases, func(x, y result.ExplainDelta) int { return cmp.Compare(math.Abs(y.DeltaNS), math.Abs(x.DeltaNS)) })
+	s.Phases, s.TracedDeltaNS = deltas(a.Explain.Phases, b.Explain.Phases, model.ExplainPhase.Identity)
 	return s
 }
 
-func phaseMap(e *result.Explain) map[string]float64 {
-	m := map[string]float64{}
-	for _, p := range e.Phases {
-		m[p.Name] += p.NsPerHop
+// deltas lines up two rows' phases by key, in the first row's time order
+// then the second's new ones, and gives each one's change, largest first,
+// and the change of them all. A key several phases of a row share is one
+// line, named by the second row's phases (the first's where the second has
+// none).
+func deltas(from, to []model.ExplainPhase, key func(model.ExplainPhase) string) ([]result.ExplainDelta, float64) {
+	type both struct {
+		names    []string
+		kinds    []model.PhaseKind
+		from, to float64
 	}
-	return m
+	by := map[string]*both{}
+	var order []string
+	get := func(p model.ExplainPhase) *both {
+		k := key(p)
+		x := by[k]
+		if x == nil {
+			x = &both{}
+			by[k] = x
+			order = append(order, k)
+		}
+		for _, kind := range p.Kinds {
+			if !slices.Contains(x.kinds, kind) {
+				x.kinds = append(x.kinds, kind)
+			}
+		}
+		return x
+	}
+	for _, p := range from {
+		get(p).from += p.NsPerHop
+	}
+	fromNames := map[string][]string{}
+	for _, k := range order {
+		fromNames[k] = nil
+	}
+	for _, p := range from {
+		fromNames[key(p)] = appendNew(fromNames[key(p)], p.Name)
+	}
+	for _, p := range to {
+		x := get(p)
+		x.to += p.NsPerHop
+		x.names = appendNew(x.names, p.Name)
+	}
+	var out []result.ExplainDelta
+	var total float64
+	for _, k := range order {
+		x := by[k]
+		names := x.names
+		if len(names) == 0 {
+			names = fromNames[k]
+		}
+		out = append(out, result.ExplainDelta{Name: strings.Join(names, " / "), Kinds: x.kinds, FromNS: x.from, ToNS: x.to, DeltaNS: x.to - x.from})
+		total += x.to - x.from
+	}
+	slices.SortStableFunc(out, func(x, y result.ExplainDelta) int { return cmp.Compare(math.Abs(y.DeltaNS), math.Abs(x.DeltaNS)) })
+	return out, total
 }
 
-// sumPhases adds the phases whose name contains any of words.
-func sumPhases(e *result.Explain, words ...string) (ns float64, names []string) {
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// matching adds the phases match selects: their time, and the names of
+// those on at least namedPerHop of hops (a path a few hops took by chance
+// would bury the hop's own in a list of merged names).
+func matching(e *result.Explain, match func(model.ExplainPhase) bool) (ns float64, names []string) {
 	for _, p := range e.Phases {
-		for _, w := range words {
-			if strings.Contains(p.Name, w) {
-				ns += p.NsPerHop
+		if match(p) {
+			ns += p.NsPerHop
+			if p.PerHop >= namedPerHop {
 				names = append(names, p.Name)
-				break
 			}
 		}
 	}
 	return ns, names
 }
 
-// stepDelta is the change of the phases whose name contains any of words
-// in the step from -> to, if that step was measured.
-func stepDelta(steps []result.ExplainStep, to string, words ...string) (float64, *result.ExplainStep) {
+// namedPerHop is how often a phase must occur to be named in a claim.
+const namedPerHop = 0.02
+
+// ofKind selects the phases of any of the kinds.
+func ofKind(kinds ...model.PhaseKind) func(model.ExplainPhase) bool {
+	return func(p model.ExplainPhase) bool { return p.Is(kinds...) }
+}
+
+// stepDelta is the change of the phases of any of the kinds in the step to
+// to, if that step was measured.
+func stepDelta(steps []result.ExplainStep, to string, kinds ...model.PhaseKind) (float64, *result.ExplainStep) {
 	for i, s := range steps {
 		if s.To != to {
 			continue
 		}
 		d := 0.0
 		for _, p := range s.Phases {
-			for _, w := range words {
-				if strings.Contains(p.Name, w) {
-					d += p.DeltaNS
-					break
-				}
+			if slices.ContainsFunc(p.Kinds, func(k model.PhaseKind) bool { return slices.Contains(kinds, k) }) {
+				d += p.DeltaNS
 			}
 		}
 		return d, &steps[i]
 	}
 	return 0, nil
 }
+
+// switchProbed says the row's traced blocks had the switch window's
+// probes (the TLB flush, the FPU save and restore): the light probe set
+// leaves them out, and an event not probed was not counted.
+func switchProbed(r *result.Result) bool { return r.Explain.Probes != model.ProbesLight }
+
+// The kernel events the FPU's save and restore are recorded at
+// (internal/bpf's kind names).
+const (
+	eventFPUSave = "fpu-save"
+	eventFPULoad = "fpu-load"
+)
 
 // claims gives each published cause a verdict from the phases.
 func claims(rows map[string]*result.Result, steps []result.ExplainStep, backend string) []result.ExplainClaim {
@@ -159,72 +258,94 @@ func claims(rows map[string]*result.Result, steps []result.ExplainStep, backend 
 		out = append(out, result.ExplainClaim{Rung: rung, Claim: claim, Source: claimSource, Phases: phases, Verdict: verdict, Evidence: evidence})
 	}
 	notRun := func(name string) string { return "not measured in this run: explain " + name + " measures it" }
+	light := func(name string) string {
+		return name + " was traced with the light probe set, which counts no TLB flush or FPU save: explain " + name + " with the full set (the default) measures it"
+	}
 
 	// OS thread: "Save floating point state".
-	if t := rows["thread/pipe"]; t != nil {
+	switch t := rows["thread/pipe"]; {
+	case t == nil:
+		add("thread", "Save floating point state", "", result.VerdictNotMeasured, notRun("thread/pipe"))
+	case !switchProbed(t):
+		add("thread", "Save floating point state", "", result.VerdictNotMeasured, light("thread/pipe"))
+	default:
 		save, restore := t.Explain.Counts["fpu_save"], t.Explain.Counts["fpu_restore"]
-		ns, _ := sumPhases(t.Explain, "FPU")
-		if save >= 0.9 {
-			add("thread", "Save floating point state", "context switch: FPU save …; exit to user: FPU restore",
-				"confirmed", fmt.Sprintf("the outgoing task's FPU registers are saved %.2f times and restored %.2f times per hop; the phases they bound take %.0f ns of the %.0f ns traced hop (they hold the stack switch and the return to user space too)",
-					save, restore, ns, t.Explain.TracedMeanNS))
-		} else {
-			add("thread", "Save floating point state", "context switch: FPU save …", "refuted",
-				fmt.Sprintf("the FPU registers were saved on %.2f of hops", save))
+		ns, names := matching(t.Explain, func(p model.ExplainPhase) bool { return p.Bounded(eventFPUSave, eventFPULoad) })
+		v := result.VerdictConfirmed
+		if save < fpuSavedPerHop {
+			v = result.VerdictRefuted
 		}
-	} else {
-		add("thread", "Save floating point state", "", "not measured", notRun("thread/pipe"))
+		add("thread", "Save floating point state", strings.Join(names, "; "), v,
+			fmt.Sprintf("the outgoing task's FPU registers are saved %.2f times and restored %.2f times per hop (confirmed from %.2f saves per hop); the phases they bound take %.0f ns of the %.0f ns traced hop (they hold the stack switch and the return to user space too)",
+				save, restore, fpuSavedPerHop, ns, t.Explain.TracedMeanNS))
 	}
 
 	// OS thread: "TLB may be flushed"; process: "TLB must be flushed".
-	if t, p := rows["thread/pipe"], rows["process/pipe"]; t != nil && p != nil {
+	switch t, p := rows["thread/pipe"], rows["process/pipe"]; {
+	case t == nil || p == nil:
+		add("process", "TLB must be flushed (different address space)", "", result.VerdictNotMeasured, notRun("thread/pipe process/pipe"))
+	case !switchProbed(t) || !switchProbed(p):
+		add("process", "TLB must be flushed (different address space)", "", result.VerdictNotMeasured, light("thread/pipe process/pipe"))
+	default:
 		tt, pt := t.Explain.Counts["tlb_flush"], p.Explain.Counts["tlb_flush"]
-		add("thread", "TLB may be flushed", "(no address-space switch)", verdictIf(tt < 0.05, "refuted", "confirmed"),
-			fmt.Sprintf("threads of one process share the address space, so switch_mm loads nothing: %.3f tlb_flush events per hop", tt))
-		d, _ := stepDelta(steps, "process/pipe", "switch_mm", "TLB flush", "mm,")
-		flushed, kept := p.Explain.Counts["tlb_switch_flushed"], p.Explain.Counts["tlb_switch_kept"]
-		v := "refuted"
-		if flushed >= 0.5 {
-			v = "confirmed"
+		v := result.VerdictConfirmed
+		if tt < tlbNoFlushPerHop {
+			v = result.VerdictRefuted
 		}
-		add("process", "TLB must be flushed (different address space)", "context switch: switch_mm up to a TLB flush; TLB flush, switch_to …", v,
-			fmt.Sprintf("an address-space switch on %.2f of hops (the tlb_flush tracepoint); it flushed the TLB on %.2f per hop and kept the entries (PCID) on %.2f; the address-space phases add %+.0f ns per hop against threads", pt, flushed, kept, d))
-	} else {
-		add("process", "TLB must be flushed (different address space)", "", "not measured", notRun("thread/pipe process/pipe"))
+		add("thread", "TLB may be flushed", "(no address-space switch)", v,
+			fmt.Sprintf("threads of one process share the address space, so switch_mm loads nothing: %.3f tlb_flush events per hop (refuted below %.2f)", tt, tlbNoFlushPerHop))
+		d, _ := stepDelta(steps, "process/pipe", model.PhaseSwitchMM)
+		_, names := matching(p.Explain, ofKind(model.PhaseSwitchMM))
+		flushed, kept := p.Explain.Counts["tlb_switch_flushed"], p.Explain.Counts["tlb_switch_kept"]
+		v = result.VerdictRefuted
+		if flushed >= tlbFlushedPerHop {
+			v = result.VerdictConfirmed
+		}
+		add("process", "TLB must be flushed (different address space)", strings.Join(names, "; "), v,
+			fmt.Sprintf("an address-space switch on %.2f of hops (the tlb_flush tracepoint); it flushed the TLB on %.2f per hop and kept the entries (PCID) on %.2f (confirmed from %.2f flushes per hop); the address-space phases add %+.0f ns per hop against threads", pt, flushed, kept, tlbFlushedPerHop, d))
 	}
 
-	// Process: "Page table switch" — the switch_mm phase.
-	if p := rows["process/pipe"]; p != nil {
-		ns, names := sumPhases(p.Explain, "switch_mm")
-		v := "confirmed"
-		if len(names) == 0 {
-			v = "refuted"
+	// Process: "Page table switch" — counted, not inferred from a phase
+	// being there: switch_mm's tlb_flush tracepoint fires on every switch
+	// of address space, flushing or keeping the TLB's entries.
+	if p := rows["process/pipe"]; p != nil && !switchProbed(p) {
+		add("process", "Page table switch", "", result.VerdictNotMeasured, light("process/pipe"))
+	} else if p != nil {
+		ns, names := matching(p.Explain, ofKind(model.PhaseSwitchMM))
+		switches := p.Explain.Counts["tlb_switch_flushed"] + p.Explain.Counts["tlb_switch_kept"]
+		v := result.VerdictNotResolved
+		switch {
+		case switches >= pageTablesPerHop:
+			v = result.VerdictConfirmed
+		case switches < noPageTablesPerHop:
+			v = result.VerdictRefuted
 		}
 		add("process", "Page table switch", strings.Join(names, "; "), v,
-			fmt.Sprintf("sched_switch up to the tlb_flush tracepoint (switch_mm loading the next page tables): %.0f ns per hop", ns))
+			fmt.Sprintf("switch_mm switched the page tables on %.2f of hops (the tlb_flush tracepoint at each address-space switch, flushing or keeping the TLB; confirmed from %.2f per hop, refuted below %.2f); the address-space phases take %.0f ns per hop",
+				switches, pageTablesPerHop, noPageTablesPerHop, ns))
 	}
 
 	// Container: "Namespace context switch".
 	if _, s := stepDelta(steps, "container/pipe-ns"); s != nil {
 		// Refuted only when the interval rules out a change worth the
-		// name (5%); a wide interval is no evidence either way.
-		v := "not resolved here"
+		// name; a wide interval is no evidence either way.
+		v := result.VerdictNotResolved
 		switch {
 		case !decisive(s):
-			v = tooFewRounds
+			v = result.VerdictTooFewRounds
 		case s.Resolved && s.Change > 0:
-			v = "confirmed"
-		case s.ChangeHigh < 0.05:
-			v = "refuted"
+			v = result.VerdictConfirmed
+		case s.ChangeHigh < namespaceChange:
+			v = result.VerdictRefuted
 		}
 		add("container", "Namespace context switch", "(no phase of its own)", v,
-			fmt.Sprintf("container/pipe-ns against container/pipe-plain: %+.1f%% [%+.1f%%, %+.1f%%]; no kernel phase of a hop belongs to namespaces (they are consulted on system calls that name resources, not on a switch)", 100*s.Change, 100*s.ChangeLow, 100*s.ChangeHigh))
+			fmt.Sprintf("container/pipe-ns against container/pipe-plain: %s (confirmed by a resolved increase, refuted by an interval below %+.0f%%); no kernel phase of a hop belongs to namespaces (they are consulted on system calls that name resources, not on a switch)",
+				change(s), 100*namespaceChange))
 	} else {
-		add("container", "Namespace context switch", "", "not measured", notRun("container/pipe-plain container/pipe-ns"))
+		add("container", "Namespace context switch", "", result.VerdictNotMeasured, notRun("container/pipe-plain container/pipe-ns"))
 	}
 
 	// Container: "Control group accounting" — the scheduler's per-level work.
-	sched := []string{"cgroup", "pick next", "schedule()", "wakeup", "block"}
 	var deep string
 	for _, n := range []string{"container/pipe-cg4", "container/pipe-cg2", "container/pipe-cg1", "container/pipe-full"} {
 		if _, s := stepDelta(steps, n); s != nil {
@@ -233,34 +354,30 @@ func claims(rows map[string]*result.Result, steps []result.ExplainStep, backend 
 		}
 	}
 	if deep != "" {
-		d, s := stepDelta(steps, deep, sched...)
-		v := "refuted"
+		d, s := stepDelta(steps, deep, model.PhaseWakeup, model.PhaseSchedule)
+		_, names := matching(rows[deep].Explain, ofKind(model.PhaseWakeup, model.PhaseSchedule))
+		v := result.VerdictRefuted
 		switch {
 		case !decisive(s):
-			v = tooFewRounds
-		case s.Resolved && s.Change > 0 && d > 0.5*(s.TracedDeltaNS):
-			v = "confirmed"
+			v = result.VerdictTooFewRounds
+		case s.Resolved && s.Change > 0 && d > schedulerShare*s.TracedDeltaNS:
+			v = result.VerdictConfirmed
 		}
-		add("container", "Control group accounting", "wakeup: …; schedule(): …; block: …; pick next task (the hierarchy walks)", v,
-			fmt.Sprintf("%s against container/pipe-plain: %+.1f%% [%+.1f%%, %+.1f%%] untraced; traced, the scheduler phases (enqueue, dequeue and pick up the cgroup hierarchy) change by %+.0f ns of the %+.0f ns the phases change in all",
-				deep, 100*s.Change, 100*s.ChangeLow, 100*s.ChangeHigh, d, s.TracedDeltaNS))
+		add("container", "Control group accounting", strings.Join(names, "; "), v,
+			fmt.Sprintf("%s against container/pipe-plain: %s untraced; traced, the scheduler phases (enqueue, dequeue and pick up the cgroup hierarchy) change by %+.0f ns of the %+.0f ns the phases change in all (confirmed when the untraced step is a resolved increase and they hold more than %.0f%% of it)",
+				deep, change(s), d, s.TracedDeltaNS, 100*schedulerShare))
 	} else {
-		add("container", "Control group accounting", "", "not measured", notRun("container/pipe-plain container/pipe-cg4"))
+		add("container", "Control group accounting", "", result.VerdictNotMeasured, notRun("container/pipe-plain container/pipe-cg4"))
 	}
 
 	// Virtual machine: "VMCS updates" — needs a hardware VM exit.
 	evidence := fmt.Sprintf("a VMCS exists only with VMX, and VMCS reads and writes have no tracepoint; this host's KVM backend is %q", backend)
+	var phases string
 	if v := rows["vm/exit-user"]; v != nil {
-		ns, _ := sumPhases(v.Explain, "guest entry")
-		evidence += fmt.Sprintf("; vm/exit-user's world switch (guest entry, guest, exit and its handling) takes %.0f ns of its %.0f ns exit", ns, v.Explain.TracedMeanNS)
+		ns, names := matching(v.Explain, ofKind(model.PhaseGuest))
+		phases = strings.Join(names, "; ")
+		evidence += fmt.Sprintf("; vm/exit-user's world switch (the guest's entry, the guest, its exit and the exit's handling) takes %.0f ns of its %.0f ns exit", ns, v.Explain.TracedMeanNS)
 	}
-	add("vm", "VMCS (Virtual Machine Control Structure) updates", "guest entry, guest, exit and its handling", "not measurable here", evidence)
+	add("vm", "VMCS (Virtual Machine Control Structure) updates", phases, result.VerdictNotMeasurable, evidence)
 	return out
-}
-
-func verdictIf(ok bool, yes, no string) string {
-	if ok {
-		return yes
-	}
-	return no
 }

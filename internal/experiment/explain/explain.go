@@ -144,7 +144,13 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 		r.SwitchesPerHop, r.Verification.ExpectedPerHop, r.Verification.Hops = &x, &one, hops
 		r.Verification.Verified = math.Abs(x-1) <= 0.05
 	}
-	r.Placed = result.PlacementInfo{Requested: string(u.Cell.Placement), CPUA: u.Cell.CPUSetA, CPUB: u.Cell.CPUSetB, OK: true}
+	// Where the sides ran, seen by the kernels at sample boundaries in both
+	// cells' blocks (the traced ones are the same hops, probed).
+	var seen experiment.Sightings
+	for _, blk := range append(slices.Clone(u.Blocks), t.Blocks...) {
+		seen.Add(blk.Resp.A, blk.Resp.B)
+	}
+	experiment.CheckPlacement(&r, u.Cell, seen)
 
 	ts := stats.SummarizeBlocks(tsamples, tsizes)
 	e := &result.Explain{Blocks: len(t.Blocks), UntracedOneWayNS: r.OneWayNS.Median, TracedOneWayNS: ts.Median,
@@ -226,9 +232,10 @@ func probeSet(p string) string {
 	return p
 }
 
-// phaseSum adds up phases by side and name over blocks, in first-seen
-// (time) order: across CPUs a name (the interrupts) can occur on each side,
-// and the two are different time.
+// phaseSum adds up phases by identity (side, bounding events, kinds) over
+// blocks, in first-seen (time) order: across CPUs the same phase can occur
+// on each side, and the two are different time; two phases are never
+// added up because their labels are alike.
 type phaseSum struct {
 	order []string
 	by    map[string]*result.ExplainPhase
@@ -239,10 +246,13 @@ func (s *phaseSum) add(ps []result.ExplainPhase) {
 		s.by = map[string]*result.ExplainPhase{}
 	}
 	for _, p := range ps {
-		key := p.CPU + "\x00" + p.Name
+		key := p.Identity()
+		if p.From == "" && p.To == "" && len(p.Kinds) == 0 {
+			key += "\x00" + p.Name // a worker that sent no identity (the unexplained transitions)
+		}
 		a := s.by[key]
 		if a == nil {
-			a = &result.ExplainPhase{Name: p.Name, What: p.What, Probes: p.Probes, CPU: p.CPU}
+			a = &result.ExplainPhase{Name: p.Name, What: p.What, Probes: p.Probes, Kinds: p.Kinds, From: p.From, To: p.To, CPU: p.CPU}
 			s.by[key] = a
 			s.order = append(s.order, key)
 		}

@@ -1,7 +1,13 @@
 package explain
 
 import (
+	"compress/gzip"
+	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,11 +40,21 @@ func run(b *model.Benchmark, trace bool, nsPerOp uint64, phases []model.ExplainP
 	return r
 }
 
+// pipePhases are four phases of the pipe model, as a worker sends them:
+// label, kind, the events that bound them.
+var pipePhases = []model.ExplainPhase{
+	{Name: "write(): copy into the pipe", Kinds: []model.PhaseKind{model.PhaseSyscall}, From: "enter-write", To: "waking"},
+	{Name: "wakeup: enqueue up the cgroup hierarchy", Kinds: []model.PhaseKind{model.PhaseWakeup}, From: "fair-begin", To: "nr-running-inc"},
+	{Name: "pick next task", Kinds: []model.PhaseKind{model.PhaseSchedule}, From: "nr-running-dec", To: "switch"},
+	{Name: "context switch: switch_mm up to a TLB flush", Kinds: []model.PhaseKind{model.PhaseSwitchMM}, From: "switch", To: "tlb-flush"},
+}
+
 func phases(ns ...float64) []model.ExplainPhase {
-	names := []string{"write(): copy into the pipe", "wakeup: enqueue up the cgroup hierarchy", "pick next task", "context switch: switch_mm up to a TLB flush"}
 	var out []model.ExplainPhase
 	for i, v := range ns {
-		out = append(out, model.ExplainPhase{Name: names[i], NsPerHop: v, PerHop: 1, Probes: "a -> b"})
+		p := pipePhases[i]
+		p.NsPerHop, p.PerHop, p.Probes = v, 1, "a -> b"
+		out = append(out, p)
 	}
 	return out
 }
@@ -89,6 +105,17 @@ func TestAggregateClosesAndNeverScales(t *testing.T) {
 	}
 }
 
+// stepsDoc is four explained rows: thread and process pipes, a plain
+// container and one at cgroup depth 4.
+func stepsDoc(row func(*model.Benchmark, uint64, []model.ExplainPhase, map[string]float64) result.Result, proc, plain, cg4 *model.Benchmark) *result.Document {
+	return &result.Document{Results: []result.Result{
+		row(pipeBench, 2000, phases(300, 10, 400, 0), map[string]float64{"fpu_save": 1, "fpu_restore": 1, "tlb_flush": 0}),
+		row(proc, 2100, phases(300, 10, 400, 300), map[string]float64{"fpu_save": 1, "tlb_flush": 1, "tlb_switch_kept": 1}),
+		row(plain, 2100, phases(300, 10, 400, 300), map[string]float64{"tlb_flush": 1}),
+		row(cg4, 2700, phases(300, 300, 700, 300), map[string]float64{"tlb_flush": 1}),
+	}}
+}
+
 // The steps are attributed phase by phase, largest change first, and each
 // claim gets the verdict its evidence supports.
 func TestDeriveStepsAndVerdicts(t *testing.T) {
@@ -98,12 +125,7 @@ func TestDeriveStepsAndVerdicts(t *testing.T) {
 	row := func(b *model.Benchmark, nsPerOp uint64, ph []model.ExplainPhase, counts map[string]float64) result.Result {
 		return Aggregate(run(b, false, nsPerOp, nil, nil), run(b, true, nsPerOp+400, ph, counts), "host")
 	}
-	doc := &result.Document{Results: []result.Result{
-		row(pipeBench, 2000, phases(300, 10, 400, 0), map[string]float64{"fpu_save": 1, "fpu_restore": 1, "tlb_flush": 0}),
-		row(proc, 2100, phases(300, 10, 400, 300), map[string]float64{"fpu_save": 1, "tlb_flush": 1, "tlb_switch_kept": 1}),
-		row(plain, 2100, phases(300, 10, 400, 300), map[string]float64{"tlb_flush": 1}),
-		row(cg4, 2700, phases(300, 300, 700, 300), map[string]float64{"tlb_flush": 1}),
-	}}
+	doc := stepsDoc(row, proc, plain, cg4)
 	Derive(doc)
 	x := doc.Derived.Explain
 	if x == nil || len(x.Steps) != 3 { // thread → process, process → container, plain → cg4
@@ -130,7 +152,8 @@ func TestDeriveStepsAndVerdicts(t *testing.T) {
 	for claim, want := range map[string]string{
 		"Save floating point state":                        "confirmed",
 		"TLB may be flushed":                               "refuted",
-		"TLB must be flushed (different address space)":    "refuted", // the PCID kept the entries
+		"TLB must be flushed (different address space)":    "refuted",   // the PCID kept the entries
+		"Page table switch":                                "confirmed", // counted: one address-space switch per hop
 		"Control group accounting":                         "confirmed",
 		"Namespace context switch":                         "not measured",
 		"VMCS (Virtual Machine Control Structure) updates": "not measurable here",
@@ -162,8 +185,191 @@ func TestNoVerdictWithoutA95Interval(t *testing.T) {
 		t.Fatalf("steps: %+v", x)
 	}
 	for _, c := range x.Claims {
-		if c.Claim == "Control group accounting" && c.Verdict != tooFewRounds {
+		if c.Claim == "Control group accounting" && c.Verdict != result.VerdictTooFewRounds {
 			t.Errorf("%q judged %q from no interval", c.Claim, c.Verdict)
 		}
+	}
+}
+
+// relabel renames every phase of every row, differently in each row (so
+// no name can match across rows), and drops what they say: what a label
+// rewording could do at worst.
+func relabel(d *result.Document) {
+	for i := range d.Results {
+		e := d.Results[i].Explain
+		if e == nil {
+			continue
+		}
+		for _, ps := range [][]result.ExplainPhase{e.Phases, e.Parallel, e.Unexplained} {
+			for j := range ps {
+				ps[j].Name = fmt.Sprintf("row %d phase %d", i, j)
+				ps[j].What, ps[j].Probes = "", ""
+			}
+		}
+	}
+}
+
+// verdicts are a derivation's claims' verdicts and its steps' changes,
+// with no label in them.
+func verdicts(d *result.Document) []string {
+	var out []string
+	for _, c := range d.Derived.Explain.Claims {
+		out = append(out, c.Rung+" "+c.Claim+": "+c.Verdict)
+	}
+	for _, s := range d.Derived.Explain.Steps {
+		out = append(out, fmt.Sprintf("%s: %+.6f [%+.6f, %+.6f], traced %+.3f ns", s.What, s.Change, s.ChangeLow, s.ChangeHigh, s.TracedDeltaNS))
+		for _, p := range s.Phases {
+			out = append(out, fmt.Sprintf("  %v %+.3f", p.Kinds, p.DeltaNS))
+		}
+	}
+	return out
+}
+
+// sameVerdictsRelabelled derives d, relabels every phase, derives again,
+// and fails if any verdict, step or phase change moved.
+func sameVerdictsRelabelled(t *testing.T, what string, d *result.Document) {
+	t.Helper()
+	d.Derived = nil
+	Derive(d)
+	if d.Derived == nil || d.Derived.Explain == nil || len(d.Derived.Explain.Claims) == 0 {
+		t.Fatalf("%s: nothing derived", what)
+	}
+	before := verdicts(d)
+	relabel(d)
+	d.Derived = nil
+	Derive(d)
+	after := verdicts(d)
+	if strings.Join(before, "\n") != strings.Join(after, "\n") {
+		t.Errorf("%s: relabelled phases changed the verdicts:\nbefore:\n%s\nafter:\n%s", what, strings.Join(before, "\n"), strings.Join(after, "\n"))
+	}
+}
+
+// Verdicts select phases by kind, side and the events that bound them:
+// renaming every phase changes none.
+func TestVerdictsIgnoreLabels(t *testing.T) {
+	proc := &model.Benchmark{Name: "process/pipe", Rung: model.Process, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
+	plain := &model.Benchmark{Name: "container/pipe-plain", Rung: model.Container, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
+	cg4 := &model.Benchmark{Name: "container/pipe-cg4", Rung: model.Container, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
+	row := func(b *model.Benchmark, nsPerOp uint64, ph []model.ExplainPhase, counts map[string]float64) result.Result {
+		return Aggregate(run(b, false, nsPerOp, nil, nil), run(b, true, nsPerOp+400, ph, counts), "host")
+	}
+	sameVerdictsRelabelled(t, "four rows", stepsDoc(row, proc, plain, cg4))
+}
+
+// A row traced with the light probe set counted no FPU save or TLB flush:
+// the claims that rest on those counts are not measured, not refuted.
+func TestLightProbesJudgeNoSwitchClaim(t *testing.T) {
+	proc := &model.Benchmark{Name: "process/pipe", Rung: model.Process, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
+	light := func(b *model.Benchmark) result.Result {
+		tr := run(b, true, 2400, phases(300, 10, 400), nil)
+		tr.Cell.Probes = model.ProbesLight
+		return Aggregate(run(b, false, 2000, nil, nil), tr, "host")
+	}
+	d := &result.Document{Results: []result.Result{light(pipeBench), light(proc)}}
+	Derive(d)
+	for _, c := range d.Derived.Explain.Claims {
+		switch c.Claim {
+		case "Save floating point state", "TLB must be flushed (different address space)", "Page table switch":
+			if c.Verdict != result.VerdictNotMeasured || !strings.Contains(c.Evidence, "light probe set") {
+				t.Errorf("%q from the light set: %q, %s", c.Claim, c.Verdict, c.Evidence)
+			}
+		}
+	}
+}
+
+// A dry run's figures are synthetic: no step, no claim, no verdict.
+func TestDryRunDerivesNothing(t *testing.T) {
+	proc := &model.Benchmark{Name: "process/pipe", Rung: model.Process, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
+	d := &result.Document{Results: []result.Result{
+		Aggregate(run(pipeBench, false, 2000, nil, nil), run(pipeBench, true, 2400, phases(300, 10, 400, 0), nil), "host"),
+		Aggregate(run(proc, false, 2100, nil, nil), run(proc, true, 2500, phases(300, 10, 400, 300), nil), "host"),
+	}}
+	d.Settings.DryRun = true
+	Derive(d)
+	if d.Derived != nil {
+		t.Errorf("a dry run derived %+v", d.Derived.Explain)
+	}
+}
+
+// The placement is ok only when the sides that ran were seen, and only on
+// their CPUs; a side seen elsewhere is flagged; a side that does nothing
+// (a one-sided benchmark) has nothing to see.
+func TestPlacementIsChecked(t *testing.T) {
+	cases := []struct {
+		name         string
+		seenA, seenB uint64
+		ok, flagged  bool
+		noB          bool // the benchmark has one side: B does nothing
+	}{
+		{"seen on its CPU", 1 << 1, 1 << 1, true, false, false},
+		{"side B elsewhere", 1 << 1, 1<<1 | 1<<0, false, true, false},
+		{"never seen", 0, 1 << 1, false, false, false},
+		{"one side, seen", 1 << 1, 0, true, false, true},
+	}
+	for _, c := range cases {
+		u, tr := run(pipeBench, false, 2000, nil, nil), run(pipeBench, true, 2400, phases(300), nil)
+		for _, r := range []*schedule.CellRun{&u, &tr} {
+			r.Cell.CPUSetA, r.Cell.CPUSetB = []int{1}, []int{1}
+			for i := range r.Blocks {
+				r.Blocks[i].Resp.A.CPUsSeen, r.Blocks[i].Resp.B.CPUsSeen = c.seenA, c.seenB
+				if c.noB {
+					r.Blocks[i].Resp.B = model.Counts{}
+				}
+			}
+		}
+		res := Aggregate(u, tr, "host")
+		flagged := slices.ContainsFunc(res.Flags, func(f result.Flag) bool { return f.Code == "placement" })
+		if res.Placed.OK != c.ok || flagged != c.flagged {
+			t.Errorf("%s: ok %v (want %v), flagged %v (want %v): %+v %+v", c.name, res.Placed.OK, c.ok, flagged, c.flagged, res.Placed, res.Flags)
+		}
+		if !c.ok && !c.flagged && !strings.Contains(res.Placed.Note, "not verified") {
+			t.Errorf("%s: note %q does not say the placement is unverified", c.name, res.Placed.Note)
+		}
+	}
+}
+
+// recorded reads a recorded explain document (testdata/README.md).
+func recorded(t *testing.T, name string) *result.Document {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := result.Decode(b)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return d
+}
+
+// The verdicts of real runs: derived again from a recorded document they
+// are the ones it recorded, and with every phase renamed (differently in
+// every row) they are still the same.
+func TestRecordedVerdictsIgnoreLabels(t *testing.T) {
+	for _, name := range []string{"same-cpu-ladder.json.gz", "cross-cpu-busy.json.gz"} {
+		d := recorded(t, name)
+		var want []string
+		for _, c := range d.Derived.Explain.Claims {
+			want = append(want, c.Rung+" "+c.Claim+": "+c.Verdict)
+		}
+		d.Derived = nil
+		Derive(d)
+		var got []string
+		for _, c := range d.Derived.Explain.Claims {
+			got = append(got, c.Rung+" "+c.Claim+": "+c.Verdict)
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: derived again, the verdicts are\n%s\nrecorded\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		sameVerdictsRelabelled(t, name, d)
 	}
 }

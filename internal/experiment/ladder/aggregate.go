@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"math/bits"
 	"slices"
 	"strings"
 
@@ -46,7 +45,7 @@ func Aggregate(run schedule.CellRun, host string) result.Result {
 	t := tally(&r, b, resps, run.Iters)
 	summarizeCell(&r, &t)
 	verifySwitches(&r, c, resps, t, run.Perf)
-	checkPlacement(&r, c, t.seenA, t.seenB)
+	checkPlacement(&r, c, t.seen)
 	r.Warnings = append(r.Warnings, noiseWarnings(r.OneWayNS.Summary, c.Placement)...)
 	if run.Missed != "" {
 		fix := "quiet the machine, pin with --cpus, or give more time with --target-budget"
@@ -92,7 +91,7 @@ type counts struct {
 	tscOK             bool
 	hops, nominalHops float64 // nominal: over the blocks whose hops are counted
 	sw, vol, invol    int64
-	seenA, seenB      uint64
+	seen              experiment.Sightings
 }
 
 // tally puts every block's samples into r as one-way figures and adds up
@@ -127,8 +126,7 @@ func tally(r *result.Result, b *model.Benchmark, resps []model.Response, iters u
 		t.invol += resp.A.Involuntary + resp.B.Involuntary
 		t.sw += resp.A.Switches() + resp.B.Switches()
 		t.hops += b.HopsIn(resp)
-		t.seenA |= resp.A.CPUsSeen
-		t.seenB |= resp.B.CPUsSeen
+		t.seen.Add(resp.A, resp.B)
 	}
 	return t
 }
@@ -209,24 +207,10 @@ func verifySwitches(r *result.Result, c schedule.Cell, resps []model.Response, t
 	}
 }
 
-// checkPlacement records where each side was allowed and seen, and flags a
-// side seen outside its CPUs or migrations counted while pinned.
-func checkPlacement(r *result.Result, c schedule.Cell, seenA, seenB uint64) {
-	r.Placed = result.PlacementInfo{
-		Requested: string(c.Placement), CPUA: c.CPUSetA, CPUB: c.CPUSetB,
-		ObservedA: maskCPUs(seenA), ObservedB: maskCPUs(seenB), OK: true,
-	}
-	if slices.ContainsFunc(append(slices.Clone(c.CPUSetA), c.CPUSetB...), func(cpu int) bool { return cpu >= 64 }) {
-		r.Placed.Note = "the kernels record CPU sightings in a 64-bit mask: a side seen only on CPUs 64 and above shows no observation, and such CPUs are not checked"
-	}
-	if bad := outside(seenA, c.CPUSetA); len(bad) > 0 {
-		r.Placed.OK = false
-		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("side A was seen on CPUs %v, outside %v", bad, c.CPUSetA)})
-	}
-	if bad := outside(seenB, c.CPUSetB); len(bad) > 0 {
-		r.Placed.OK = false
-		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("side B was seen on CPUs %v, outside %v", bad, c.CPUSetB)})
-	}
+// checkPlacement records where each side was allowed and seen
+// (experiment.CheckPlacement), and flags migrations counted while pinned.
+func checkPlacement(r *result.Result, c schedule.Cell, seen experiment.Sightings) {
+	experiment.CheckPlacement(r, c, seen)
 	if m := r.Verification.PerfMigrations; m != nil && *m > 0 && c.Placement != model.Unpinned {
 		r.Flags = append(r.Flags, result.Flag{Code: "placement", Message: fmt.Sprintf("%d CPU migrations counted in the perf block although both sides were pinned", *m)})
 	}
@@ -330,26 +314,4 @@ func settings(b *model.Benchmark, resps []model.Response) []string {
 // Label is the description of what a figure is.
 func Label(c schedule.Cell, settings []string, host string) model.Label {
 	return model.Label{What: c.Bench.Switched, Mechanism: c.Bench.Mechanism, Placement: c.PlacementText(), Settings: settings, Host: host}
-}
-
-func maskCPUs(m uint64) []int {
-	out := []int{}
-	for m != 0 {
-		i := bits.TrailingZeros64(m)
-		out = append(out, i)
-		m &^= 1 << uint(i)
-	}
-	return out
-}
-
-func outside(m uint64, allowed []int) []int {
-	if len(allowed) == 0 {
-		return nil
-	}
-	for _, c := range allowed {
-		if c < 64 {
-			m &^= 1 << uint(c)
-		}
-	}
-	return maskCPUs(m)
 }

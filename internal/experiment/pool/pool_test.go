@@ -19,6 +19,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/experiment"
 	exppool "github.com/ctxbench/ctxbench/internal/experiment/pool"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/testenv"
 	"github.com/ctxbench/ctxbench/internal/workload/pgserver"
 	"github.com/ctxbench/ctxbench/internal/workload/pool"
 	"github.com/ctxbench/ctxbench/internal/workload/procs"
@@ -37,17 +38,17 @@ func needServers(t *testing.T, kinds ...string) {
 	t.Helper()
 	// The sweeps run cross-cpu: the server on one CPU, the client on another.
 	if allowed, _ := procs.Allowed(); len(allowed) < 2 {
-		t.Skipf("cross-cpu needs two CPUs; this process may use only %v", allowed)
+		testenv.Skip(t, testenv.CPUs2, "cross-cpu needs two CPUs; this process may use only %v", allowed)
 	}
 	for _, k := range kinds {
 		switch k {
 		case pool.Postgres:
 			if _, err := pgserver.FindBinDir(); err != nil {
-				t.Skip("PostgreSQL missing; install with: " + pgserver.InstallHint)
+				testenv.Skip(t, testenv.Postgres, "PostgreSQL missing; install with: %s", pgserver.InstallHint)
 			}
 		case pool.Redis:
 			if _, err := redisserver.FindBinary(); err != nil {
-				t.Skip("redis-server missing; install with: " + redisserver.InstallHint)
+				testenv.Skip(t, testenv.Redis, "redis-server missing; install with: %s", redisserver.InstallHint)
 			}
 		}
 	}

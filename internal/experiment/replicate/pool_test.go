@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxbench/ctxbench/internal/testenv"
 	"github.com/ctxbench/ctxbench/internal/workload/pgserver"
 	"github.com/ctxbench/ctxbench/internal/workload/pool"
 	"github.com/ctxbench/ctxbench/internal/workload/procs"
@@ -19,10 +20,10 @@ import (
 // nothing left behind.
 func TestRunPublishedReplay(t *testing.T) {
 	if _, err := pgserver.FindBinDir(); err != nil {
-		t.Skip("PostgreSQL missing; install with: " + pgserver.InstallHint)
+		testenv.Skip(t, testenv.Postgres, "PostgreSQL missing; install with: %s", pgserver.InstallHint)
 	}
 	if allowed, _ := procs.Allowed(); len(allowed) < 2 {
-		t.Skipf("the replay pins the server and the client to two CPUs; this process may use only %v", allowed)
+		testenv.Skip(t, testenv.CPUs2, "the replay pins the server and the client to two CPUs; this process may use only %v", allowed)
 	}
 	var mu sync.Mutex
 	var started []int

@@ -194,7 +194,7 @@ func perfPipe(ctx context.Context, cpu int, threads bool, loops int) (float64, e
 		return 0, err
 	}
 	if err := cmd.Wait(); err != nil {
-		return 0, fmt.Errorf("perf bench sched pipe: %v: %s", err, lastLine(out.String()))
+		return 0, fmt.Errorf("perf bench sched pipe: %w: %s", err, lastLine(out.String()))
 	}
 	m := usecsRE.FindStringSubmatch(out.String())
 	if m == nil {

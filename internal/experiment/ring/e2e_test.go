@@ -20,6 +20,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/container"
 	"github.com/ctxbench/ctxbench/internal/e2e"
 	"github.com/ctxbench/ctxbench/internal/result"
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 var bin string
@@ -60,9 +61,7 @@ func ringRun(t *testing.T, args ...string) *result.Document {
 // hops counted = tasks × rounds, exactly; kernel kinds counted about one
 // switch per hop on one CPU.
 func TestRingCountsEveryKind(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real rings")
-	}
+	testenv.SkipShort(t, "starts real rings")
 	cases := [][]string{
 		{"--kind", "goroutine"},
 		{"--kind", "thread"},
@@ -117,9 +116,7 @@ func TestRingCountsEveryKind(t *testing.T) {
 // failure (the next member reads end-of-file, or for eventfds the head is
 // told), and every other member is gone.
 func TestKilledMemberEndsTheRing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real rings")
-	}
+	testenv.SkipShort(t, "starts real rings")
 	for _, ipc := range []string{"pipe", "eventfd"} {
 		t.Run(ipc, func(t *testing.T) {
 			cmd := exec.Command(bin, "ring", "--kind", "process", "--tasks", "24", "--working-set", "0", "--ipc", ipc,
@@ -172,9 +169,7 @@ func TestKilledMemberEndsTheRing(t *testing.T) {
 
 // SIGINT in the middle of a process ring: exit 130, nothing left.
 func TestInterruptedRingLeavesNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real rings")
-	}
+	testenv.SkipShort(t, "starts real rings")
 	cmd := exec.Command(bin, "ring", "--kind", "process", "--tasks", "16", "--working-set", "0",
 		"--runs", "400", "--samples-per-block", "400", "--min-time", "50ms", "--no-perf-check", "--quiet")
 	if err := cmd.Start(); err != nil {
@@ -265,16 +260,14 @@ func TestRingDryRunIsDeterministic(t *testing.T) {
 // A ring of contained members: counts as exact as a process ring, the
 // container is named in the settings, and no cgroup is left.
 func TestContainerRing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real rings")
-	}
+	testenv.SkipShort(t, "starts real rings")
 	b := catalog.Lookup(catalog.RingContainer)
 	if ok, why := b.Available(); !ok {
-		t.Skip(why)
+		testenv.SkipFor(t, why, testenv.Root, testenv.CgroupCPU, testenv.Cgo)
 	}
 	h, err := container.CPUHierarchy()
 	if err != nil {
-		t.Skip(err)
+		testenv.Skip(t, testenv.CgroupCPU, "%v", err)
 	}
 	doc := ringRun(t, "--kind", "container", "--tasks", "2,5", "--working-set", "0", "--container", "full")
 	if len(doc.Failures) > 0 || len(doc.Rings) != 2 {
@@ -304,9 +297,7 @@ func TestContainerRing(t *testing.T) {
 // A member that stops (SIGSTOP) hangs the ring: the watchdog kills the
 // block, the run fails, and nothing is left (the stopped member included).
 func TestHungMemberHitsTheWatchdog(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real rings")
-	}
+	testenv.SkipShort(t, "starts real rings")
 	cmd := exec.Command(bin, "ring", "--kind", "process", "--tasks", "8", "--working-set", "0", "--timeout", "4s",
 		"--runs", "400", "--samples-per-block", "400", "--min-time", "50ms", "--no-perf-check", "--quiet")
 	var stderr bytes.Buffer

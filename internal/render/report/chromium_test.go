@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 // These tests open the report in a real browser (headless Chromium) and
@@ -21,9 +23,7 @@ import (
 
 func chromiumBinary(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: no browser")
-	}
+	testenv.SkipShort(t, "-short: no browser")
 	for _, name := range []string{os.Getenv("CTXBENCH_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
 		if name == "" {
 			continue
@@ -32,7 +32,7 @@ func chromiumBinary(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("no Chromium found (install it with: apt-get install -y chromium), or set CTXBENCH_CHROMIUM")
+	testenv.Skip(t, testenv.Chromium, "no Chromium found (install it with: apt-get install -y chromium), or set CTXBENCH_CHROMIUM")
 	return ""
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ctxbench/ctxbench/internal/testenv"
 	"github.com/ctxbench/ctxbench/internal/workload/procs"
 	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
 )
@@ -16,7 +17,7 @@ import (
 func need(t *testing.T) {
 	t.Helper()
 	if _, err := FindBinDir(); errors.Is(err, ErrMissing) {
-		t.Skip("PostgreSQL binaries missing; install with: " + InstallHint)
+		testenv.Skip(t, testenv.Postgres, "PostgreSQL binaries missing; install with: %s", InstallHint)
 	}
 }
 

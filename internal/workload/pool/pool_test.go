@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ctxbench/ctxbench/internal/testenv"
 	"github.com/ctxbench/ctxbench/internal/workload/pgserver"
 	"github.com/ctxbench/ctxbench/internal/workload/procs"
 	"github.com/ctxbench/ctxbench/internal/workload/redisserver"
@@ -90,11 +91,11 @@ func needServers(t *testing.T, kinds ...string) {
 		switch k {
 		case Postgres:
 			if _, err := pgserver.FindBinDir(); err != nil {
-				t.Skip("PostgreSQL missing; install with: " + pgserver.InstallHint)
+				testenv.Skip(t, testenv.Postgres, "PostgreSQL missing; install with: %s", pgserver.InstallHint)
 			}
 		case Redis:
 			if _, err := redisserver.FindBinary(); err != nil {
-				t.Skip("redis-server missing; install with: " + redisserver.InstallHint)
+				testenv.Skip(t, testenv.Redis, "redis-server missing; install with: %s", redisserver.InstallHint)
 			}
 		}
 	}

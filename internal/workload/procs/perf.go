@@ -36,8 +36,11 @@ func OpenCPUSwitches(cpu int) (*CPUSwitches, error) {
 func (c *CPUSwitches) Read() (uint64, error) {
 	var b [8]byte
 	n, err := unix.Read(c.fd, b[:])
-	if err != nil || n != 8 {
-		return 0, fmt.Errorf("read perf counter: %v", err)
+	if err != nil {
+		return 0, fmt.Errorf("read perf counter: %w", err)
+	}
+	if n != 8 {
+		return 0, fmt.Errorf("read perf counter: %d bytes, want 8", n)
 	}
 	return binary.NativeEndian.Uint64(b[:]), nil
 }

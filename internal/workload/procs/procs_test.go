@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/host"
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 func TestProcessCountsEveryThread(t *testing.T) {
@@ -124,7 +125,7 @@ func TestCPUTimeAndPerf(t *testing.T) {
 	}
 	ok, why := PerfUsable()
 	if !ok {
-		t.Skip("perf counter unavailable: " + why)
+		testenv.Skip(t, testenv.Perf, "perf counter unavailable: %s", why)
 	}
 	c, err := OpenCPUSwitches(allowed[0])
 	if err != nil {

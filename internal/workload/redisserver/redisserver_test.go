@@ -10,13 +10,14 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ctxbench/ctxbench/internal/testenv"
 	"github.com/ctxbench/ctxbench/internal/workload/procs"
 	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
 )
 
 func TestStartQueryStop(t *testing.T) {
 	if _, err := FindBinary(); errors.Is(err, ErrMissing) {
-		t.Skip("redis-server missing; install with: " + InstallHint)
+		testenv.Skip(t, testenv.Redis, "redis-server missing; install with: %s", InstallHint)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

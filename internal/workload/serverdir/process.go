@@ -103,7 +103,7 @@ func (p *Process) WaitReady(ctx context.Context, limit, try, pause time.Duration
 			return ctx.Err()
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s not ready after %d s: %v: %s", p.name, int(limit/time.Second), err, p.logTail())
+			return fmt.Errorf("%s not ready after %d s: %w: %s", p.name, int(limit/time.Second), err, p.logTail())
 		}
 		time.Sleep(pause)
 	}
