@@ -40,15 +40,13 @@ const ReproLevel = stats.Confidence
 // the run began. The noise (how far a sitting's figure moves) is learned
 // per machine across builds; figures are compared per build.
 type history struct {
-	st      *store.Store // nil: the store could not be opened or read
-	fp      string       // this run's fingerprint: the machine and the build under test
-	machine string       // the machine part's key
-	desc    []byte
-	past    map[store.CellKey][]store.Past // oldest first, every build of the machine; Past.Fingerprint is the build
-	h       *result.History
-	log     io.Writer
-	cache   map[string]stats.Between // learned's answers, by name and placement
-	seen    map[int64]bool           // this fingerprint's sittings counted in h.Before
+	st    *store.Store // nil: the store could not be opened or read
+	fp    string       // this run's fingerprint: the machine and the build under test
+	desc  []byte
+	past  map[store.CellKey][]store.Past // oldest first, every build of the machine; Past.Fingerprint is the build
+	h     *result.History
+	log   io.Writer
+	cache map[string]stats.Between // learned's answers, by name and placement
 }
 
 // openHistory opens the store at path for the run whose tool, settings and
@@ -58,7 +56,7 @@ type history struct {
 func openHistory(ctx context.Context, path string, d *result.Document, log io.Writer) *history {
 	f, fp, desc := result.FingerprintOf(d)
 	_, mk := f.Machine()
-	hs := &history{fp: fp, machine: mk, desc: desc, h: &result.History{Fingerprint: fp, Machine: mk}, log: log, cache: map[string]stats.Between{},
+	hs := &history{fp: fp, desc: desc, h: &result.History{Fingerprint: fp, Machine: mk}, log: log, cache: map[string]stats.Between{},
 		past: map[store.CellKey][]store.Past{}}
 	st, notes, err := store.Open(ctx, path)
 	for _, n := range notes {
@@ -75,7 +73,7 @@ func openHistory(ctx context.Context, path string, d *result.Document, log io.Wr
 		return hs
 	}
 	builds := map[string]bool{}
-	sittings := map[int64]bool{}
+	sittings, thisBuild := map[int64]bool{}, map[int64]bool{}
 	for _, m := range machines {
 		if k, ok := result.MachineKeyOf([]byte(m.Description)); !ok || k != mk {
 			continue
@@ -87,7 +85,7 @@ func openHistory(ctx context.Context, path string, d *result.Document, log io.Wr
 				builds[m.Fingerprint] = true
 				sittings[p.SittingID] = true
 				if m.Fingerprint == fp {
-					hs.countBefore(p.SittingID)
+					thisBuild[p.SittingID] = true
 				}
 			}
 		}
@@ -95,22 +93,11 @@ func openHistory(ctx context.Context, path string, d *result.Document, log io.Wr
 	for key := range hs.past {
 		sort.SliceStable(hs.past[key], func(i, j int) bool { return hs.past[key][i].Started.Before(hs.past[key][j].Started) })
 	}
-	hs.h.MachineBefore, hs.h.Builds = len(sittings), len(builds)
+	hs.h.Before, hs.h.MachineBefore, hs.h.Builds = len(thisBuild), len(sittings), len(builds)
 	if !builds[fp] && len(builds) > 0 {
 		hs.h.Builds++ // this run's build joins them
 	}
 	return hs
-}
-
-// countBefore counts this fingerprint's sittings once each.
-func (hs *history) countBefore(id int64) {
-	if hs.seen == nil {
-		hs.seen = map[int64]bool{}
-	}
-	if !hs.seen[id] {
-		hs.seen[id] = true
-		hs.h.Before++
-	}
 }
 
 func (hs *history) fail(what string, err error) {
@@ -134,15 +121,22 @@ func (hs *history) learned(name, placement string) (stats.Between, bool) {
 	if b, ok := hs.cache[k]; ok {
 		return b, b.OK
 	}
+	b, _ := choose(hs.past, hs.bestKey(name, placement), nil, measured)
+	hs.cache[k] = b
+	return b, b.OK
+}
+
+// bestKey is the recorded cell of name and placement with the most
+// sittings, whatever its CPUs: before a cell is planned its CPUs are not
+// known, and its best-learned CPU set stands for it.
+func (hs *history) bestKey(name, placement string) store.CellKey {
 	key := store.CellKey{Name: name, Placement: placement}
 	for c, ps := range hs.past {
 		if c.Name == name && c.Placement == placement && len(ps) > len(hs.past[key]) {
 			key = c
 		}
 	}
-	b, _ := choose(hs.past, key, nil, measured)
-	hs.cache[k] = b
-	return b, b.OK
+	return key
 }
 
 // learn gives every figure of the document its reproducibility interval
@@ -153,7 +147,7 @@ func (hs *history) learned(name, placement string) (stats.Between, bool) {
 func (hs *history) learn(ctx context.Context, d *result.Document) *result.History {
 	sittings, starts := sittingsOf(d)
 	hm := hs.hostModel(sittings)
-	if hm.state != nil && len(d.Results)+len(sittings) > 0 {
+	if hm.state != nil {
 		d.HostState = hm.state
 	}
 	recorded := 0

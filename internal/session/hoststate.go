@@ -157,12 +157,7 @@ func (hs *history) promise(cells [][2]string) {
 	var res []float64
 	adjusted, sittings := 0, 0
 	for _, c := range cells {
-		key := store.CellKey{Name: c[0], Placement: c[1]}
-		for k, ps := range hs.past {
-			if k.Name == c[0] && k.Placement == c[1] && len(ps) > len(hs.past[key]) {
-				key = k
-			}
-		}
+		key := hs.bestKey(c[0], c[1])
 		b, _ := choose(hs.past, key, nil, measured)
 		if hm.beta > 0 {
 			if ab, _ := choose(hs.past, key, nil, hm.adjusted); ab.OK {
