@@ -94,6 +94,9 @@ func probeSwitch(b probe.Bench) func(context.Context, model.Request) (model.Resp
 		}
 		r.A.Ops = uint64(bl.Iterations) * uint64(len(bl.SamplesNs))
 		r.A.PerfSwitches, r.A.PerfMigrations, r.A.PerfInstructions, r.A.PerfCycles = -1, -1, -1, -1
+		// Both sides run in the probe's one process: where its threads were
+		// seen (from outside, while it ran) is where both sides ran.
+		r.A.CPUsSeen = res.Rusage.CPUsSeen
 		r.B = r.A
 		r.B.Ops = 0
 		if bl.CtxSwitches != nil {

@@ -23,10 +23,14 @@ func TestExecProbePinsChild(t *testing.T) {
 			break
 		}
 	}
-	out, _, err := execProbe(context.Background(), []string{"/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status"},
+	out, ru, err := execProbe(context.Background(), []string{"/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status; sleep 0.3"},
 		os.Environ(), []int{cpu}, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Seen from outside while it ran: on its one CPU and nowhere else.
+	if ru.CPUsSeen != 1<<uint(cpu) {
+		t.Errorf("the pinned child was seen on CPUs %b, want only CPU %d", ru.CPUsSeen, cpu)
 	}
 	if got := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "Cpus_allowed_list:")); got != strconv.Itoa(cpu) {
 		t.Fatalf("child allowed CPUs %q, want %d", got, cpu)

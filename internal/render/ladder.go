@@ -122,11 +122,12 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 
 // hostNote is what a row's footnote says of the host's state: how much
 // slower than usual the host ran its blocks and the figure with that taken
-// out, where the host was slow in any block; "" otherwise.
+// out, where the host ran the row's blocks slow at their median reading;
+// "" otherwise.
 func hostNote(r result.Result) string {
 	h := r.HostAdjusted
-	if h == nil || h.SlowBlocks == 0 && h.Slow < result.SlowThreshold {
-		return ""
+	if h == nil || h.Slow < result.SlowThreshold {
+		return "" // a block or two the host slowed move no median: the JSON has them
 	}
 	return fmt.Sprintf("the host ran %s slower than usual in %d of %d blocks (the host probe); with that taken out the figure is %s [%s, %s] — what compare uses",
 		units.Percent(100*h.Slow, 0), h.SlowBlocks, len(r.BlockInfo), units.Time(h.Median), units.Time(h.CILow), units.Time(h.CIHigh))
