@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 
@@ -89,11 +90,28 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var ue *usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
-		fmt.Fprintln(stderr, "ctxbench: "+oneLine(err.Error()))
+		fmt.Fprintln(stderr, "ctxbench: "+oneLine(plainCobra(err.Error())))
 		return ExitUsage
 	}
 	fmt.Fprintln(stderr, "ctxbench: "+oneLine(err.Error()))
 	return ExitFailure
+}
+
+// exclusive is cobra's message for flags of a mutually exclusive group given
+// together.
+var exclusive = regexp.MustCompile(`^if any flags in the group \[([^\]]*)\] are set none of the others can be; \[([^\]]*)\] were all set`)
+
+// plainCobra says cobra's own flag-group messages in words: "--quick and
+// --thorough cannot be given together".
+func plainCobra(msg string) string {
+	if m := exclusive.FindStringSubmatch(msg); m != nil {
+		names := strings.Fields(m[2])
+		for i, n := range names {
+			names[i] = "--" + n
+		}
+		return strings.Join(names, " and ") + " cannot be given together"
+	}
+	return msg
 }
 
 // isCobraUsage recognises the few parse errors cobra raises outside the

@@ -39,8 +39,10 @@ func TestErrorsSayWhatIsWrongInWords(t *testing.T) {
 		{[]string{"run", "--frobnicate"}, "--frobnicate"},
 		{[]string{"run", "thread/pipe", "--dry-run", "--export-csv", same, "--export-json", same}, same},
 		{[]string{"spawn", "thread", "--export-csv", same, "--export-markdown", same}, same},
+		{[]string{"run", "thread/pipe", "--dry-run", "--quick", "--thorough"}, "--thorough"},
+		{[]string{"ab", "--dry-run", "--setup-a", "true", "--setup-b", "true", "--setup-timeout", "-1s"}, "--setup-timeout"},
 	}
-	leaks := []string{"strconv", "Parse", "invalid syntax", "Go value", "type struct", "arg(s)", "cannot unmarshal",
+	leaks := []string{"strconv", "Parse", "invalid syntax", "Go value", "type struct", "arg(s)", "cannot unmarshal", "if any flags in the group",
 		" json: ", "received", "cobra", "pflag"}
 	for _, c := range cases {
 		code, _, stderr := run(t, c.args...)
