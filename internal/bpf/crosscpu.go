@@ -163,6 +163,8 @@ func crossModel(name string, wakeEnter, wakeExit, sleepEnter, sleepExit Kind, wa
 	return phaseModel{
 		name:     name,
 		cross:    true,
+		wake:     we,
+		sleep:    sx,
 		optional: crossOptional,
 		edges:    edges,
 		paths: []path{

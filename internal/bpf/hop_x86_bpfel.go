@@ -13,6 +13,88 @@ import (
 	"github.com/cilium/ebpf"
 )
 
+type hopCapCounter uint32
+
+const (
+	hopCapCounterCAP_HOPS        hopCapCounter = 0
+	hopCapCounterCAP_WARM        hopCapCounter = 1
+	hopCapCounterCAP_PAST        hopCapCounter = 2
+	hopCapCounterCAP_OUT_SLOW    hopCapCounter = 3
+	hopCapCounterCAP_OUT_SAMPLE  hopCapCounter = 4
+	hopCapCounterCAP_LOST_SLOW   hopCapCounter = 5
+	hopCapCounterCAP_LOST_SAMPLE hopCapCounter = 6
+	hopCapCounterCAP_NS          hopCapCounter = 7
+	hopCapCounterCAP_STALE       hopCapCounter = 8
+	hopCapCounterCAP_NCOUNTERS_  hopCapCounter = 9
+)
+
+type hopCapEst struct {
+	_     structs.HostLayout
+	Est   uint64
+	Below uint32
+	Seen  uint32
+}
+
+type hopCapHop struct {
+	_        structs.HostLayout
+	Start    uint64
+	Tw       uint64
+	H1       uint64
+	WakerCpu uint32
+	WakerTid uint32
+	PrevCpu  int32
+	Epoch    uint32
+}
+
+type hopCapLog struct {
+	_    structs.HostLayout
+	Head uint64
+	E    [128]struct {
+		_    structs.HostLayout
+		Ts   uint64
+		Wall uint32
+		Ns   uint32
+		Tid  uint32
+		Type uint8
+		Ctx  uint8
+		From uint8
+		To   uint8
+		Comm [16]int8
+	}
+}
+
+type hopCapRec struct {
+	_ structs.HostLayout
+	H struct {
+		_         structs.HostLayout
+		Start     uint64
+		End       uint64
+		Tw        uint64
+		H1        uint64
+		Threshold uint64
+		Seq       uint64
+		WakerCpu  uint32
+		WakeeCpu  uint32
+		WakerTid  uint32
+		WakeeTid  uint32
+		PrevCpu   int32
+		Flags     uint32
+		N         [2]uint32
+	}
+	E [2][64]struct {
+		_    structs.HostLayout
+		Ts   uint64
+		Wall uint32
+		Ns   uint32
+		Tid  uint32
+		Type uint8
+		Ctx  uint8
+		From uint8
+		To   uint8
+		Comm [16]int8
+	}
+}
+
 type hopCell struct {
 	_     structs.HostLayout
 	Ns    uint64
@@ -33,29 +115,39 @@ const (
 )
 
 type hopCpuState struct {
-	_         structs.HostLayout
-	LastTs    uint64
-	FirstTs   uint64
-	IrqNs     uint64
-	IrqStart  uint64
-	Epoch     uint32
-	Gen       uint32
-	Tgid      uint32
-	Tracked   uint8
-	Cached    uint8
-	LastKind  uint8
-	Active    uint8
-	IrqDepth  uint8
-	IrqKind   uint8
-	Idle      uint8
-	IpiCut    uint8
-	IpiSent   uint8
-	LastCtx   uint8
-	Pad3      [6]uint8
-	KvmReason uint32
-	Pad2      uint32
-	_         [4]byte
-	IpiTs     uint64
+	_           structs.HostLayout
+	LastTs      uint64
+	FirstTs     uint64
+	IrqNs       uint64
+	IrqStart    uint64
+	Epoch       uint32
+	Gen         uint32
+	Tgid        uint32
+	Tracked     uint8
+	Cached      uint8
+	LastKind    uint8
+	Active      uint8
+	IrqDepth    uint8
+	IrqKind     uint8
+	Idle        uint8
+	IpiCut      uint8
+	IpiSent     uint8
+	LastCtx     uint8
+	Pad3        [6]uint8
+	KvmReason   uint32
+	LastTid     uint32
+	_           [4]byte
+	IpiTs       uint64
+	SysTs       uint64
+	SysTid      uint32
+	SysKind     uint32
+	CapWtid     uint32
+	_           [4]byte
+	CapIrqStart uint64
+	CapDepth    uint8
+	CapIrqKind  uint8
+	Pad4        [2]uint8
+	_           [4]byte
 }
 
 type hopKind uint32
@@ -133,6 +225,13 @@ type hopWaking struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
+	hopMapCapEsts          = "cap_ests"
+	hopMapCapHist          = "cap_hist"
+	hopMapCapHops          = "cap_hops"
+	hopMapCapLogs          = "cap_logs"
+	hopMapCapOut           = "cap_out"
+	hopMapCapScratch       = "cap_scratch"
+	hopMapCapStats         = "cap_stats"
 	hopMapCells            = "cells"
 	hopMapCounters         = "counters"
 	hopMapCross            = "cross"
@@ -176,9 +275,18 @@ const (
 	hopProgCtxbTlbFlush    = "ctxb_tlb_flush"
 	hopProgCtxbWakeup      = "ctxb_wakeup"
 	hopProgCtxbWaking      = "ctxb_waking"
+	hopVarCapAbsNs         = "cap_abs_ns"
+	hopVarCapEvery         = "cap_every"
+	hopVarCapK             = "cap_k"
+	hopVarCapSleepKinds    = "cap_sleep_kinds"
+	hopVarCapWakeKinds     = "cap_wake_kinds"
+	hopVarCapWarmup        = "cap_warmup"
+	hopVarCaptureOn        = "capture_on"
+	hopVarCrossCopy        = "cross_copy"
 	hopVarEpoch            = "epoch"
 	hopVarGen              = "gen"
 	hopVarPaused           = "paused"
+	hopVarUseRingbuf       = "use_ringbuf"
 )
 
 // loadHop returns the embedded CollectionSpec for hop.
@@ -262,6 +370,13 @@ type hopProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type hopMapSpecs struct {
+	CapEsts    *ebpf.MapSpec `ebpf:"cap_ests"`
+	CapHist    *ebpf.MapSpec `ebpf:"cap_hist"`
+	CapHops    *ebpf.MapSpec `ebpf:"cap_hops"`
+	CapLogs    *ebpf.MapSpec `ebpf:"cap_logs"`
+	CapOut     *ebpf.MapSpec `ebpf:"cap_out"`
+	CapScratch *ebpf.MapSpec `ebpf:"cap_scratch"`
+	CapStats   *ebpf.MapSpec `ebpf:"cap_stats"`
 	Cells      *ebpf.MapSpec `ebpf:"cells"`
 	Counters   *ebpf.MapSpec `ebpf:"counters"`
 	Cross      *ebpf.MapSpec `ebpf:"cross"`
@@ -278,9 +393,18 @@ type hopMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type hopVariableSpecs struct {
-	Epoch  *ebpf.VariableSpec `ebpf:"epoch"`
-	Gen    *ebpf.VariableSpec `ebpf:"gen"`
-	Paused *ebpf.VariableSpec `ebpf:"paused"`
+	CapAbsNs      *ebpf.VariableSpec `ebpf:"cap_abs_ns"`
+	CapEvery      *ebpf.VariableSpec `ebpf:"cap_every"`
+	CapK          *ebpf.VariableSpec `ebpf:"cap_k"`
+	CapSleepKinds *ebpf.VariableSpec `ebpf:"cap_sleep_kinds"`
+	CapWakeKinds  *ebpf.VariableSpec `ebpf:"cap_wake_kinds"`
+	CapWarmup     *ebpf.VariableSpec `ebpf:"cap_warmup"`
+	CaptureOn     *ebpf.VariableSpec `ebpf:"capture_on"`
+	CrossCopy     *ebpf.VariableSpec `ebpf:"cross_copy"`
+	Epoch         *ebpf.VariableSpec `ebpf:"epoch"`
+	Gen           *ebpf.VariableSpec `ebpf:"gen"`
+	Paused        *ebpf.VariableSpec `ebpf:"paused"`
+	UseRingbuf    *ebpf.VariableSpec `ebpf:"use_ringbuf"`
 }
 
 // hopObjects contains all objects after they have been loaded into the kernel.
@@ -303,6 +427,13 @@ func (o *hopObjects) Close() error {
 //
 // It can be passed to loadHopObjects or ebpf.CollectionSpec.LoadAndAssign.
 type hopMaps struct {
+	CapEsts    *ebpf.Map `ebpf:"cap_ests"`
+	CapHist    *ebpf.Map `ebpf:"cap_hist"`
+	CapHops    *ebpf.Map `ebpf:"cap_hops"`
+	CapLogs    *ebpf.Map `ebpf:"cap_logs"`
+	CapOut     *ebpf.Map `ebpf:"cap_out"`
+	CapScratch *ebpf.Map `ebpf:"cap_scratch"`
+	CapStats   *ebpf.Map `ebpf:"cap_stats"`
 	Cells      *ebpf.Map `ebpf:"cells"`
 	Counters   *ebpf.Map `ebpf:"counters"`
 	Cross      *ebpf.Map `ebpf:"cross"`
@@ -317,6 +448,13 @@ type hopMaps struct {
 
 func (m *hopMaps) Close() error {
 	return _HopClose(
+		m.CapEsts,
+		m.CapHist,
+		m.CapHops,
+		m.CapLogs,
+		m.CapOut,
+		m.CapScratch,
+		m.CapStats,
 		m.Cells,
 		m.Counters,
 		m.Cross,
@@ -334,9 +472,18 @@ func (m *hopMaps) Close() error {
 //
 // It can be passed to loadHopObjects or ebpf.CollectionSpec.LoadAndAssign.
 type hopVariables struct {
-	Epoch  *ebpf.Variable `ebpf:"epoch"`
-	Gen    *ebpf.Variable `ebpf:"gen"`
-	Paused *ebpf.Variable `ebpf:"paused"`
+	CapAbsNs      *ebpf.Variable `ebpf:"cap_abs_ns"`
+	CapEvery      *ebpf.Variable `ebpf:"cap_every"`
+	CapK          *ebpf.Variable `ebpf:"cap_k"`
+	CapSleepKinds *ebpf.Variable `ebpf:"cap_sleep_kinds"`
+	CapWakeKinds  *ebpf.Variable `ebpf:"cap_wake_kinds"`
+	CapWarmup     *ebpf.Variable `ebpf:"cap_warmup"`
+	CaptureOn     *ebpf.Variable `ebpf:"capture_on"`
+	CrossCopy     *ebpf.Variable `ebpf:"cross_copy"`
+	Epoch         *ebpf.Variable `ebpf:"epoch"`
+	Gen           *ebpf.Variable `ebpf:"gen"`
+	Paused        *ebpf.Variable `ebpf:"paused"`
+	UseRingbuf    *ebpf.Variable `ebpf:"use_ringbuf"`
 }
 
 // hopPrograms contains all programs after they have been loaded into the kernel.

@@ -151,6 +151,8 @@ func (pp pingPong) model() phaseModel {
 	of := func(from, to Kind, k model.PhaseKind, l label) edge { return ph(from, to, k, l.name, l.what) }
 	return phaseModel{
 		name:     pp.name,
+		wake:     we,
+		sleep:    sx,
 		optional: optionalBoundaries,
 		edges: join(
 			[]edge{
@@ -341,6 +343,8 @@ var kvmModel = phaseModel{
 // here.
 var vmSwitchUserModel = phaseModel{
 	name:     "VM-to-VM hop through the VMMs, same CPU",
+	wake:     KindEnterWrite,
+	sleep:    KindExitRead,
 	optional: optionalBoundaries,
 	edges: join(
 		kvmRunEdges,

@@ -136,7 +136,12 @@ type phaseModel struct {
 	// cross: a hop across two CPUs, read from both CPUs' matrices added
 	// up (crosscpu.go); its edges say their side.
 	cross    bool
-	optional []Kind
+	// wake and sleep are the syscall a hop's waker wakes its partner in
+	// (its entry) and the one the woken partner returns from (its exit):
+	// where a captured hop begins and ends (KindNone: the model's hops
+	// wake nobody).
+	wake, sleep Kind
+	optional    []Kind
 	edges    []edge
 	paths    []path
 	gaps     []Gap

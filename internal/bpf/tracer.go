@@ -22,6 +22,11 @@ type Options struct {
 	// Fewer probes, fewer boundaries, less probe cost per hop.
 	Exclude []Group
 
+	// Capture turns the flight recorder on (c/capture.h): hops past a
+	// threshold, and a sample of all hops, copied out with what ran on
+	// their CPUs. Nil compiles it out of the programs.
+	Capture *CaptureOptions
+
 	// For tests: the host checks (nil: this machine), an extra required
 	// tracepoint attached last (to make Open fail after attaching), and a
 	// callback told the IDs of the loaded programs.
@@ -41,6 +46,7 @@ type Tracer struct {
 	gen    uint32
 	epoch  uint32
 	closed bool
+	cap    *captureSetup // nil without capture
 }
 
 // Open checks the machine, loads the programs and attaches them. It
@@ -63,7 +69,14 @@ func Open(opts Options) (*Tracer, error) {
 		return nil, fmt.Errorf("bpf: possible CPUs: %w", err)
 	}
 	t := &Tracer{ncpu: ncpu}
-	if err := loadHopObjects(&t.objs, nil); err != nil {
+	spec, err := loadHop()
+	if err != nil {
+		return nil, fmt.Errorf("bpf: the object: %w", err)
+	}
+	if t.cap, err = prepareSpec(spec, opts.Capture, ncpu); err != nil {
+		return nil, fmt.Errorf("bpf: capture: %w", err)
+	}
+	if err := spec.LoadAndAssign(&t.objs, nil); err != nil {
 		var ve *ebpf.VerifierError
 		if errors.As(err, &ve) {
 			return nil, fmt.Errorf("bpf: the kernel's verifier refused the programs: %w", ve)
@@ -72,6 +85,12 @@ func Open(opts Options) (*Tracer, error) {
 	}
 	if opts.onLoaded != nil {
 		opts.onLoaded(t.programIDs())
+	}
+	if t.cap != nil {
+		if err := t.startCapture(); err != nil {
+			t.Close()
+			return nil, err
+		}
 	}
 	if err := t.attach(opts); err != nil {
 		t.Close()
@@ -238,6 +257,7 @@ func (t *Tracer) Reset() error {
 		zeroPerCPU[uint64](t.objs.Counters, nCounters, t.ncpu),
 		zeroPerCPU[hopKvmReason](t.objs.KvmReasons, numKVMReasons, t.ncpu),
 		zeroPerCPU[uint64](t.objs.TlbReasons, numTLBReasons, t.ncpu),
+		t.resetCapture(),
 	)
 	t.epoch++
 	err = errors.Join(err, t.objs.Epoch.Set(t.epoch), t.objs.Paused.Set(uint32(0)))
@@ -384,6 +404,9 @@ func (t *Tracer) Close() error {
 		}
 	}
 	t.links = nil
+	if t.cap != nil {
+		errs = append(errs, t.cap.close())
+	}
 	errs = append(errs, t.objs.Close())
 	return errors.Join(errs...)
 }

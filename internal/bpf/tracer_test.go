@@ -221,6 +221,10 @@ func TestMain(m *testing.M) {
 		holdTracer()
 		os.Exit(0)
 	}
+	if arg := os.Getenv(spinnerEnv); arg != "" {
+		spin(arg)
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 

@@ -41,7 +41,9 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 struct task_struct {
 	int pid;
 	int tgid;
-	int wake_cpu; /* the CPU the task last ran on (CONFIG_SMP) */
+	int wake_cpu;      /* the CPU the task last ran on (CONFIG_SMP) */
+	unsigned int cpu;  /* the CPU it is on or last ran on (5.16+; CONFIG_SMP) */
+	char comm[16];
 } __attribute__((preserve_access_index));
 
 /* power:cpu_idle's state when a CPU leaves idle (PWR_EVENT_EXIT). */
@@ -102,8 +104,17 @@ struct cpu_state {
 	__u8 last_ctx;   /* enum context of the event that opened the current segment */
 	__u8 pad3[6];
 	__u32 kvm_reason; /* reason of the last kvm_exit, for its handling time */
-	__u32 pad2;
+	__u32 last_tid;  /* the task that opened the current segment (capture) */
 	__u64 ipi_ts;    /* when that IPI began */
+	/* Capture only (capture.h): */
+	__u64 sys_ts;        /* the current task's last syscall entry ... */
+	__u32 sys_tid;       /* ... and that task (0 once the syscall returned) */
+	__u32 sys_kind;      /* ... and its kind */
+	__u32 cap_wtid;      /* the tracked wakee this CPU's task is waking (sched_waking until its wakeup or IPI) */
+	__u64 cap_irq_start; /* when the outermost interrupt began, whoever ran */
+	__u8 cap_depth;      /* interrupt nesting, whoever ran (irq_depth counts only while recording) */
+	__u8 cap_irq_kind;
+	__u8 pad4[2];
 };
 
 /* A wakeup of a tracked task begun (sched_waking) on one CPU, for the CPU
@@ -295,6 +306,8 @@ static __always_inline int recording(struct cpu_state *s)
 	return current_tracked(s) || s->active || (s->idle && s->tgid == 0);
 }
 
+#include "capture.h"
+
 /* cut closes the current segment at now and opens one of kind k. The
  * state is swapped before anything else, so that an interrupt probe
  * running in the middle of this one (IRQs are on in syscall tracepoints)
@@ -308,11 +321,13 @@ static __always_inline void cut(struct cpu_state *s, __u32 k, __u64 now)
 	}
 	__u32 from = s->last_kind, ctx = s->last_ctx;
 	__u64 start = s->last_ts, irq = s->irq_ns;
-	__u32 reason = s->kvm_reason;
+	__u32 reason = s->kvm_reason, tid = s->last_tid;
 	s->last_kind = k;
 	s->last_ctx = (bpf_get_current_pid_tgid() >> 32) == 0 ? CTX_IDLE : CTX_TASK;
 	s->last_ts = now;
 	s->irq_ns = 0;
+	if (capture_on)
+		s->last_tid = (__u32)bpf_get_current_pid_tgid();
 	if (from == KIND_NONE) {
 		s->first_ts = now;
 		return;
@@ -325,6 +340,8 @@ static __always_inline void cut(struct cpu_state *s, __u32 k, __u64 now)
 		d = 0;
 	}
 	add_cell(ctx, from, k, d);
+	if (capture_on)
+		cap_seg(ctx, from, k, start, now, d, tid);
 	if (from == KIND_KVM_EXIT) {
 		struct kvm_reason *kr = bpf_map_lookup_elem(&kvm_reasons, &reason);
 		if (kr) {
@@ -391,7 +408,13 @@ int ctxb_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	if (!s || !recording(s))
 		return 0;
 	__u32 k = syscall_class((long)ctx->args[1], (struct pt_regs *)ctx->args[0]);
-	cut(s, k, bpf_ktime_get_ns());
+	__u64 now = bpf_ktime_get_ns();
+	cut(s, k, now);
+	if (capture_on) {
+		s->sys_ts = now;
+		s->sys_tid = (__u32)bpf_get_current_pid_tgid();
+		s->sys_kind = k;
+	}
 	return 0;
 }
 
@@ -408,7 +431,13 @@ int ctxb_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	long nr = (long)BPF_CORE_READ(regs, orig_ax);
 	__u32 k = syscall_class(nr, regs) + (KIND_EXIT_READ - KIND_ENTER_READ);
-	cut(s, k, bpf_ktime_get_ns());
+	__u64 now = bpf_ktime_get_ns();
+	cut(s, k, now);
+	if (capture_on) {
+		s->sys_tid = 0;
+		s->cap_wtid = 0;
+		cap_end(ctx, s, k, now);
+	}
 	return 0;
 }
 
@@ -435,6 +464,14 @@ static __always_inline void wake(struct bpf_raw_tracepoint_args *ctx, __u32 k)
 		return;
 	__u32 tid = BPF_CORE_READ(p, pid);
 	__u32 cpu = bpf_get_smp_processor_id();
+	if (capture_on) {
+		if (k == KIND_WAKING)
+			cap_begin(s, p, tid, now);
+		else if (s->cap_wtid == tid) {
+			cap_handoff(s, now); /* completed on the waker's CPU */
+			s->cap_wtid = 0;
+		}
+	}
 	if (k == KIND_WAKING) {
 		/* Only a wakee that last ran on another CPU can be woken there:
 		 * a same-CPU hop pays for no table update. */
@@ -550,6 +587,8 @@ int ctxb_switch(struct bpf_raw_tracepoint_args *ctx)
 	int pt = tgid_tracked(BPF_CORE_READ(prev, tgid));
 	int nt = tgid_tracked(BPF_CORE_READ(next, tgid));
 	int to_idle = BPF_CORE_READ(next, pid) == 0;
+	if (capture_on)
+		cap_switch(next, pt, nt, bpf_ktime_get_ns());
 	/* prev is current; the cache is refreshed when next first runs. */
 	s->active = nt;
 	/* The idle task's events count from a tracked task's switch to idle
@@ -617,6 +656,8 @@ int ctxb_ipi_send(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	__u64 now = bpf_ktime_get_ns();
 	cut(s, KIND_IPI_SEND, now);
+	if (capture_on)
+		cap_handoff(s, now);
 	__u32 target = (__u32)ctx->args[0];
 	struct waking w = {.ts = now, .cpu = bpf_get_smp_processor_id(), .epoch = epoch};
 	bpf_map_update_elem(&sent, &target, &w, BPF_ANY);
@@ -753,8 +794,13 @@ static __always_inline void irq_enter(__u32 k)
 	if (paused)
 		return;
 	struct cpu_state *s = this_cpu();
-	if (!s || !recording(s))
+	if (!s)
 		return;
+	if (!recording(s)) {
+		if (capture_on)
+			cap_irq_enter(s, k); /* another task's interrupt: the capture's alone */
+		return;
+	}
 	if (idle_ipi(s, k)) {
 		__u64 now = bpf_ktime_get_ns();
 		cut(s, KIND_IPI_IN, now); /* counted as KIND_IPI_IN, not k: one firing, one count */
@@ -773,6 +819,8 @@ static __always_inline void irq_enter(__u32 k)
 		}
 		return;
 	}
+	if (capture_on)
+		cap_irq_enter(s, k);
 	bump(&events, k, 1);
 	if (s->last_kind == KIND_NONE)
 		return; /* no segment to nest in yet */
@@ -789,6 +837,8 @@ static __always_inline void irq_exit(void)
 	struct cpu_state *s = this_cpu();
 	if (!s)
 		return;
+	if (capture_on)
+		cap_irq_exit(s); /* an idle CPU's IPI, a segment of its own, left cap_depth at 0 */
 	if (s->irq_depth == 0) {
 		if (s->ipi_cut) {
 			s->ipi_cut = 0;
