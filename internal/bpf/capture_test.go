@@ -145,7 +145,10 @@ func checkClosure(t *testing.T, split func(CapturedHop) HopBreakdown, hops []Cap
 		if d := sum - float64(b.Ns); d > 1 || d < -1 {
 			t.Errorf("hop of %d ns: its parts sum to %.0f ns", b.Ns, sum)
 			if os.Getenv("CTXB_DEBUG") != "" {
-				t.Logf("hop %+v", struct{ S, E, W, H uint64; WC, XC int }{h.Start, h.End, h.Waking, h.Handoff, h.WakerCPU, h.WakeeCPU})
+				t.Logf("hop %+v", struct {
+					S, E, W, H uint64
+					WC, XC     int
+				}{h.Start, h.End, h.Waking, h.Handoff, h.WakerCPU, h.WakeeCPU})
 				for c := range 2 {
 					for _, e := range h.Entries[c] {
 						t.Logf("  [%d] %d +%d (%d) type %d ctx %d %s>%s tid %d %s", c, int64(e.Ts)-int64(h.Start), e.Wall, e.Ns, e.Type, e.Ctx, e.From, e.To, e.TID, e.Comm)

@@ -135,17 +135,17 @@ type phaseModel struct {
 	name string
 	// cross: a hop across two CPUs, read from both CPUs' matrices added
 	// up (crosscpu.go); its edges say their side.
-	cross    bool
+	cross bool
 	// wake and sleep are the syscall a hop's waker wakes its partner in
 	// (its entry) and the one the woken partner returns from (its exit):
 	// where a captured hop begins and ends (KindNone: the model's hops
 	// wake nobody).
 	wake, sleep Kind
 	optional    []Kind
-	edges    []edge
-	paths    []path
-	gaps     []Gap
-	notes    []string
+	edges       []edge
+	paths       []path
+	gaps        []Gap
+	notes       []string
 }
 
 // attribution is what a cell of the matrix is, for a model.
