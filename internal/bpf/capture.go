@@ -29,6 +29,49 @@ import (
 	"github.com/ctxbench/ctxbench/internal/model"
 )
 
+// CaptureOptions turn the flight recorder on.
+type CaptureOptions struct {
+	// AboveNs is the absolute threshold; 0 makes it relative: the running
+	// Quantile (0.5 to 0.9999) of each CPU's hops.
+	AboveNs  uint64
+	Quantile float64
+	// Warmup is the hops each CPU sees before a relative threshold counts
+	// (default 300).
+	Warmup uint32
+	// SampleEvery copies one hop in this many as a sample of all hops
+	// (0: none).
+	SampleEvery uint32
+	// Wake and Sleep, when set, are the only syscalls a hop begins in (the
+	// waker's, its entry) and ends at (the wakee's, its exit): the
+	// benchmark's (HopCalls), not the Go runtime's futexes.
+	Wake, Sleep Kind
+	// BufferBytes is the buffer's size (default 16 MiB; a perf event
+	// array's is split between the CPUs).
+	BufferBytes int
+	// forcePerf uses a perf event array even where a ring buffer exists
+	// (tests of the fallback).
+	forcePerf bool
+}
+
+// Capture methods (CaptureStats.Method).
+const (
+	CaptureRingBuffer = "ring buffer"
+	CapturePerfArray  = "perf event array"
+)
+
+// CaptureStats are a window's counts, per CPU added up.
+type CaptureStats struct {
+	Hops, Warmup, Past   uint64
+	SlowOut, SampleOut   uint64
+	SlowLost, SampleLost uint64
+	Stale                uint64
+	CaptureNs            uint64
+	Hist                 []uint64 // every hop's length (CaptureBucketRange)
+	Method               string
+	CrossCopy            bool
+	Unreadable           uint64 // records that did not decode
+}
+
 // EntryType is what a ring entry is (enum cap_ent_type).
 type EntryType uint8
 
@@ -137,6 +180,10 @@ type HopBreakdown struct {
 	Closure   float64 // the known causes over Ns
 	Truncated bool
 	Migrated  bool
+	// OtherSyscalls: the hop's own tasks entered syscalls its model does
+	// not hold meanwhile (a benchmark's loop between samples; a load
+	// generator's timer).
+	OtherSyscalls bool
 }
 
 // SplitHop is the reader of captured hops of the model named phases (a
@@ -217,6 +264,26 @@ func (md *phaseModel) hop(h CapturedHop) HopBreakdown {
 		r.cpu(h.WakeeCPU, h.Entries[0], span{hand, h.End}, model.SideWakee)
 	}
 	slices.SortStableFunc(r.pieces, func(a, b model.HopPiece) int { return cmp.Compare(a.AtNs, b.AtNs) })
+	// The parts in the order they first ran.
+	order := make([]int, 0, len(r.out.Phases))
+	at := make([]int, len(r.out.Phases))
+	for i := range at {
+		at[i] = -1
+	}
+	for _, p := range r.pieces {
+		if at[p.Phase] < 0 {
+			at[p.Phase] = len(order)
+			order = append(order, p.Phase)
+		}
+	}
+	phases := make([]model.HopPhase, len(order))
+	for i, old := range order {
+		phases[i] = r.out.Phases[old]
+	}
+	for i := range r.pieces {
+		r.pieces[i].Phase = at[r.pieces[i].Phase]
+	}
+	r.out.Phases = phases
 	r.out.Pieces = r.pieces
 	var known float64
 	for _, p := range r.out.Phases {
@@ -389,6 +456,12 @@ func (r *hopReader) piece(cpu int, s LogEntry, at, ns uint64, tid int, comm stri
 		}
 		r.add(cpu, at, ns, model.HopPhase{Name: "the CPU idle", Cause: model.CauseIdle, Kinds: []model.PhaseKind{model.PhaseIdle}, CPU: string(side)})
 		return
+	}
+	nodes := r.md.nodes()
+	for _, k := range []Kind{s.From, s.To} {
+		if k >= KindEnterRead && k <= KindExitOther && !nodes[k] {
+			r.out.OtherSyscalls = true
+		}
 	}
 	a, ok := r.md.attribute(s.Ctx, s.From, s.To)
 	if ok {

@@ -26,49 +26,6 @@ import (
 	"github.com/cilium/ebpf/ringbuf"
 )
 
-// CaptureOptions turn the flight recorder on.
-type CaptureOptions struct {
-	// AboveNs is the absolute threshold; 0 makes it relative: the running
-	// Quantile (0.5 to 0.9999) of each CPU's hops.
-	AboveNs  uint64
-	Quantile float64
-	// Warmup is the hops each CPU sees before a relative threshold counts
-	// (default 1000).
-	Warmup uint32
-	// SampleEvery copies one hop in this many as a sample of all hops
-	// (0: none).
-	SampleEvery uint32
-	// Wake and Sleep, when set, are the only syscalls a hop begins in (the
-	// waker's, its entry) and ends at (the wakee's, its exit): the
-	// benchmark's (HopCalls), not the Go runtime's futexes.
-	Wake, Sleep Kind
-	// BufferBytes is the buffer's size (default 16 MiB; a perf event
-	// array's is split between the CPUs).
-	BufferBytes int
-	// forcePerf uses a perf event array even where a ring buffer exists
-	// (tests of the fallback).
-	forcePerf bool
-}
-
-// Capture methods (CaptureStats.Method).
-const (
-	CaptureRingBuffer = "ring buffer"
-	CapturePerfArray  = "perf event array"
-)
-
-// CaptureStats are a window's counts, per CPU added up.
-type CaptureStats struct {
-	Hops, Warmup, Past   uint64
-	SlowOut, SampleOut   uint64
-	SlowLost, SampleLost uint64
-	Stale                uint64
-	CaptureNs            uint64
-	Hist                 []uint64 // every hop's length (CaptureBucketRange)
-	Method               string
-	CrossCopy            bool
-	Unreadable           uint64 // records that did not decode
-}
-
 // captureSetup is what Open decided for the capture.
 type captureSetup struct {
 	opts      CaptureOptions
@@ -103,7 +60,7 @@ func prepareSpec(spec *ebpf.CollectionSpec, c *CaptureOptions, ncpu int) (*captu
 		cs.opts.BufferBytes = 16 << 20
 	}
 	if cs.opts.Warmup == 0 {
-		cs.opts.Warmup = 1000
+		cs.opts.Warmup = 300
 	}
 	useRing := ringOK && !c.forcePerf
 	if useRing {

@@ -5,6 +5,7 @@ package bpf
 // Options says what to attach (see the linux/amd64 build).
 type Options struct {
 	Exclude []Group
+	Capture *CaptureOptions
 }
 
 // Tracer is unavailable on this platform: Open always fails.
@@ -23,3 +24,6 @@ func (*Tracer) Untrack(...int) error        { return ErrUnsupported }
 func (*Tracer) Reset() error                { return ErrUnsupported }
 func (*Tracer) Snapshot() (Snapshot, error) { return Snapshot{}, ErrUnsupported }
 func (*Tracer) Close() error                { return nil }
+func (*Tracer) Captured() ([]CapturedHop, CaptureStats, error) {
+	return nil, CaptureStats{}, ErrUnsupported
+}

@@ -39,6 +39,9 @@ func loadRows() []*model.Benchmark {
 		b.PlacementNote = "the generator and the contexts share one CPU, are on two, or are left to the scheduler"
 		b.Needs = needsCgo
 		b.ExpectSwitch = true
+		// A wake-up is a futex hop: its slow ones are captured and read
+		// through the futex model (ctxbench load --capture-above).
+		b.Phases = "futex"
 		return &b
 	}
 	return []*model.Benchmark{

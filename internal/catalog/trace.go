@@ -36,7 +36,15 @@ func traced(b *model.Benchmark, run func(context.Context, model.Request) (model.
 		}
 		cross := req.CPUA >= 0 && req.CPUB >= 0 && req.CPUA != req.CPUB
 		split, ok := bpf.Split(b.Phases, cross)
-		if !ok || req.CPUA < 0 {
+		if req.Load != nil {
+			// A load block is traced for its captured hops alone (below),
+			// at any placement.
+			if req.Capture == nil {
+				return model.Response{}, fmt.Errorf("%s: a load block is traced only to capture its slow hops", b.Name)
+			}
+			ok = true
+		}
+		if !ok || req.CPUA < 0 && req.Load == nil {
 			return model.Response{}, fmt.Errorf("%s cannot be explained at %s: %s", b.Name, req.Placement, noModel(b.Phases, cross))
 		}
 		var exclude []bpf.Group
@@ -52,7 +60,15 @@ func traced(b *model.Benchmark, run func(context.Context, model.Request) (model.
 		default:
 			return model.Response{}, fmt.Errorf("unknown probe set %q (want %q or %q)", req.Probes, "full", model.ProbesLight)
 		}
-		t, err := bpf.Open(bpf.Options{Exclude: exclude})
+		opts := bpf.Options{Exclude: exclude}
+		if req.Capture != nil {
+			c, err := captureOptions(b, req)
+			if err != nil {
+				return model.Response{}, err
+			}
+			opts.Capture = c
+		}
+		t, err := bpf.Open(opts)
 		if err != nil {
 			return model.Response{}, err
 		}
@@ -86,6 +102,20 @@ func traced(b *model.Benchmark, run func(context.Context, model.Request) (model.
 		s, err := t.Snapshot()
 		if err != nil {
 			return model.Response{}, err
+		}
+		if req.Capture != nil {
+			hops, st, err := t.Captured()
+			if err != nil {
+				return model.Response{}, err
+			}
+			split, _ := bpf.SplitHop(b.Phases)
+			resp.Capture = captureOf(*req.Capture, hops, st, split, req.Load == nil)
+		}
+		if req.Load != nil {
+			// A load block's hops are its wake-ups, among requests that
+			// found their context awake and the contexts' work: the
+			// matrices are no ping-pong's, and only the capture is read.
+			return resp, nil
 		}
 		hops := uint64(float64(req.Iters) * float64(req.Samples+req.Warmup) * b.HopsPerOp)
 		m := s.CPU(req.CPUA)
@@ -158,4 +188,26 @@ func wirePhase(p bpf.Phase) model.ExplainPhase {
 		w.To = p.To.String()
 	}
 	return w
+}
+
+// captureOptions are the flight recorder's settings for a block of b:
+// its threshold, the syscalls its hops begin and end in, and how often a
+// hop is sampled so that a block gives about req.Capture.Samples of them.
+func captureOptions(b *model.Benchmark, req model.Request) (*bpf.CaptureOptions, error) {
+	wake, sleep, ok := bpf.HopCalls(b.Phases)
+	if !ok {
+		return nil, fmt.Errorf("%s: its hops wake no task (a yield, a VM's exit): there is no hop to capture", b.Name)
+	}
+	var expected float64
+	if p := req.Load; p != nil {
+		expected = p.Rate * float64(p.DurationNS) / 1e9
+	} else {
+		expected = float64(req.Iters) * float64(req.Samples+req.Warmup) * b.HopsPerOp
+	}
+	every := uint32(1)
+	if n := req.Capture.Samples; n > 0 && expected > float64(n) {
+		every = uint32(expected / float64(n))
+	}
+	th := req.Capture.Threshold
+	return &bpf.CaptureOptions{AboveNs: uint64(th.AboveNs), Quantile: th.Quantile, SampleEvery: every, Wake: wake, Sleep: sleep}, nil
 }

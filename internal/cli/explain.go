@@ -16,7 +16,7 @@ import (
 
 func newExplain(stdout, stderr io.Writer) *cobra.Command {
 	mf := &measureFlags{}
-	var probeFlag string
+	var probeFlag, captureFlag string
 	cmd := &cobra.Command{
 		Use:   "explain NAME...",
 		Short: "where a hop's time goes: the kernel's phases of each switch, measured with BPF",
@@ -45,12 +45,24 @@ firing measured the same way.
 It needs root (or CAP_BPF and CAP_PERFMON), the bpf() syscall, the kernel's
 BTF (/sys/kernel/btf/vmlinux) and raw tracepoints; without them it exits 2
 saying which is missing. Nothing is pinned: however the run ends, the kernel
-detaches every probe. docs/explain.md lists the probes behind each phase.`,
+detaches every probe. docs/explain.md lists the probes behind each phase.
+
+--capture-above DURATION or pNN adds a third cell per benchmark, traced with
+a flight recorder in the kernel: each hop (from the waker's syscall entry to
+the woken task's return) past the threshold — an absolute one, or the
+running percentile of the cell's hops — is copied out with its phases and
+what else ran on its CPUs (other tasks by name and pid, interrupts, the IPI's
+flight, the idle exit). It prints the slowest hops one line each with their
+parts, the slow hops against the typical ones (the median band) part by part
+with intervals over blocks, and what the capture itself cost (capture on
+against off, paired rounds).`,
 		Example: `  ctxbench explain thread/pipe process/pipe
   ctxbench explain thread/pipe process/pipe container/pipe-plain container/pipe-cg4 --export-json why.json
   ctxbench explain thread/futex thread/yield --cpus 1
   ctxbench explain thread/pipe --placement same-cpu,cross-cpu --cpus 2,3
-  ctxbench explain process/pipe --probes light`,
+  ctxbench explain process/pipe --probes light
+  ctxbench explain thread/pipe --placement cross-cpu --capture-above p99
+  ctxbench explain thread/futex --capture-above 50us --export-json slow.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			benches, err := catalog.Select(args)
@@ -58,6 +70,10 @@ detaches every probe. docs/explain.md lists the probes behind each phase.`,
 				return &usageError{err.Error()}
 			}
 			probes, err := probeSet(probeFlag)
+			if err != nil {
+				return err
+			}
+			capture, err := captureThreshold(cmd, captureFlag)
 			if err != nil {
 				return err
 			}
@@ -69,7 +85,7 @@ detaches every probe. docs/explain.md lists the probes behind each phase.`,
 					return &usageError{"explain: " + err.Error()}
 				}
 			}
-			return runExplain(cmd.Context(), mf, benches, probes, stdout, stderr)
+			return runExplain(cmd.Context(), mf, benches, probes, capture, stdout, stderr)
 		},
 	}
 	mf.register(cmd)
@@ -82,6 +98,7 @@ detaches every probe. docs/explain.md lists the probes behind each phase.`,
 	mf.jsonOnly(cmd)
 	_ = f.MarkHidden("no-perf-check")
 	f.Lookup("placement").Usage = "same-cpu, and/or cross-cpu or a level of the CPU topology (" + levelNames() + "): across two CPUs the phases join both CPUs' timelines (default same-cpu)"
+	f.StringVar(&captureFlag, "capture-above", "", "capture the hops past this threshold in the kernel, with what ran on their CPUs: a duration (50us) or a percentile of the cell's hops (p99, p99.9; from p50 to p99.99)")
 	f.StringVar(&probeFlag, "probes", "full", "the probe set: full (every boundary the phase models know) or light (syscalls, wakeup and switch only: a smaller perturbation, coarser phases)")
 	f.Lookup("runs").Usage = "measured samples per benchmark, untraced and traced each (default: 40; --quick 12; --thorough 160)"
 	f.Lookup("min-time").Usage = fmt.Sprintf("target duration of one sample; ops per sample are calibrated to it (default %v, with every preset)", suite.ExplainMinTime)
@@ -102,7 +119,19 @@ func probeSet(v string) (string, error) {
 	return "", usagef("--probes must be full or light, got %q", v)
 }
 
-func runExplain(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, probes string, stdout, stderr io.Writer) error {
+// captureThreshold reads --capture-above: nil when not given.
+func captureThreshold(cmd *cobra.Command, v string) (*model.Threshold, error) {
+	if !cmd.Flags().Changed("capture-above") {
+		return nil, nil
+	}
+	th, err := model.ParseThreshold(v)
+	if err != nil {
+		return nil, &usageError{err.Error()}
+	}
+	return &th, nil
+}
+
+func runExplain(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, probes string, capture *model.Threshold, stdout, stderr io.Writer) error {
 	o, set, placements, _, err := mf.settings()
 	if err != nil {
 		return err
@@ -111,7 +140,8 @@ func runExplain(ctx context.Context, mf *measureFlags, benches []*model.Benchmar
 	if err != nil {
 		return err
 	}
-	spec = suite.Explain(spec, suite.ExplainOptions{Benches: benches, Placements: placements, Probes: probes, Sampling: o, MinTimeGiven: mf.fs.Changed("min-time")})
+	spec = suite.Explain(spec, suite.ExplainOptions{Benches: benches, Placements: placements, Probes: probes, Sampling: o,
+		MinTimeGiven: mf.fs.Changed("min-time"), Capture: capture})
 	doc, err := session.Run(ctx, spec)
 	if suite.Refused(err) {
 		return &usageError{err.Error()}

@@ -63,6 +63,15 @@ func (t Threshold) String() string {
 	return time.Duration(t.AboveNs).String()
 }
 
+// CaptureRequest asks a traced block to capture its slow hops: past
+// Threshold, the Keep slowest and as many others sampled evenly kept, and
+// about Samples hops of all sampled for the typical ones.
+type CaptureRequest struct {
+	Threshold Threshold `json:"threshold"`
+	Keep      int       `json:"keep"`
+	Samples   int       `json:"samples"`
+}
+
 // Cause is what a piece of a captured hop's time was: the categories rtla
 // timerlat's auto-analysis uses for a timer's wake-up (IRQ and thread
 // interference, a blocking thread, exit from idle), extended to a hop from
@@ -185,6 +194,20 @@ type CapturedHop struct {
 	// Weight, for a slow hop kept as a sample of the rest (not among the
 	// slowest), is how many slow hops it stands for in its block.
 	Weight float64 `json:"weight,omitempty"`
+	// ExcessNs and Main, set by the experiment: what the hop took beyond
+	// its cell's typical hop, and the part that took most of it.
+	ExcessNs float64  `json:"excess_ns,omitempty"`
+	Main     *HopMain `json:"main,omitempty"`
+}
+
+// HopMain is the part of a slow hop that took most of its excess over a
+// typical hop: Ns beyond the typical hops' same part, Share of the excess.
+type HopMain struct {
+	Name  string  `json:"name"`
+	Cause Cause   `json:"cause"`
+	Task  *Task   `json:"task,omitempty"`
+	Ns    float64 `json:"ns"`
+	Share float64 `json:"share"`
 }
 
 // CaptureCounts are what happened to a block's hops.
@@ -200,6 +223,10 @@ type CaptureCounts struct {
 	SampleLost uint64 `json:"sample_lost"` // samples the buffer refused
 	Typical    uint64 `json:"typical"`     // samples in the median band, kept as typical
 	Truncated  uint64 `json:"truncated"`   // kept hops whose entries did not reach their start
+	// Boundary are slow hops in which the benchmark's tasks made other
+	// syscalls (its loop between two samples, outside the timed ones):
+	// counted, not kept.
+	Boundary uint64 `json:"boundary"`
 	Stale      uint64 `json:"stale"`       // hops begun before the window, dropped
 }
 

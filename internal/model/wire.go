@@ -25,6 +25,9 @@ type Request struct {
 	// syscalls and scheduler events (a smaller perturbation, coarser
 	// phases).
 	Probes string `json:"probes,omitempty"`
+	// Capture, on a traced block, turns the slow-hop capture on; the
+	// response then carries Capture.
+	Capture *CaptureRequest `json:"capture,omitempty"`
 	// Round is the round of the interleaving this block runs in (its
 	// index among the cell's blocks).
 	Round int   `json:"round,omitempty"`
@@ -71,6 +74,8 @@ type Response struct {
 	Evidence map[string]string `json:"evidence,omitempty"`
 	// Explain is the traced block's hop split into phases (Trace only).
 	Explain *Explain `json:"explain,omitempty"`
+	// Capture is the traced block's captured hops (Request.Capture only).
+	Capture *Capture `json:"capture,omitempty"`
 	// Contention is where the time of the block's CPUs went, measured by
 	// the worker around the block.
 	Contention *Contention `json:"contention,omitempty"`

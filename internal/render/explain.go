@@ -42,6 +42,7 @@ func Explain(w io.Writer, doc *result.Document) {
 		for _, n := range e.Notes {
 			fmt.Fprintf(w, "  note: %s\n", n)
 		}
+		Capture(w, e.Capture, styleOf(w))
 		for _, g := range e.Gaps {
 			if !gaps[g.Work] {
 				gaps[g.Work] = true

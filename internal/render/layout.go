@@ -103,7 +103,10 @@ func minOf(c Col) int {
 
 // Table is a terminal table that fits its Style's width.
 type Table struct {
-	Cols    []Col
+	Cols []Col
+	// Indent is the spaces every line of the table begins with (inside
+	// the width it fits).
+	Indent  int
 	rows    [][]string
 	printed strings.Builder
 }
@@ -152,7 +155,7 @@ func (t *Table) Write(w io.Writer, st Style) []string {
 		}
 		return n + gap*max(k-1, 0)
 	}
-	limit := st.tableWidth()
+	limit := st.tableWidth() - t.Indent
 	var left []string
 	// fold leaves out the next foldable column below the priority bound;
 	// false when there is none.
@@ -247,7 +250,7 @@ func (t *Table) Write(w io.Writer, st Style) []string {
 					b.WriteString(s + pad)
 				}
 			}
-			l := strings.TrimRight(b.String(), " ")
+			l := strings.TrimRight(strings.Repeat(" ", t.Indent)+b.String(), " ")
 			t.printed.WriteString(l + "\n")
 			fmt.Fprintln(w, l)
 		}

@@ -95,6 +95,10 @@ type LoadLevel struct {
 	MeanWaitNS           float64      `json:"mean_wait_ns"`
 	Blocks               []LoadBlock  `json:"blocks"`
 	Flags                []Flag       `json:"flags"`
+	// Capture is the level's captured slow wake-ups (--capture-above; nil
+	// without): traced blocks at the same rate, interleaved with the
+	// level's own.
+	Capture *Capture `json:"capture,omitempty"`
 }
 
 // LoadProbe is one calibration block: the rate it ran and the utilisation

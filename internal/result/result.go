@@ -96,6 +96,9 @@ type Settings struct {
 	// cells wider than it, within TargetBudgetNS.
 	TargetCI       float64 `json:"target_ci,omitempty"`
 	TargetBudgetNS int64   `json:"target_budget_ns,omitempty"`
+	// CaptureAbove is --capture-above as given ("p99", "50µs"; empty: no
+	// capture).
+	CaptureAbove string `json:"capture_above,omitempty"`
 }
 
 // Warning is something the reader of a figure must know, with a one-line fix.
@@ -492,6 +495,9 @@ type Explain struct {
 	// Unexplained are the largest transitions the model left unattributed.
 	Unexplained []ExplainPhase `json:"unexplained,omitempty"`
 	Notes       []string       `json:"notes,omitempty"`
+	// Capture is the cell's captured slow hops (--capture-above; nil
+	// without).
+	Capture *Capture `json:"capture,omitempty"`
 }
 
 // ExplainPhase is one phase of a hop (the worker's type, as sent): ns per

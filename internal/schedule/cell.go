@@ -28,6 +28,9 @@ type Cell struct {
 	// Probes names its probe set ("" the full one, model.ProbesLight).
 	Trace  bool
 	Probes string
+	// Capture, on a traced cell, captures its slow hops (ctxbench explain
+	// and load with --capture-above).
+	Capture *model.CaptureRequest
 	// Level, on a cell on two CPUs whose pair the recorded topology
 	// places, is that level and LevelWords what tells the two CPUs apart
 	// (the label says both).
@@ -157,7 +160,7 @@ func (c Cell) Request(iters uint64, samples, warmup int, perf bool) model.Reques
 	}
 	return model.Request{Bench: c.Bench.Name, Placement: c.Placement, CPUA: c.CPUA, CPUB: c.CPUB,
 		Iters: iters, Samples: samples, Warmup: warmup, Perf: perf, Arg: c.Bench.Arg, Ring: c.Ring, Memory: c.Memory, Load: c.Load,
-		Trace: c.Trace, Probes: c.Probes}
+		Trace: c.Trace, Probes: c.Probes, Capture: c.Capture}
 }
 
 // PlacementText says where the contexts ran, for the label: at a level of

@@ -132,6 +132,22 @@ func CentreInterval(vals []float64) WindowSummary {
 	return WindowSummary{Median: math.Exp(est), Lo: math.Exp(lo), Hi: math.Exp(hi), Confidence: conf, N: len(v), OK: true}
 }
 
+// ShiftInterval is CentreInterval on the values' own scale, for figures
+// that can be zero or negative (a difference per block: what a slow hop
+// spends in a phase beyond a typical one): the Hodges–Lehmann estimate of
+// their centre and the signed-rank interval, at the smallest exact level
+// not below Confidence or the widest the values give. It assumes the
+// values are symmetric about their centre. OK is false with fewer than
+// two values.
+func ShiftInterval(vals []float64) WindowSummary {
+	v := slices.DeleteFunc(slices.Clone(vals), func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) })
+	est, lo, hi, conf, ok := walshInterval(v)
+	if !ok {
+		return WindowSummary{Median: math.NaN(), N: len(v)}
+	}
+	return WindowSummary{Median: est, Lo: lo, Hi: hi, Confidence: conf, N: len(v), OK: true}
+}
+
 // walshInterval is the Hodges–Lehmann estimate of the centre of d (the
 // median of its Walsh averages) and the signed-rank interval [W(k),
 // W(M+1−k)] of the sorted Walsh averages, k the largest with P(T ≤ k−1) ≤

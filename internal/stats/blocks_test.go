@@ -356,3 +356,46 @@ func TestSteadyStart(t *testing.T) {
 		t.Error("two blocks were judged")
 	}
 }
+
+// ShiftInterval covers a known centre of per-block differences that can be
+// negative (a phase a slow hop spends beyond a typical one, block by
+// block) about as often as it says, with 6 and with 10 blocks; values that
+// straddle zero keep their sign (no log scale).
+func TestShiftIntervalCoversTheTruth(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for _, n := range []int{6, 10} {
+		for _, truth := range []float64{-50, 0, 400} {
+			const sims = 2000
+			hit := 0
+			var level float64
+			for range sims {
+				d := make([]float64, n)
+				for i := range d {
+					// A block effect and a heavy tail, symmetric about the truth.
+					d[i] = truth + 80*rng.NormFloat64()
+					if rng.Float64() < 0.1 {
+						d[i] += 300 * (2*rng.Float64() - 1)
+					}
+				}
+				w := ShiftInterval(d)
+				if !w.OK || !(w.Lo <= w.Median && w.Median <= w.Hi) {
+					t.Fatalf("interval %+v", w)
+				}
+				level = w.Confidence
+				if w.Lo <= truth && truth <= w.Hi {
+					hit++
+				}
+			}
+			cover := float64(hit) / sims
+			if cover < level-0.03 || cover > level+0.03 {
+				t.Errorf("%d blocks, centre %g: covered %.1f%%, the interval says %.1f%%", n, truth, 100*cover, 100*level)
+			}
+		}
+	}
+	if w := ShiftInterval([]float64{5}); w.OK {
+		t.Error("an interval from one block")
+	}
+	if w := ShiftInterval([]float64{-3, -1, -2, -4}); !(w.Median < 0 && w.Hi < 0) {
+		t.Errorf("negative differences lost their sign: %+v", w)
+	}
+}

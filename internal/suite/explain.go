@@ -28,6 +28,8 @@ type ExplainOptions struct {
 	Probes       string            // model.ProbesFull or model.ProbesLight
 	Sampling     Sampling
 	MinTimeGiven bool
+	// Capture turns the slow-hop capture on (nil: off).
+	Capture *model.Threshold
 }
 
 // Explain is the kernel phases of each benchmark's hop, and the ladder's
@@ -48,8 +50,11 @@ func Explain(spec session.Spec, o ExplainOptions) session.Spec {
 	}
 	spec.Settings = smp.Record(spec.Settings) // what the samples were, not the preset's
 	s := smp.options()
+	if o.Capture != nil {
+		spec.Settings.CaptureAbove = o.Capture.String()
+	}
 	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
-		return explain.Run(ctx, env, explain.Options{Benches: o.Benches, Placements: placements, Probes: o.Probes, Sampling: s})
+		return explain.Run(ctx, env, explain.Options{Benches: o.Benches, Placements: placements, Probes: o.Probes, Sampling: s, Capture: o.Capture})
 	}}
 	spec.Derive = []func(*result.Document){explain.Derive}
 	return spec

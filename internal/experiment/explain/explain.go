@@ -38,6 +38,11 @@ type Options struct {
 	// model.ProbesLight).
 	Probes   string
 	Sampling schedule.Options
+	// Capture, when set, adds a third cell per benchmark: traced with the
+	// slow-hop capture on (past this threshold), interleaved with the two
+	// others, so that the capture's own cost is measured against the
+	// traced cell in the same rounds.
+	Capture *model.Threshold
 }
 
 // Run measures and splits the benchmarks that have a phase model; the
@@ -62,6 +67,11 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 		t := c
 		t.Trace, t.Probes, t.Name = true, o.Probes, c.Bench.Name+" traced"
 		plan = append(plan, c, t)
+		if o.Capture != nil {
+			k := t
+			k.Capture, k.Name = experiment.CaptureRequest(*o.Capture), c.Bench.Name+" captured"
+			plan = append(plan, k)
+		}
 	}
 	if len(plan) == 0 {
 		return part, &NothingToExplain{}
@@ -72,15 +82,42 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 	if err != nil {
 		return part, err
 	}
-	for i := 0; i+1 < len(runs); i += 2 {
+	step := 2
+	if o.Capture != nil {
+		step = 3
+	}
+	for i := 0; i+step-1 < len(runs); i += step {
 		u, t := runs[i], runs[i+1]
 		if err := failure(u, t); err != "" {
 			part.Failures = append(part.Failures, result.Failure{Name: u.Cell.Bench.Name, Placement: string(u.Cell.Placement), Error: err})
 			continue
 		}
-		part.Results = append(part.Results, Aggregate(u, t, env.Host))
+		r := Aggregate(u, t, env.Host)
+		if o.Capture != nil && r.Explain != nil {
+			k := runs[i+2]
+			if k.Err != nil {
+				part.Failures = append(part.Failures, result.Failure{Name: u.Cell.Bench.Name + " captured", Placement: string(u.Cell.Placement), Error: k.Err.Error()})
+			} else {
+				r.Explain.Capture = AggregateCapture(*o.Capture, t, k)
+			}
+		}
+		part.Results = append(part.Results, r)
 	}
 	return part, nil
+}
+
+// AggregateCapture is the capture cell's hops, and its cost against the
+// traced cell (the user clock's hop, blocks paired by round).
+func AggregateCapture(th model.Threshold, t, k schedule.CellRun) *result.Capture {
+	c := experiment.Capture(th, k.Blocks)
+	if c == nil {
+		return nil
+	}
+	tv, ts, tr := perHop(t)
+	kv, ks, kr := perHop(k)
+	c.Cost = experiment.CaptureCostOf(stats.Series{Values: tv, Sizes: ts, Rounds: tr}, stats.Series{Values: kv, Sizes: ks, Rounds: kr},
+		experiment.KernelCaptureNS(k.Blocks))
+	return c
 }
 
 // NothingToExplain says no asked-for benchmark can be explained here.
