@@ -227,7 +227,7 @@ type CaptureCounts struct {
 	// syscalls (its loop between two samples, outside the timed ones):
 	// counted, not kept.
 	Boundary uint64 `json:"boundary"`
-	Stale      uint64 `json:"stale"`       // hops begun before the window, dropped
+	Stale    uint64 `json:"stale"` // hops begun before the window, dropped
 }
 
 // Capture is a traced block's capture, as the worker sends it.
