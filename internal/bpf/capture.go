@@ -45,7 +45,7 @@ type CaptureOptions struct {
 	// waker's, its entry) and ends at (the wakee's, its exit): the
 	// benchmark's (HopCalls), not the Go runtime's futexes.
 	Wake, Sleep Kind
-	// BufferBytes is the buffer's size (default 16 MiB; a perf event
+	// BufferBytes is the buffer's size (default 32 MiB; a perf event
 	// array's is split between the CPUs).
 	BufferBytes int
 	// forcePerf uses a perf event array even where a ring buffer exists
@@ -458,14 +458,26 @@ func (r *hopReader) piece(cpu int, s LogEntry, at, ns uint64, tid int, comm stri
 		return
 	}
 	nodes := r.md.nodes()
+	other := false
 	for _, k := range []Kind{s.From, s.To} {
 		if k >= KindEnterRead && k <= KindExitOther && !nodes[k] {
-			r.out.OtherSyscalls = true
+			other = true
 		}
 	}
 	a, ok := r.md.attribute(s.Ctx, s.From, s.To)
 	if ok {
 		r.add(cpu, at, ns, r.modelPhase(a, s, side))
+		return
+	}
+	if other {
+		// A syscall the model does not hold, by one of the hop's own tasks.
+		r.out.OtherSyscalls = true
+		who := "the woken task's"
+		if tid == h.WakerTID {
+			who = "the waker's"
+		}
+		r.add(cpu, at, ns, model.HopPhase{Name: fmt.Sprintf("%s other work: %s -> %s", who, s.From, s.To), Cause: model.CauseOtherWork,
+			From: s.From.String(), To: s.To.String(), CPU: string(side)})
 		return
 	}
 	// The scheduler's own way to and from another task or idle, which the

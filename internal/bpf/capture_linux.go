@@ -57,7 +57,7 @@ func prepareSpec(spec *ebpf.CollectionSpec, c *CaptureOptions, ncpu int) (*captu
 	}
 	cs := &captureSetup{opts: *c}
 	if cs.opts.BufferBytes <= 0 {
-		cs.opts.BufferBytes = 16 << 20
+		cs.opts.BufferBytes = 32 << 20
 	}
 	if cs.opts.Warmup == 0 {
 		cs.opts.Warmup = 300

@@ -49,7 +49,7 @@ type hopCapHop struct {
 type hopCapLog struct {
 	_    structs.HostLayout
 	Head uint64
-	E    [128]struct {
+	E    [256]struct {
 		_    structs.HostLayout
 		Ts   uint64
 		Wall uint32
@@ -81,7 +81,7 @@ type hopCapRec struct {
 		Flags     uint32
 		N         [2]uint32
 	}
-	E [2][64]struct {
+	E [2][160]struct {
 		_    structs.HostLayout
 		Ts   uint64
 		Wall uint32

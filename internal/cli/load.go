@@ -24,6 +24,7 @@ type loadFlags struct {
 	work, block, warmup, probe time.Duration
 	arrivals                   string
 	noReference, keepBusy      bool
+	captureAbove               string
 }
 
 // The load presets: blocks per level, each block's schedule and each
@@ -72,11 +73,21 @@ sitting and set beside the lightest level's wake-up. See docs/load.md.
 
 Placement: same-cpu (generator and contexts on one CPU; the default),
 cross-cpu (the generator on the first CPU, the contexts on the last),
-unpinned.`,
+unpinned.
+
+--capture-above DURATION or pNN adds, at each level's rate and interleaved
+with its blocks, traced blocks and traced blocks with the slow-hop capture
+(as ctxbench explain's): each wake-up past the threshold is kept in the
+kernel with its phases and what else ran on its CPUs, and shown beside the
+level's typical wake-ups, so a p99 under load can be opened and read. The
+level's own figures stay those of its untraced blocks; the capture's cost
+(captured against traced blocks, paired by round) is stated beside it. It
+needs what explain needs (root or CAP_BPF and CAP_PERFMON, BTF).`,
 		Example: `  ctxbench load                                   # threads on one CPU at 25, 50, 75 and 90%
   ctxbench load --quick --export-json load.json
   ctxbench load --kind thread,process --utilization 10,50,90 --placement same-cpu,cross-cpu
   ctxbench load --rate 1000,5000,20000 --arrivals constant --work 50us
+  ctxbench load --quick --utilization 50,90 --capture-above p99   # open the p99: what the slow wake-ups waited for
   ctxbench report load.json -o load.html          # latency against utilisation, one curve per percentile
   ctxbench compare old.json new.json              # level by level`,
 		Args: cobra.NoArgs,
@@ -108,6 +119,7 @@ unpinned.`,
 	f.Lookup("probe").DefValue = "300ms; --quick 150ms; --thorough 500ms"
 	f.BoolVar(&lf.keepBusy, "keep-busy", false, "keep the contexts' CPU from idling between requests (a SCHED_IDLE spinner any request preempts): the wake-up without the idle CPU's exit")
 	f.BoolVar(&lf.noReference, "no-reference", false, "do not measure the ladder's futex hop beside the lightest level")
+	f.StringVar(&lf.captureAbove, "capture-above", "", "capture each level's wake-ups past this threshold in the kernel, in traced blocks beside its own: a duration (50us) or a percentile of the level's wake-ups (p99; from p50 to p99.99)")
 	return cmd
 }
 
@@ -155,7 +167,11 @@ func runLoad(ctx context.Context, cmd *cobra.Command, mf *measureFlags, lf *load
 		}
 	}
 	o := suite.LoadOptions{Kinds: kinds, Contexts: lf.contexts, Work: lf.work, Reference: !lf.noReference, KeepBusy: lf.keepBusy}
-	var err error
+	capture, err := captureThreshold(cmd, lf.captureAbove)
+	if err != nil {
+		return err
+	}
+	o.Capture = capture
 	switch {
 	case given("rate") && given("utilization"):
 		return usagef("give the load levels as --utilization or as --rate, not both")
@@ -223,6 +239,11 @@ func runLoad(ctx context.Context, cmd *cobra.Command, mf *measureFlags, lf *load
 	plan, err := suite.PlanLoad(o)
 	if err != nil {
 		return &usageError{err.Error()}
+	}
+	if capture != nil && !mf.dryRun {
+		if err := suite.CheckTracing(); err != nil {
+			return &usageError{"load --capture-above: " + err.Error()}
+		}
 	}
 	if !mf.quiet {
 		l := machine.ReadLoad()

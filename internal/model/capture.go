@@ -96,6 +96,10 @@ const (
 	// CauseIdleExit is leaving the idle state: the idle loop, the pick from
 	// idle, the switch from the idle task.
 	CauseIdleExit Cause = "idle-exit"
+	// CauseOtherWork is other work of the hop's own tasks: syscalls and
+	// code its model does not hold (a load generator's timer and signal,
+	// a benchmark's loop between two samples).
+	CauseOtherWork Cause = "other-work"
 	// CauseIdle is a CPU idle inside a hop on one CPU: nothing of the hop's
 	// could run (a stopped task, a throttled group).
 	CauseIdle Cause = "idle"
@@ -108,7 +112,7 @@ const (
 
 // Causes lists the causes in the order reports show them.
 func Causes() []Cause {
-	return []Cause{CauseWork, CauseOtherTask, CauseInterrupts, CauseIPIFlight, CauseIdleExit, CauseIdle, CauseUnattributed, CauseUnrecorded}
+	return []Cause{CauseWork, CauseOtherWork, CauseOtherTask, CauseInterrupts, CauseIPIFlight, CauseIdleExit, CauseIdle, CauseUnattributed, CauseUnrecorded}
 }
 
 // Known says the cause is one of the hop's named parts (closure counts

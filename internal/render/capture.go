@@ -25,6 +25,7 @@ const capturedInDetail = 3
 // causeWords names a cause in prose.
 var causeWords = map[model.Cause]string{
 	model.CauseWork:         "the hop's own work",
+	model.CauseOtherWork:    "other work of the hop's tasks",
 	model.CauseOtherTask:    "another task ran",
 	model.CauseInterrupts:   "interrupts and softirqs",
 	model.CauseIPIFlight:    "the IPI's flight (the idle CPU's wake-up)",
@@ -57,24 +58,27 @@ func Capture(w io.Writer, c *result.Capture, st Style) {
 		}
 		thr = fmt.Sprintf("above the running %s of the cell's hops (an in-kernel estimate: %s of the hops it judged passed it)", c.Threshold, units.Percent(100*pass, 2))
 	}
-	fmt.Fprintf(w, "\n  slow hops, captured in the kernel %s: %s hops past it of %s that woke a task; %s copied out (%s lost: the buffer was full), %s kept (each block's slowest and as many sampled from the rest), %s not kept",
+	head := fmt.Sprintf("\n  slow hops, captured in the kernel %s: %s hops past it of %s that woke a task; %s copied out (%s lost: the buffer was full), %s kept (each block's slowest and as many sampled from the rest), %s not kept",
 		thr, units.Count(float64(n.Past)), units.Count(float64(n.Hops)), units.Count(float64(n.Copied)), units.Count(float64(n.Lost)),
 		units.Count(float64(n.Kept)), units.Count(float64(n.NotKept)))
-	if n.Warmup > 0 {
-		fmt.Fprintf(w, "; %s in the warm-up, not judged", units.Count(float64(n.Warmup)))
+	if n.Boundary > 0 {
+		head += fmt.Sprintf(", %s held the loop's own work between samples (counted, not kept)", units.Count(float64(n.Boundary)))
 	}
-	fmt.Fprintf(w, " (%s, %d blocks)\n", c.Method, c.Blocks)
-	fmt.Fprintf(w, "  a hop on the kernel's clock, from the waker's syscall entry to the woken task's return: p50 %s, p90 %s, p99 %s, p99.9 %s\n",
+	if n.Warmup > 0 {
+		head += fmt.Sprintf("; %s in the warm-up, not judged", units.Count(float64(n.Warmup)))
+	}
+	prose(w, st, "%s (%s, %d blocks)\n", head, c.Method, c.Blocks)
+	prose(w, st, "  a hop on the kernel's clock, from the waker's syscall entry to the woken task's return: p50 %s, p90 %s, p99 %s, p99.9 %s\n",
 		units.Time(c.HopNS.P50), units.Time(c.HopNS.P90), units.Time(c.HopNS.P99), units.Time(c.HopNS.P99_9))
 	if k := c.Cost; k != nil {
 		per := ""
 		if k.NSPerHop != nil {
 			per = fmt.Sprintf(", %s [%s, %s] per hop", units.SignedTime(k.NSPerHop.Median), units.SignedTime(k.NSPerHop.Low), units.SignedTime(k.NSPerHop.High))
 		}
-		fmt.Fprintf(w, "  the capture's own cost: %s [%s, %s]%s%s on the hop (capture on against off, both traced, %d rounds paired); the kernel's copying alone %s per hop. The figures above it are from the cells without it.\n",
+		prose(w, st, "  the capture's own cost: %s [%s, %s]%s%s on the hop (capture on against off, both traced, %d rounds paired); the kernel's copying alone %s per hop. The figures above it are from the cells without it.\n",
 			units.Change(k.Change), units.Change(k.Low), units.Change(k.High), atLevel(k.Confidence), per, k.Rounds, units.Time(k.KernelNSPerHop))
 	} else {
-		fmt.Fprintln(w, "  the capture's own cost: not measured (fewer than two rounds paired)")
+		prose(w, st, "  the capture's own cost: not measured (fewer than two rounds paired)\n")
 	}
 	if len(c.Slowest) == 0 {
 		fmt.Fprintln(w, "  no hop passed the threshold")
@@ -83,7 +87,7 @@ func Capture(w io.Writer, c *result.Capture, st Style) {
 	}
 	captureCompare(w, c, st)
 	for _, note := range c.Notes {
-		fmt.Fprintf(w, "  note: %s\n", note)
+		prose(w, st, "  note: %s\n", note)
 	}
 }
 
@@ -103,12 +107,12 @@ func capturedHops(w io.Writer, c *result.Capture, st Style) {
 	fmt.Fprintln(w)
 	t.Write(w, st)
 	for i, h := range c.Slowest[:min(len(c.Slowest), capturedInDetail)] {
-		fmt.Fprintf(w, "\n  #%d, %s: %s\n", i+1, units.Time(h.Ns), hopFacts(h))
+		prose(w, st, "\n  #%d, %s: %s\n", i+1, units.Time(h.Ns), hopFacts(h))
 		hopParts(w, h, st)
 	}
 	if len(c.Typical) > 0 {
 		h := c.Typical[0]
-		fmt.Fprintf(w, "\n  a typical hop, %s: %s\n", units.Time(h.Ns), hopFacts(h))
+		prose(w, st, "\n  a typical hop, %s: %s\n", units.Time(h.Ns), hopFacts(h))
 		hopParts(w, h, st)
 	}
 }
@@ -174,7 +178,7 @@ func captureCompare(w io.Writer, c *result.Capture, st Style) {
 	if c.ExcessNS.Blocks == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n  a slow hop against a typical one (the mean per hop in each block; the difference over %d blocks): %s more %s\n",
+	prose(w, st, "\n  a slow hop against a typical one (the mean per hop in each block; the difference over %d blocks): %s more %s\n",
 		c.ExcessNS.Blocks, units.Time(c.ExcessNS.NS), diffInterval(c.ExcessNS))
 	t := NewTable(Col{Head: "PART", Wrap: true, Min: 24}, Col{Head: "CPU", Fold: 2}, Col{Head: "SLOW NS", Right: true},
 		Col{Head: "TYPICAL", Right: true, Fold: 3}, Col{Head: "DIFFERENCE", Right: true}, Col{Head: "INTERVAL", Fold: 1}, Col{Head: "SHARE", Right: true})
@@ -210,10 +214,10 @@ func captureCompare(w io.Writer, c *result.Capture, st Style) {
 		by = append(by, s)
 	}
 	if len(by) > 0 {
-		fmt.Fprintf(w, "  by cause: %s\n", strings.Join(by, "; "))
+		prose(w, st, "  by cause: %s\n", strings.Join(by, "; "))
 	}
 	if slices.ContainsFunc(c.Phases, func(p result.CapturePhase) bool { return p.Delta.Blocks >= 2 && !p.Delta.Resolved() }) {
-		fmt.Fprintf(w, "  %s %s\n", MarkUnresolved.Symbol, MarkUnresolved.Legend)
+		prose(w, st, "  %s %s\n", MarkUnresolved.Symbol, MarkUnresolved.Legend)
 	}
 }
 
@@ -261,4 +265,23 @@ func diffInterval(d result.Difference) string {
 		return "(one block: no interval)"
 	}
 	return fmt.Sprintf("[%s, %s] at %s", units.Time(d.Low), units.Time(d.High), level(d.Confidence))
+}
+
+// prose writes a formatted line (or lines) fitted to the style's width,
+// wrapped with a hanging indent.
+func prose(w io.Writer, st Style, format string, a ...any) {
+	text := fmt.Sprintf(format, a...)
+	for _, line := range strings.SplitAfter(text, "\n") {
+		nl := strings.HasSuffix(line, "\n")
+		line = strings.TrimSuffix(line, "\n")
+		if line == "" {
+			if nl {
+				fmt.Fprintln(w)
+			}
+			continue
+		}
+		for _, l := range FitLine(line, st.Columns()) {
+			fmt.Fprintln(w, l)
+		}
+	}
 }

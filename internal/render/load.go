@@ -92,6 +92,12 @@ func Loads(w io.Writer, d *result.Document, st Style) {
 				fmt.Fprintln(w, line)
 			}
 		}
+		for _, l := range s.Levels {
+			if l.Capture != nil {
+				fmt.Fprintf(w, "\n%s %s: the wake-ups under load, captured\n", s.Name, l.LevelName())
+				Capture(w, l.Capture, st)
+			}
+		}
 		for _, f := range s.Flags {
 			fmt.Fprintf(w, "%s %s\n", note(s.Name+" "+s.Placement+": "+f.Message), "")
 		}

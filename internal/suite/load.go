@@ -46,6 +46,9 @@ type LoadOptions struct {
 	CPUs      []int
 	Topology  []result.TopologyLevel
 	Settings  result.Settings
+	// Capture captures each level's slow wake-ups in traced blocks beside
+	// its own (nil: off).
+	Capture *model.Threshold
 }
 
 // Load is a planned load sweep.
@@ -63,7 +66,7 @@ type Load struct {
 func PlanLoad(o LoadOptions) (*Load, error) {
 	lo := load.Options{Kinds: o.Kinds, Placements: o.Placements, Utilizations: o.Utilizations, Rates: o.Rates,
 		Contexts: o.Contexts, Work: o.Work, Poisson: o.Poisson, KeepBusy: o.KeepBusy, Block: o.Block, Warmup: o.Warmup, Blocks: o.Blocks,
-		Probe: o.Probe, Span: o.Span, Timeout: o.Timeout}
+		Probe: o.Probe, Span: o.Span, Timeout: o.Timeout, Capture: o.Capture}
 	if o.Topology == nil && slices.ContainsFunc(o.Placements, model.Placement.IsLevel) {
 		o.Topology = machine.Topology(machine.Options{})
 	}
@@ -82,6 +85,9 @@ func PlanLoad(o LoadOptions) (*Load, error) {
 	set.Runs, set.SamplesPerBlock, set.Warmup, set.MinTimeNS, set.SpanNS = o.Blocks, 1, 0, o.Block.Nanoseconds(), o.Span.Nanoseconds()
 	if len(o.Placements) == 0 {
 		set.Placements = []string{string(model.SameCPU)}
+	}
+	if o.Capture != nil {
+		set.CaptureAbove = o.Capture.String()
 	}
 	l := &Load{Settings: set, Levels: len(cells), o: lo, cells: cells, skipped: skipped}
 	if o.Reference {

@@ -66,8 +66,8 @@ struct cap_ent {
 	char comm[16];  /* the next task's name (switches) */
 };
 
-#define NLOG 128  /* entries per CPU (a power of two) */
-#define NCOPY 64  /* entries copied out per CPU and hop */
+#define NLOG 256  /* entries per CPU (a power of two) */
+#define NCOPY 160 /* entries copied out per CPU and hop */
 
 struct cap_log {
 	__u64 head; /* entries written since load */

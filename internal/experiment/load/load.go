@@ -23,6 +23,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/schedule"
+	"github.com/ctxbench/ctxbench/internal/stats"
 )
 
 // Kind is the kind of woken context.
@@ -78,6 +79,10 @@ type Options struct {
 	Span         time.Duration // spread the rounds over at least this long
 	Timeout      time.Duration // per block; 0 derives one
 	Topology     schedule.Topology
+	// Capture, when set, adds two cells per level at its rate, interleaved
+	// with its own: traced, and traced with the slow-hop capture past this
+	// threshold (the capture's cost is the second against the first).
+	Capture *model.Threshold
 }
 
 // Validate says what is wrong with o, as a one-line error.
@@ -263,6 +268,16 @@ func Run(ctx context.Context, env experiment.Env, cells []Cell, o Options) (expe
 	for i, c := range run {
 		sc[i] = c.Cell
 	}
+	// The capture's cells, after the levels' own: traced, and captured.
+	if o.Capture != nil {
+		for _, c := range run {
+			t := c.Cell
+			t.Trace, t.Name = true, c.Name+" traced"
+			k := t
+			k.Capture, k.Name = experiment.CaptureRequest(*o.Capture), c.Name+" captured"
+			sc = append(sc, t, k)
+		}
+	}
 	so := schedule.Options{
 		Runs: o.Blocks, SamplesPerBlock: 1, NoCalibration: true, Span: o.Span,
 		Timeout: schedule.FixedTimeout(o.timeout(o.Block)),
@@ -274,13 +289,25 @@ func Run(ctx context.Context, env experiment.Env, cells []Cell, o Options) (expe
 		return part, err
 	}
 	bySeries := map[int][]level{}
-	for i, r := range runs {
+	for i, r := range runs[:len(run)] {
 		c := run[i]
 		if r.Err != nil {
 			part.Failures = append(part.Failures, result.Failure{Name: c.Name, Placement: string(c.Placement), Error: r.Err.Error()})
 			continue
 		}
-		bySeries[c.series] = append(bySeries[c.series], aggregate(c, r))
+		lv := aggregate(c, r)
+		if o.Capture != nil {
+			t, k := runs[len(run)+2*i], runs[len(run)+2*i+1]
+			switch {
+			case t.Err != nil:
+				part.Failures = append(part.Failures, result.Failure{Name: t.Cell.Name, Placement: string(c.Placement), Error: t.Err.Error()})
+			case k.Err != nil:
+				part.Failures = append(part.Failures, result.Failure{Name: k.Cell.Name, Placement: string(c.Placement), Error: k.Err.Error()})
+			default:
+				lv.out.Capture = captured(*o.Capture, t, k)
+			}
+		}
+		bySeries[c.series] = append(bySeries[c.series], lv)
 	}
 	for s := 0; ; s++ {
 		var first *Cell
@@ -407,4 +434,36 @@ func check(r model.Response) error {
 		return errors.New("the block returned no histograms")
 	}
 	return nil
+}
+
+// captured is a level's captured wake-ups, and the capture's cost: the
+// captured blocks' median wake-up against the traced blocks', paired by
+// round.
+func captured(th model.Threshold, t, k schedule.CellRun) *result.Capture {
+	c := experiment.Capture(th, k.Blocks)
+	if c == nil {
+		return nil
+	}
+	c.Cost = experiment.CaptureCostOf(wakeMedians(t), wakeMedians(k), experiment.KernelCaptureNS(k.Blocks))
+	return c
+}
+
+// wakeMedians are a cell's blocks' median wake-up latency, one value a
+// block.
+func wakeMedians(r schedule.CellRun) stats.Series {
+	var s stats.Series
+	for _, b := range r.Blocks {
+		d := b.Resp.Load
+		if d == nil {
+			continue
+		}
+		h, ok := d.Hists[model.HistWake]
+		if !ok || h.N == 0 {
+			continue
+		}
+		s.Values = append(s.Values, quantile(Hist(h), 0.5, h.Max))
+		s.Sizes = append(s.Sizes, 1)
+		s.Rounds = append(s.Rounds, b.Round)
+	}
+	return s
 }
