@@ -57,6 +57,9 @@ type Options struct {
 	// Experiments adds the synthetic ring, creation, memory, pool and
 	// replication sections.
 	Experiments bool
+	// Capture explains thread/pipe at its placements with captured slow
+	// hops (synthetic: Capture).
+	Capture bool
 }
 
 // Environment is the fixed fake machine.
@@ -160,7 +163,89 @@ func Doc(o Options) (*result.Document, error) {
 	if o.Experiments {
 		addExperiments(doc, o.Seed)
 	}
+	if o.Capture {
+		for i := range doc.Results {
+			r := &doc.Results[i]
+			if r.Name != "thread/pipe" {
+				continue
+			}
+			cross := r.Placement == string(model.CrossCPU)
+			r.Explain = &result.Explain{Method: "raw tracepoints only", Model: "pipe hop", Blocks: 10, TracedOneWayNS: 6100, UntracedOneWayNS: 3400,
+				TracedMeanNS: 6500, UntracedMeanNS: 3500, ProbeCost: 0.79, ProbeCostLow: 0.7, ProbeCostHigh: 0.9, ProbeCostConfidence: 0.951, Closure: 0.99,
+				Phases: []result.ExplainPhase{{Name: "write(): copy into the pipe", Kinds: []model.PhaseKind{model.PhaseSyscall}, From: "enter-write", To: "waking", NsPerHop: 3000, PerHop: 1},
+					{Name: "pick next task", Kinds: []model.PhaseKind{model.PhaseSchedule}, From: "nr-running-dec", To: "switch", NsPerHop: 3400, PerHop: 1}},
+				Capture: Capture(cross)}
+		}
+	}
 	return doc, nil
+}
+
+// Capture is a synthetic cell's captured hops: a slow hop that waited
+// behind another task (and, across CPUs, an IPI's flight) beside a typical
+// one, as ctxbench explain --capture-above p99 would keep them.
+func Capture(cross bool) *result.Capture {
+	waker, wakee := 1, 1
+	if cross {
+		waker, wakee = 0, 1
+	}
+	side := func(s string) string {
+		if cross {
+			return s
+		}
+		return ""
+	}
+	own := func(name, from, to string, kind model.PhaseKind, sd string, ns float64) model.HopPhase {
+		return model.HopPhase{Name: name, Cause: model.CauseWork, Kinds: []model.PhaseKind{kind}, From: from, To: to, CPU: side(sd), Ns: ns, Count: 1}
+	}
+	typical := model.CapturedHop{Ns: 4200, WakerCPU: waker, WakeeCPU: wakee, WakerPID: 1001, WakeePID: 1002, Closure: 1, Round: 2,
+		Phases: []model.HopPhase{
+			own("write(): copy into the pipe", "enter-write", "waking", model.PhaseSyscall, "waker", 600),
+			own("wakeup: select CPU, lock runqueue", "waking", "fair-begin", model.PhaseWakeup, "waker", 700),
+			own("schedule(): pick next", "sched-entry", "switch", model.PhaseSchedule, "wakee", 1700),
+			own("read() returns", "sched-exit", "exit-read", model.PhaseSyscall, "wakee", 1200),
+		}}
+	typical.Pieces = []model.HopPiece{{CPU: waker, AtNs: 0, Ns: 600, Phase: 0}, {CPU: waker, AtNs: 600, Ns: 700, Phase: 1},
+		{CPU: wakee, AtNs: 1300, Ns: 1700, Phase: 2}, {CPU: wakee, AtNs: 3000, Ns: 1200, Phase: 3}}
+	other := &model.Task{Comm: "kworker/1:1", PID: 77}
+	slow := model.CapturedHop{Ns: 214000, Slow: true, WakerCPU: waker, WakeeCPU: wakee, WakerPID: 1001, WakeePID: 1002, ThresholdNs: 9000, Closure: 0.99, Round: 4,
+		ExcessNs: 209800, Main: &model.HopMain{Name: "another task ran: kworker/1:1", Cause: model.CauseOtherTask, Task: other, Ns: 200000, Share: 0.95},
+		Phases: []model.HopPhase{
+			own("write(): copy into the pipe", "enter-write", "waking", model.PhaseSyscall, "waker", 650),
+			own("wakeup: select CPU, lock runqueue", "waking", "fair-begin", model.PhaseWakeup, "waker", 750),
+			{Name: "another task ran: kworker/1:1", Cause: model.CauseOtherTask, CPU: side("wakee"), Task: other, Ns: 200000, Count: 1},
+			{Name: "interrupts: timer", Cause: model.CauseInterrupts, Kinds: []model.PhaseKind{model.PhaseInterrupts}, CPU: side("wakee"), Ns: 8000, Count: 1},
+			own("schedule(): pick next", "sched-entry", "switch", model.PhaseSchedule, "wakee", 2200),
+			{Name: "not attributed: fpu-save -> fair-begin", Cause: model.CauseUnattributed, From: "fpu-save", To: "fair-begin", CPU: side("wakee"), Ns: 2100, Count: 1},
+			own("read() returns", "sched-exit", "exit-read", model.PhaseSyscall, "wakee", 300),
+		}}
+	slow.Pieces = []model.HopPiece{{CPU: waker, AtNs: 0, Ns: 650, Phase: 0}, {CPU: waker, AtNs: 650, Ns: 750, Phase: 1},
+		{CPU: wakee, AtNs: 1400, Ns: 120000, Phase: 2}, {CPU: wakee, AtNs: 121400, Ns: 8000, Phase: 3}, {CPU: wakee, AtNs: 129400, Ns: 80000, Phase: 2},
+		{CPU: wakee, AtNs: 209400, Ns: 2200, Phase: 4}, {CPU: wakee, AtNs: 211600, Ns: 2100, Phase: 5}, {CPU: wakee, AtNs: 213700, Ns: 300, Phase: 6}}
+	d := func(ns, lo, hi float64) result.Difference {
+		return result.Difference{NS: ns, Low: lo, High: hi, Confidence: 0.951, Blocks: 10}
+	}
+	c := &result.Capture{Threshold: "p99", Quantile: 0.99, Method: "ring buffer", Blocks: 10,
+		Counts:   model.CaptureCounts{Hops: 120000, Warmup: 6000, Past: 1180, Copied: 1180, Kept: 160, NotKept: 1020, Sampled: 2560, Typical: 160},
+		HopNS:    result.CapturePercentiles{P50: 4200, P90: 5100, P99: 9200, P99_9: 61000},
+		MedianNS: 4210,
+		Cost: &result.CaptureCost{Change: 0.121, Low: 0.104, High: 0.133, Confidence: 0.951, KernelNSPerHop: 52, Rounds: 10,
+			NSPerHop: &result.Interval{Median: 576, Low: 497, High: 633, Confidence: 0.979, Rounds: 10}},
+		Slowest:  []result.CapturedHop{slow},
+		Typical:  []result.CapturedHop{typical},
+		ExcessNS: d(38000, 21000, 52000),
+		Phases: []result.CapturePhase{
+			{Name: "another task ran: kworker/1:1", Cause: model.CauseOtherTask, CPU: side("wakee"), Tasks: []model.Task{*other}, SlowNS: 31000, TypicalNS: 0, Delta: d(31000, 18000, 44000), Share: 0.82},
+			{Name: "interrupts: timer", Cause: model.CauseInterrupts, Kinds: []model.PhaseKind{model.PhaseInterrupts}, CPU: side("wakee"), SlowNS: 2900, TypicalNS: 0, Delta: d(2900, 600, 4800), Share: 0.08},
+			{Name: "schedule(): pick next", Cause: model.CauseWork, Kinds: []model.PhaseKind{model.PhaseSchedule}, From: "sched-entry", To: "switch", CPU: side("wakee"), SlowNS: 2100, TypicalNS: 1700, Delta: d(400, -200, 1100), Share: 0.01},
+		},
+		Causes: []result.CaptureCause{
+			{Cause: model.CauseWork, SlowNS: 5200, TypicalNS: 4200, Delta: d(1000, 100, 2100), Share: 0.03},
+			{Cause: model.CauseOtherTask, Tasks: []model.Task{*other}, SlowNS: 31000, TypicalNS: 0, Delta: d(31000, 18000, 44000), Share: 0.82},
+			{Cause: model.CauseInterrupts, SlowNS: 2900, TypicalNS: 0, Delta: d(2900, 600, 4800), Share: 0.08},
+		},
+		Notes: []string{"6000 hops fell in the relative threshold's warm-up (its first hops on each CPU of each block) and were not judged"},
+	}
+	return c
 }
 
 func contains(ps []model.Placement, p model.Placement) bool {

@@ -25,6 +25,8 @@ type explainView struct {
 	// that a phase carries the untrustworthy mark (its legend is shown).
 	Sides, HasUntraced, Marked bool
 	Warn                       []string
+	// Capture is the row's captured slow hops (nil without).
+	Capture *captureView
 }
 
 type explainPhaseView struct {
@@ -121,6 +123,7 @@ func explainRow(r result.Result, classOf func(string) string, scale float64) exp
 			v.Warn = append(v.Warn, wn.Message)
 		}
 	}
+	v.Capture = captureOf(e.Capture)
 	return v
 }
 

@@ -93,7 +93,8 @@ func measure(t *testing.T, bin string, page []byte, width int) layout {
 // The report fits a laptop's width and a phone's: at 1366 and 390 CSS
 // pixels nothing runs past the right edge (no horizontal scrolling, no
 // label cut), for the default ladder's file and for three files (a
-// ladder, one with rings and pools, and a second ladder), and it opens on
+// ladder, one with rings and pools, and a second ladder) and for a file of
+// explained hops with captured slow ones (their CPU lanes), and it opens on
 // the picture of the whole ladder. Screenshots at both widths go to
 // $CTXBENCH_SCREENSHOTS when set (a directory), else to the test's own.
 func TestChromiumReportFitsTheWidth(t *testing.T) {
@@ -101,6 +102,7 @@ func TestChromiumReportFitsTheWidth(t *testing.T) {
 	ladder := doc(t, testdoc.Options{Seed: 1})
 	rich := doc(t, testdoc.Options{Seed: 2, Experiments: true})
 	second := doc(t, testdoc.Options{Seed: 3, Scale: 1.1})
+	captured := doc(t, testdoc.Options{Seed: 4, Capture: true})
 	shots := os.Getenv("CTXBENCH_SCREENSHOTS")
 	if shots == "" {
 		shots = t.TempDir()
@@ -108,6 +110,8 @@ func TestChromiumReportFitsTheWidth(t *testing.T) {
 	sets := map[string][]compare.Input{
 		"ladder": {{Label: "ladder", Path: "ladder.json", Doc: ladder}},
 		"three":  {{Label: "ladder", Path: "ladder.json", Doc: ladder}, {Label: "rings-pools", Path: "rich.json", Doc: rich}, {Label: "again", Path: "again.json", Doc: second}},
+		// explain with captured slow hops: the lanes of a slow hop beside a typical one
+		"captured": {{Label: "captured", Path: "captured.json", Doc: captured}},
 	}
 	for name, in := range sets {
 		page := render(t, in)

@@ -25,6 +25,13 @@ type loadSeriesView struct {
 	Rows         []loadRow
 	Knee         string
 	Reference    string
+	// Captures are the levels' captured slow wake-ups (--capture-above).
+	Captures []levelCapture
+}
+
+type levelCapture struct {
+	Level   string
+	Capture *captureView
 }
 
 type loadRow struct {
@@ -66,6 +73,9 @@ func loadViews(runs []*runView) []loadView {
 					r.Notes = append(r.Notes, notes.add(fmt.Sprintf("%s %s %s: %s", s.Name, s.Placement, l.LevelName(), f.Message)))
 				}
 				sv.Rows = append(sv.Rows, r)
+				if c := captureOf(l.Capture); c != nil {
+					sv.Captures = append(sv.Captures, levelCapture{Level: l.LevelName(), Capture: c})
+				}
 			}
 			for _, f := range s.Flags {
 				notes.add(fmt.Sprintf("%s %s: %s", s.Name, s.Placement, f.Message))

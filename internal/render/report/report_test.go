@@ -300,3 +300,21 @@ func TestStacklessMarked(t *testing.T) {
 		t.Errorf("the § legend is in the notes %d times, want once", got)
 	}
 }
+
+// A captured slow hop is drawn as CPU lanes on one time axis beside a
+// typical hop on the same axis, coloured by cause, with the other task
+// named, the capture's cost stated and slow against typical with
+// intervals; across CPUs each lane says whose CPU it is.
+func TestCaptureSection(t *testing.T) {
+	d := doc(t, testdoc.Options{Seed: 4, Capture: true})
+	html := string(render(t, []compare.Input{{Label: "captured", Path: "captured.json", Doc: d}}))
+	for _, want := range []string{
+		"The slow hops", "the slowest captured hop as CPU lanes on one time axis", "a typical hop as CPU lanes on the same time axis",
+		"kworker/1:1 (pid 77)", "own cost: &#43;12.1%", `class="c-other-task"`, `class="c-own-work"`,
+		"CPU 0 waker", "CPU 1 woken", "another task ran", "[&#43;18.0 µs, &#43;44.0 µs]",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the report does not show %q", want)
+		}
+	}
+}
