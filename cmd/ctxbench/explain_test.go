@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"strings"
@@ -200,6 +201,133 @@ func TestExplainInterruptedLeavesNoProbe(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 		}
 		noProgramsLeft(t)
+	}
+	assertNothingLeft(t)
+}
+
+// ourMaps lists the loaded BPF maps of the hop tracer's capture (their
+// names start with cap_; every tracer has them, small where the capture
+// is compiled out).
+func ourMaps(t *testing.T) []string { return capMaps(t, false) }
+
+// capturing says a tracer with the capture on is loaded: its buffer
+// (cap_out) is sized for a block, not the page of one without.
+func capturing(t *testing.T) bool { return len(capMaps(t, true)) > 0 }
+
+func capMaps(t *testing.T, onlyOn bool) []string {
+	t.Helper()
+	var out []string
+	for id := ebpf.MapID(0); ; {
+		next, err := ebpf.MapGetNextID(id)
+		if errors.Is(err, os.ErrNotExist) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = next
+		m, err := ebpf.NewMapFromID(id)
+		if err != nil {
+			continue
+		}
+		if info, err := m.Info(); err == nil && strings.HasPrefix(info.Name, "cap_") && (!onlyOn || info.Name == "cap_out" && info.MaxEntries >= 1<<20) {
+			out = append(out, info.Name)
+		}
+		m.Close()
+	}
+}
+
+// explain --capture-above: the capture cell's slow hops come out with their
+// parts (ns per part) closing on each hop within 10%, typical hops beside
+// them, slow against typical part by part, and the capture's own cost with
+// its interval; the breakdown without it still closes; nothing stays
+// loaded.
+func TestExplainCapturesSlowHops(t *testing.T) {
+	if err := bpf.Check(); err != nil {
+		testenv.Skip(t, testenv.BTF, "cannot trace here: %v", err)
+	}
+	out, err := exec.Command(bin, "explain", "thread/pipe", "--capture-above", "p99", "--runs", "12", "--samples-per-block", "2", "--span", "0",
+		"--export-json", "-", "-q").Output()
+	if err != nil {
+		t.Fatalf("explain: %v", err)
+	}
+	doc, err := result.Decode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Results) != 1 || doc.Results[0].Explain == nil || doc.Results[0].Explain.Capture == nil {
+		t.Fatalf("no capture in %+v (failures %v)", doc.Results, doc.Failures)
+	}
+	e := doc.Results[0].Explain
+	c := e.Capture
+	if e.Closure < 0.8 || e.Closure > 1.2 {
+		t.Errorf("the breakdown without the capture closes at %.3f", e.Closure)
+	}
+	if c.Threshold != "p99" || c.Quantile != 0.99 || c.Blocks != 6 || c.Counts.Hops == 0 || doc.Settings.CaptureAbove != "p99" {
+		t.Errorf("threshold %q (%v), %d blocks, counts %+v, settings %q", c.Threshold, c.Quantile, c.Blocks, c.Counts, doc.Settings.CaptureAbove)
+	}
+	// What was copied out is kept or counted.
+	if n := c.Counts; n.Kept+n.NotKept+n.Boundary != n.Copied || n.Copied+n.Lost != n.Past {
+		t.Errorf("counts do not add up: %+v", n)
+	}
+	if len(c.Slowest) == 0 || len(c.Typical) == 0 {
+		t.Fatalf("%d slowest, %d typical hops", len(c.Slowest), len(c.Typical))
+	}
+	for _, h := range append(append([]result.CapturedHop{}, c.Slowest...), c.Typical...) {
+		sum, known := 0.0, 0.0
+		for _, p := range h.Phases {
+			sum += p.Ns
+			if p.Cause.Known() {
+				known += p.Ns
+			}
+		}
+		if math.Abs(sum-h.Ns) > 1 || math.Abs(known/h.Ns-1) > 0.1 || len(h.Pieces) == 0 {
+			t.Errorf("a hop of %.0f ns: its parts sum to %.0f, the named ones to %.0f (closure %.2f); %d pieces", h.Ns, sum, known, h.Closure, len(h.Pieces))
+		}
+	}
+	if h := c.Slowest[0]; h.Main == nil || h.ExcessNs <= 0 {
+		t.Errorf("the slowest hop has no excess or main part: %+v", h)
+	}
+	if k := c.Cost; k == nil || !(k.Low <= k.Change && k.Change <= k.High) || k.Confidence <= 0 || k.NSPerHop == nil {
+		t.Errorf("the capture's cost %+v", c.Cost)
+	}
+	if len(c.Phases) == 0 || len(c.Causes) == 0 || c.ExcessNS.Blocks < 2 {
+		t.Errorf("%d parts, %d causes compared over %d blocks", len(c.Phases), len(c.Causes), c.ExcessNS.Blocks)
+	}
+	noProgramsLeft(t)
+	if m := ourMaps(t); len(m) > 0 {
+		t.Errorf("the capture's maps are still loaded: %v", m)
+	}
+	assertNothingLeft(t)
+}
+
+// Killed while capturing, nothing stays loaded: the programs, the rings and
+// the buffer go with the worker (nothing is pinned).
+func TestExplainCaptureKilledLeavesNothing(t *testing.T) {
+	if err := bpf.Check(); err != nil {
+		testenv.Skip(t, testenv.BTF, "cannot trace here: %v", err)
+	}
+	cmd := exec.Command(bin, "explain", "thread/pipe", "--capture-above", "20us", "--runs", "400", "--samples-per-block", "2", "--span", "0", "-q")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !capturing(t) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !capturing(t) {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatal("no capture block started within 30 s")
+	}
+	_ = cmd.Process.Signal(os.Kill)
+	_ = cmd.Wait()
+	time.Sleep(200 * time.Millisecond) // the worker's parent-death signal
+	noProgramsLeft(t)
+	for end := time.Now().Add(10 * time.Second); len(ourMaps(t)) > 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the capture's maps are still loaded: %v", ourMaps(t))
+		}
 	}
 	assertNothingLeft(t)
 }

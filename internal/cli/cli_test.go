@@ -466,7 +466,7 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 		"store": {filepath.Join(dir, "h2.db")}, "import": {dir},
 		"setup-a": {"true"}, "setup-b": {"true"}, "cleanup": {"true"}, "setup-timeout": {"5s"},
 		"utilization": {"50"}, "rate": {"1000"}, "load contexts": {"4"}, "work": {"20us"}, "arrivals": {"poisson"},
-		"block": {"1s"}, "probe": {"300ms"},
+		"block": {"1s"}, "probe": {"300ms"}, "capture-above": {"p99"},
 	}
 	// Commands that must not run here (prepare builds every probe): their
 	// flags are checked by parsing alone, which is where a flag of theirs

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/units"
@@ -23,20 +22,20 @@ import (
 const capturedInDetail = 3
 
 // causeWords names a cause in prose.
-var causeWords = map[model.Cause]string{
-	model.CauseWork:         "the hop's own work",
-	model.CauseOtherWork:    "other work of the hop's tasks",
-	model.CauseOtherTask:    "another task ran",
-	model.CauseInterrupts:   "interrupts and softirqs",
-	model.CauseIPIFlight:    "the IPI's flight (the idle CPU's wake-up)",
-	model.CauseIdleExit:     "the idle exit",
-	model.CauseIdle:         "the CPU idle",
-	model.CauseUnattributed: "not attributed",
-	model.CauseUnrecorded:   "not recorded",
+var causeWords = map[result.Cause]string{
+	result.CauseWork:         "the hop's own work",
+	result.CauseOtherWork:    "other work of the hop's tasks",
+	result.CauseOtherTask:    "another task ran",
+	result.CauseInterrupts:   "interrupts and softirqs",
+	result.CauseIPIFlight:    "the IPI's flight (the idle CPU's wake-up)",
+	result.CauseIdleExit:     "the idle exit",
+	result.CauseIdle:         "the CPU idle",
+	result.CauseUnattributed: "not attributed",
+	result.CauseUnrecorded:   "not recorded",
 }
 
 // CauseWords is how a cause reads in prose.
-func CauseWords(c model.Cause) string {
+func CauseWords(c result.Cause) string {
 	if s, ok := causeWords[c]; ok {
 		return s
 	}
@@ -95,7 +94,7 @@ func Capture(w io.Writer, c *result.Capture, st Style) {
 // three slowest and of a typical hop.
 func capturedHops(w io.Writer, c *result.Capture, st Style) {
 	t := NewTable(Col{Head: "#", Right: true}, Col{Head: "HOP", Right: true}, Col{Head: "EXCESS", Right: true},
-		Col{Head: "CPUS", Fold: 1}, Col{Head: "THE PART THAT TOOK MOST OF ITS EXCESS", Wrap: true, Min: 24})
+		Col{Head: "CPUS", Fold: 1}, Col{Head: "WHERE MOST OF IT WENT", Wrap: true, Min: 21})
 	t.Indent = 2
 	for i, h := range c.Slowest {
 		t.Row(fmt.Sprint(i+1), units.Time(h.Ns), units.SignedTime(h.ExcessNs), cpus(h), mainWords(h))
@@ -222,7 +221,7 @@ func captureCompare(w io.Writer, c *result.Capture, st Style) {
 }
 
 // taskList names tasks, each name once with its pids.
-func taskList(ts []model.Task) string {
+func taskList(ts []result.Task) string {
 	var order []string
 	pids := map[string][]string{}
 	for _, t := range ts {

@@ -111,3 +111,30 @@ type CaptureCause struct {
 	Delta     Difference   `json:"delta"`
 	Share     float64      `json:"share_of_excess"`
 }
+
+// The captured hops' vocabulary, for the renderers (which read results,
+// not the worker's model).
+type (
+	// Cause is what a part of a captured hop's time was.
+	Cause = model.Cause
+	// Task is another task that ran on a captured hop's CPU.
+	Task = model.Task
+	// HopPhase is one part of a captured hop.
+	HopPhase = model.HopPhase
+)
+
+// The causes (model.Cause).
+const (
+	CauseWork         = model.CauseWork
+	CauseOtherWork    = model.CauseOtherWork
+	CauseOtherTask    = model.CauseOtherTask
+	CauseInterrupts   = model.CauseInterrupts
+	CauseIPIFlight    = model.CauseIPIFlight
+	CauseIdleExit     = model.CauseIdleExit
+	CauseIdle         = model.CauseIdle
+	CauseUnattributed = model.CauseUnattributed
+	CauseUnrecorded   = model.CauseUnrecorded
+)
+
+// Causes lists the causes in the order reports show them.
+func Causes() []Cause { return model.Causes() }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/units"
@@ -35,7 +34,7 @@ type capturedRow struct{ NS, Excess, CPUs, Main string }
 
 type captureRow struct{ Class, Name, Slow, Typical, Delta, Share string }
 
-func causeClass(c model.Cause) string { return "c-" + string(c) }
+func causeClass(c result.Cause) string { return "c-" + string(c) }
 
 // captureOf builds the view of c (nil without one).
 func captureOf(c *result.Capture) *captureView {
@@ -60,7 +59,7 @@ func captureOf(c *result.Capture) *captureView {
 	for _, t := range c.Typical {
 		scale = math.Max(scale, t.Ns)
 	}
-	seen := map[model.Cause]bool{}
+	seen := map[result.Cause]bool{}
 	if len(c.Slowest) > 0 && scale > 0 {
 		h := c.Slowest[0]
 		v.Figs = append(v.Figs, captureFig{Caption: fmt.Sprintf("the slowest hop, %s (%s beyond a typical one): %s", units.Time(h.Ns), units.SignedTime(h.ExcessNs), mainText(h)),
@@ -75,7 +74,7 @@ func captureOf(c *result.Capture) *captureView {
 				Fig: lanesFig("a typical hop as CPU lanes on its own time axis", h, h.Ns, seen)})
 		}
 	}
-	for _, cause := range model.Causes() {
+	for _, cause := range result.Causes() {
 		if seen[cause] {
 			v.Legend = append(v.Legend, causeSwatch{causeClass(cause), render.CauseWords(cause)})
 		}
@@ -136,7 +135,7 @@ const (
 
 // lanesFig draws hop h's pieces on its CPUs' lanes, time on an axis from 0
 // to scale ns, coloured by cause; seen collects the causes drawn.
-func lanesFig(label string, h result.CapturedHop, scale float64, seen map[model.Cause]bool) Fig {
+func lanesFig(label string, h result.CapturedHop, scale float64, seen map[result.Cause]bool) Fig {
 	cpus := []int{h.WakerCPU}
 	if h.WakeeCPU != h.WakerCPU {
 		cpus = append(cpus, h.WakeeCPU)
