@@ -36,7 +36,7 @@ type CaptureOptions struct {
 	AboveNs  uint64
 	Quantile float64
 	// Warmup is the hops each CPU sees before a relative threshold counts
-	// (default 300).
+	// (default 150).
 	Warmup uint32
 	// SampleEvery copies one hop in this many as a sample of all hops
 	// (0: none).

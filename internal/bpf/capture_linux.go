@@ -60,7 +60,7 @@ func prepareSpec(spec *ebpf.CollectionSpec, c *CaptureOptions, ncpu int) (*captu
 		cs.opts.BufferBytes = 32 << 20
 	}
 	if cs.opts.Warmup == 0 {
-		cs.opts.Warmup = 300
+		cs.opts.Warmup = 150
 	}
 	useRing := ringOK && !c.forcePerf
 	if useRing {

@@ -27,7 +27,7 @@ const Keep = 8
 
 // CaptureSamples is about how many hops a block samples for its typical
 // hops.
-const CaptureSamples = 256
+const CaptureSamples = 64
 
 // CaptureRequest is what a traced cell with capture asks of its blocks.
 func CaptureRequest(th model.Threshold) *model.CaptureRequest {
