@@ -373,3 +373,27 @@ func TestRecordedVerdictsIgnoreLabels(t *testing.T) {
 		sameVerdictsRelabelled(t, name, d)
 	}
 }
+
+// The capture cell's hops and what the capture cost against the traced
+// cell, paired by round: a capture cell 10% slower costs +10%.
+func TestAggregateCapture(t *testing.T) {
+	tr := run(pipeBench, true, 2400, phases(300, 200, 400, 300), nil)
+	k := run(pipeBench, true, 2640, phases(300, 200, 400, 300), nil)
+	for i := range k.Blocks {
+		k.Blocks[i].Resp.Capture = &model.Capture{Method: "ring buffer", MedianNs: 1000, CaptureNsPerHop: 40,
+			Counts: model.CaptureCounts{Hops: 1000, Past: 10, Copied: 10, Kept: 2, NotKept: 8},
+			Slow: []model.CapturedHop{{Ns: 9000, Slow: true, Phases: []model.HopPhase{{Name: "another task ran: x", Cause: model.CauseOtherTask,
+				Task: &model.Task{Comm: "x", PID: 9}, Ns: 8000}, {Name: "w", Cause: model.CauseWork, From: "a", To: "b", Ns: 1000}}}},
+			Typical: []model.CapturedHop{{Ns: 1000, Phases: []model.HopPhase{{Name: "w", Cause: model.CauseWork, From: "a", To: "b", Ns: 1000}}}}}
+	}
+	c := AggregateCapture(model.Threshold{AboveNs: 5000}, tr, k)
+	if c == nil || c.Cost == nil || c.Blocks != 6 || c.Threshold != "5µs" {
+		t.Fatalf("capture %+v", c)
+	}
+	if math.Abs(c.Cost.Change-0.1) > 0.01 || !(c.Cost.Low <= c.Cost.Change && c.Cost.Change <= c.Cost.High) || c.Cost.KernelNSPerHop != 40 {
+		t.Errorf("cost %+v, want +10%% with its interval", c.Cost)
+	}
+	if c.ExcessNS.NS != 8000 || len(c.Slowest) == 0 || c.Slowest[0].Main == nil || c.Slowest[0].Main.Task.Comm != "x" {
+		t.Errorf("excess %+v, slowest %+v", c.ExcessNS, c.Slowest)
+	}
+}
