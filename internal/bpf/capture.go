@@ -494,7 +494,9 @@ func (r *hopReader) piece(cpu int, s LogEntry, at, ns uint64, tid int, comm stri
 
 // foreignSwitch names a hop's task's segment that ends in a switch to
 // another task or idle (the pick that chose it) or begins at a switch from
-// one (the switch back to the hop's task).
+// one (the switch back to the hop's task), or that went from schedule()
+// straight back into it: the scheduler's work on paths an undisturbed
+// hop's model does not hold.
 func foreignSwitch(s LogEntry) (model.HopPhase, bool) {
 	p := model.HopPhase{Cause: model.CauseWork, From: s.From.String(), To: s.To.String()}
 	switch {
@@ -502,6 +504,10 @@ func foreignSwitch(s LogEntry) (model.HopPhase, bool) {
 		p.Name, p.Kinds = "schedule(): pick another task or idle", []model.PhaseKind{model.PhaseSchedule}
 	case s.From == KindSwitchFromOther || s.From == KindSwitchFromIdle || s.From == KindSwitchToOther || s.From == KindSwitchToIdle:
 		p.Name, p.Kinds = "context switch to or from another task or idle", []model.PhaseKind{model.PhaseSwitch}
+	case s.From == KindSchedExit && s.To == KindSchedEntry:
+		// Back from schedule() and into it again with no syscall between:
+		// preempted on the way back (a wakeup or the tick asked).
+		p.Name, p.Kinds = "resumed and preempted at once", []model.PhaseKind{model.PhasePreempt}
 	default:
 		return p, false
 	}
