@@ -66,7 +66,7 @@ latctx)
 			if [ "$k" = lat ]; then
 				taskset -c "$cpu" "$LAT_CTX" -N 5 -s 0 2 8 >"$out/lat-$r.txt" 2>&1
 			else
-				"$bin" ring --kind process --tasks 2,8 --working-set 0 --cpus "$cpu" --no-history -q --export-json "$out/ring-$r.json" >/dev/null
+				"$bin" ring --kind process --tasks 2,8 --working-set 0 --cpus "$cpu" -q --export-json "$out/ring-$r.json" >/dev/null
 			fi
 		done
 	done

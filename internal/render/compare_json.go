@@ -78,7 +78,7 @@ type CompareFigure struct {
 	CILow      *float64 `json:"ci_low"`
 	CIHigh     *float64 `json:"ci_high"`
 	Confidence *float64 `json:"confidence"`
-	// Interval says what the interval was computed from: "block-signed-rank"
+	// Interval says what the interval was computed from: "block-median-interpolated"
 	// or "samples".
 	Interval        string                  `json:"interval_method,omitempty"`
 	Blocks          int                     `json:"blocks,omitempty"`

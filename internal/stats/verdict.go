@@ -27,7 +27,7 @@ const (
 // verdictUnits are the units whose intervals may carry a verdict
 // (IntervalBlocks and IntervalBlockOrder are how a Summary names the block
 // medians).
-var verdictUnits = map[string]bool{UnitBlocks: true, UnitPairedBlocks: true, UnitRounds: true, UnitPairedRounds: true, UnitWindows: true, IntervalBlocks: true, IntervalBlockOrder: true}
+var verdictUnits = map[string]bool{UnitBlocks: true, UnitPairedBlocks: true, UnitRounds: true, UnitPairedRounds: true, UnitWindows: true, IntervalBlocks: true, IntervalBlockSignedRank: true, IntervalBlockOrder: true}
 
 // Interval is a comparison's interval as a verdict reads it.
 type Interval struct {

@@ -28,7 +28,7 @@ func TestVerdictNeeds95AndBlocksOrRounds(t *testing.T) {
 		{"above at 95%", Interval{What: "processes/threads", Lo: 1.62, Hi: 1.65, Level: 0.953125, Unit: UnitPairedBlocks, Null: 1, OK: true},
 			"resolved: processes/threads [1.62, 1.65] at 95.3%, paired blocks", true},
 		{"block medians at 95%", Interval{What: "ratio", Lo: 0.5, Hi: 0.9, Level: 0.95, Unit: IntervalBlocks, Null: 1, OK: true},
-			"resolved: ratio [0.50, 0.90] at 95%, block-signed-rank", true},
+			"resolved: ratio [0.50, 0.90] at 95%, block-median-interpolated", true},
 		{"holds the null at 95%", Interval{What: "its share", Lo: -3, Hi: 4, Level: 0.96, Unit: UnitRounds, Format: "%+.0f%%", OK: true},
 			"not resolved here: its share [-3%, +4%] at 96%, rounds", true},
 	} {
