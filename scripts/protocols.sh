@@ -34,7 +34,7 @@ fi
 cells3="thread/pipe process/pipe thread/futex"
 # The cells of the reproducibility protocol: the three above and a ladder of
 # container cells a few per cent apart, for differences of graded size.
-cells8="$cells3 container/pipe-plain container/pipe-ns container/pipe-cg1 container/pipe-cg2 container/pipe-cg4"
+cells8="$cells3 container/pipe-plain container/pipe-ns container/pipe-seccomp-allow container/pipe-seccomp-args container/pipe-cg1 container/pipe-cg2 container/pipe-cg4"
 shuffle() { python3 -c 'import random,sys; l=sys.argv[1:]; random.shuffle(l); print(" ".join(l))' "$@"; }
 
 case $what in

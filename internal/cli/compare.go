@@ -36,7 +36,8 @@ The unit is the block (one worker process), not the sample: a change is the
 Hodges–Lehmann ratio of the two files' block medians, and its interval at
 1 − --alpha inverts the Mann-Whitney test on blocks (no normality assumed).
 A change whose interval contains no change prints as "≈": the data do not
-show a difference. The smallest change the files could resolve is printed.
+show a difference. The change these files would find in 80% of comparisons
+like this one is printed ("resolvable").
 
 When both files come from one machine fingerprint (machine, kernel, build,
 figure-changing settings) and the machine had learned how far its sittings

@@ -153,8 +153,9 @@ type Delta struct {
 	// ratios. Lo and Hi bound it at Confidence (Tested rows only).
 	Change, Lo, Hi float64
 	Confidence     float64
-	// Resolvable is the smallest change these two files could resolve:
-	// the interval's half-width, relative.
+	// Resolvable is the smallest change a comparison like this one finds
+	// in 80% of repetitions (stats.Detectable, from the interval's
+	// relative half-width).
 	Resolvable float64
 	P          float64 // two-sided p-value: Mann–Whitney on the units, or the t test against reproducibility
 	N1, N2     int     // units compared: blocks, or samples (Unit)
@@ -482,8 +483,9 @@ func (c *Comparison) Regressions(pct float64) []Regression {
 	return out
 }
 
-// Resolvable is the median over the tested rows of the smallest change
-// they could resolve (NaN without one): what these files can see.
+// Resolvable is the median over the tested rows of the change a
+// comparison like theirs finds in 80% of repetitions (NaN without one):
+// what these files can see.
 func (c *Comparison) Resolvable() float64 {
 	var v []float64
 	for _, t := range c.Tables {
@@ -651,7 +653,7 @@ func hints(c *Comparison, o Options) []string {
 		}
 	}
 	if r := c.Resolvable(); r > 0 {
-		h = append(h, fmt.Sprintf("the smallest change these files could resolve: about ±%s (the median half-width of the rows' intervals); a smaller real change shows as ≈ (not resolved)", units.Percent(100*r, 1)))
+		h = append(h, fmt.Sprintf("resolvable: a change of about %s or more is found in 80%% of comparisons like these (the median over the rows); a smaller real change often shows as ≈ (not resolved)", units.Percent(100*r, 1)))
 	}
 	if n := c.Tests(); n >= 10 {
 		h = append(h, fmt.Sprintf("%d tests at α=%s: about %s of them can show as significant by chance alone; do not re-run until a row turns significant", n, units.Digits(c.Alpha, -1), units.Fixed(float64(n)*c.Alpha, 1)))
@@ -1259,7 +1261,7 @@ func setHints(c *Comparison, machine bool) []string {
 		h = append(h, fmt.Sprintf("%d of %d changes were tested on host-adjusted figures (docs/methodology.md, \"The host's state\")", adjusted, tests))
 	}
 	if r := c.Resolvable(); r > 0 {
-		h = append(h, fmt.Sprintf("the smallest change these sets could resolve: about ±%s", units.Percent(100*r, 1)))
+		h = append(h, fmt.Sprintf("resolvable: a change of about %s or more is found in 80%% of set comparisons like this one", units.Percent(100*r, 1)))
 	}
 	return h
 }

@@ -76,7 +76,7 @@ func AA(w io.Writer, doc *result.Document) {
 	if a.ReproComparisons > 0 {
 		how = "as compare decides it between two sittings of this machine"
 	}
-	fmt.Fprintf(w, "resolvable: one sitting against another resolves a change of about ±%s here, %s; a smaller one needs more sittings (compare BEFORE... -- AFTER...), an interleaved A/B (ctxbench ab) or a quieter machine\n", units.Percent(100*a.Resolvable, 1), how)
+	fmt.Fprintf(w, "resolvable: a change of about %s or more between one sitting and another is found in 80%% of such pairs here, %s; a smaller one needs more sittings (compare BEFORE... -- AFTER...), an interleaved A/B (ctxbench ab) or a quieter machine\n", units.Percent(100*a.Resolvable, 1), how)
 	if len(a.Distinct) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "different cells told apart, sitting by sitting (their blocks paired by round):")

@@ -39,6 +39,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	mstats "github.com/aclements/go-moremath/stats"
 )
 
 // Interval methods, as recorded in Summary.Interval.
@@ -292,9 +294,11 @@ func Spread(values []float64, sizes []int) BlockSpread {
 // unit: Ratio is the Hodges–Lehmann estimate of new/old from the block
 // medians, [Lo, Hi] its interval at Confidence (the largest attainable
 // not above 1−alpha), and Resolved says the interval excludes no change.
-// Resolvable is the smallest change the two runs could have resolved: the
-// interval's half-width relative to the ratio. Method says which unit was
-// used ("blocks", or "samples" for files without blocks).
+// Resolvable is the smallest change a comparison like this one finds in 80%
+// of repetitions (Detectable: the interval's half-width relative to the
+// ratio, scaled by (z₀.₈ + z) / z, z the interval's own quantile). Method
+// says which unit was used ("blocks", or "samples" for files without
+// blocks).
 type Change struct {
 	Ratio, Lo, Hi float64
 	Confidence    float64
@@ -321,9 +325,33 @@ func CompareBlocks(old []float64, oldSizes []int, cur []float64, curSizes []int,
 	c := Change{Ratio: h.Estimate, Lo: h.Lo, Hi: h.Hi, Confidence: h.Confidence, P: h.P, N1: len(a), N2: len(b), Method: method, OK: h.OK}
 	if h.OK {
 		c.Resolved = h.Lo > 1 || h.Hi < 1
-		c.Resolvable = (h.Hi - h.Lo) / 2 / h.Estimate
+		c.Resolvable = Detectable((h.Hi-h.Lo)/2/h.Estimate, 0, h.Confidence)
 	}
 	return c
+}
+
+// DetectPower is the share of repetitions in which a change of the size
+// called resolvable is found: the usual 80% of a sample-size calculation.
+const DetectPower = 0.8
+
+// Detectable is the change a test finds in DetectPower of repetitions,
+// given its interval's relative half-width at confidence: the half-width
+// is where a change is found half the time; scaled by (q(DetectPower) +
+// q) / q, q the interval's two-sided quantile, it is where one is found in
+// 80%. The quantiles are Student's t with df degrees of freedom, or the
+// normal's where df is 0 (the rank tests).
+func Detectable(half, df, confidence float64) float64 {
+	if !(confidence > 0 && confidence < 1) || !(half >= 0) {
+		return math.NaN()
+	}
+	q := func(p float64) float64 {
+		if df > 0 {
+			return tQuantile(df, p)
+		}
+		return mstats.StdNormal.InvCDF(p)
+	}
+	z := q((1 + confidence) / 2)
+	return half * (q(DetectPower) + z) / z
 }
 
 // positive drops values a ratio cannot use (a log of zero or less).
@@ -372,7 +400,7 @@ func PairedChange(a []float64, aSizes, aRounds []int, b []float64, bSizes, bRoun
 	est, lo, hi, conf, _ := walshInterval(d)
 	c.Ratio, c.Lo, c.Hi, c.Confidence, c.OK = math.Exp(est), math.Exp(lo), math.Exp(hi), conf, true
 	c.Resolved = c.Lo > 1 || c.Hi < 1
-	c.Resolvable = (c.Hi - c.Lo) / 2 / c.Ratio
+	c.Resolvable = Detectable((c.Hi-c.Lo)/2/c.Ratio, 0, c.Confidence)
 	return c
 }
 

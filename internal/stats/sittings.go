@@ -166,16 +166,18 @@ func PoolBetween(cells []Between) Between {
 }
 
 // Resolvable is the smallest change a comparison of two typical sittings
-// resolves at significance alpha: the relative half-width of
-// SittingChange's interval for two sittings of the history's typical
-// precision (NaN when b is not OK). ctxbench aa prints it, and a run says
-// it before measuring, so that what they promise is what compare decides.
+// finds in 80% of such pairs at significance alpha (Detectable, from the
+// relative half-width of SittingChange's interval for two sittings of the
+// history's typical precision; NaN when b is not OK). ctxbench aa prints
+// it, and a run says it before measuring, so that what they promise is
+// what compare decides.
 func (b Between) Resolvable(alpha float64) float64 {
 	v, df, ok := b.pairVar(math.Sqrt(math.Max(0, b.Precision)), math.Sqrt(math.Max(0, b.Precision)))
 	if !ok || !(alpha > 0 && alpha < 1) {
 		return math.NaN()
 	}
-	return math.Expm1(halfWidth(v, df, 1-alpha))
+	half := halfWidth(v, df, 1-alpha)
+	return Detectable((math.Exp(half)-math.Exp(-half))/2, df, 1-alpha)
 }
 
 // Repro is a reproducibility interval: where another independent sitting's
@@ -290,7 +292,7 @@ func tChange(c Change, d, v, df, alpha float64) Change {
 		return c
 	}
 	c.Resolved = c.Lo > 1 || c.Hi < 1
-	c.Resolvable = (c.Hi - c.Lo) / 2 / c.Ratio
+	c.Resolvable = Detectable((c.Hi-c.Lo)/2/c.Ratio, df, c.Confidence)
 	c.OK = true
 	return c
 }

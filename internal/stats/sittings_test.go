@@ -344,6 +344,22 @@ func TestSittingChangeFalsePositivesAndPower(t *testing.T) {
 				if ratio < 1/1.25 || ratio > 1.25 {
 					t.Errorf("%+v, S %d: Resolvable promised %.2f× what SittingChange gave", m, s, ratio)
 				}
+				if m == quiet && s == 20 {
+					// What Resolvable promises is a change found in 80% of pairs.
+					size, hit := Median(promised), 0
+					for range 500 {
+						sa, _ := m.summarized(rng, 0)
+						b := m.compareHistory(rng, sa, s, withBase)
+						sb, _ := m.summarized(rng, math.Log1p(size))
+						if c := SittingChange(FigureOf(sa), FigureOf(sb), b, 0.05); c.Resolved && c.Ratio > 1 {
+							hit++
+						}
+					}
+					fmt.Fprintf(&table, "\n  a change of the promised %.1f%% found in %.3f of pairs", 100*size, float64(hit)/500)
+					if p := float64(hit) / 500; p < 0.7 || p > 0.9 {
+						t.Errorf("quiet cell, S 20, %s: a change of the promised %.1f%% found in %.1f%% of pairs, want 70–90%%", historyName(withBase), 100*size, 100*p)
+					}
+				}
 			}
 		}
 	}
@@ -528,8 +544,10 @@ func TestReproducibilityByHand(t *testing.T) {
 	if n, ok := Reproducibility(100, lo, hi, 0.95, 10, none, 0.95); !ok || n.Low != 100 || n.High != 100 || n.BetweenCV != 0 {
 		t.Errorf("no spread: %+v, want [100, 100]", n)
 	}
-	// Resolvable: the same variance and quantile for two typical sittings.
-	if got, want := own.Resolvable(0.05), math.Expm1(half); !near9(got, want) {
+	// Resolvable: the same variance and quantile for two typical sittings,
+	// scaled to the change found in 80% of pairs: (t(0.8) + t(0.975)) / t(0.975).
+	rel := (math.Exp(half) - math.Exp(-half)) / 2
+	if got, want := own.Resolvable(0.05), rel*(tQuantile(4, 0.8)+tQuantile(4, 0.975))/tQuantile(4, 0.975); !near9(got, want) {
 		t.Errorf("resolvable %v, want %v", got, want)
 	}
 }
