@@ -4,18 +4,16 @@
 #   README.md       the ladder excerpt between the ladder-excerpt markers
 #   docs/vm.md      the VM rows (switch, exit, creation, memory) and the VM
 #                   decomposition, between the vm-figures markers
-#   docs/report.png the top of that run's report, shot by headless Chromium
 # Figures elsewhere in docs/ are dated records of one investigation (what
 # was measured, when, on which machine), not this machine's figures.
-# It measures for about a minute and installs nothing (scripts/setup.sh test
-# installs Chromium). GO names the go command (default: go).
+# It measures for about a minute and installs nothing. GO names the go
+# command (default: go). docs/report.png is of three files (a ladder, rings,
+# pools), made as docs/report.md says.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 die() { printf 'docs: %s\n' "$*" >&2; exit 1; }
 
-chromium=$(command -v chromium || command -v chromium-browser) ||
-	die "missing: chromium (neither chromium nor chromium-browser is on PATH); install it with 'apt-get install chromium' or scripts/setup.sh test"
 begin='<!-- ladder-excerpt:begin -->' end='<!-- ladder-excerpt:end -->'
 grep -qxF "$begin" README.md && grep -qxF "$end" README.md ||
 	die "README.md has no '$begin' ... '$end' lines around the ladder excerpt"
@@ -30,31 +28,39 @@ ${GO:-go} build -buildvcs=auto -o "$tmp/ctxbench" ./cmd/ctxbench
 # The run. Exit status 1 means some measurement failed and the rest are
 # reported: the excerpt is still made, and names what it lacks.
 when=$(date -u '+%Y-%m-%d %H:%M UTC') start=$(date +%s) status=0
-"$tmp/ctxbench" --color never --export-json "$tmp/ladder.json" >"$tmp/ladder.txt" || status=$?
+"$tmp/ctxbench" --color never --wide --export-json "$tmp/ladder.json" >"$tmp/ladder.txt" || status=$?
 took=$(($(date +%s) - start))
 [ "$status" -le 1 ] || die "ctxbench exited with status $status"
 [ "$status" -eq 0 ] || echo "docs: some measurements failed; the excerpt is made from the rest" >&2
-host=$(sed -n '1s/^ctxbench — //p' "$tmp/ladder.txt")
+# The first line names the host; laid out at 100 columns it may go on in
+# indented lines.
+host=$(awk 'NR == 1 { h = $0; sub(/^ctxbench — /, "", h); next }
+	!stop && /^  / { s = $0; sub(/^ +/, "", s); h = h " " s; next } { stop = 1 } END { print h }' "$tmp/ladder.txt")
 
 # The excerpt: the table's header, every placement of these benchmarks, the
 # intervals' legend and the footnotes those rows reference.
 rows='floor/asm-swap goroutine/chan-gomaxprocs1 thread/pipe thread/futex-spin process/pipe process/pipe-mt container/pipe-plain container/pipe-full vm/switch-user'
 sed 's/[[:space:]]*$//' "$tmp/ladder.txt" >"$tmp/table"
+# The table is laid out at its full width (--wide: every column, as the
+# README's legend explains them); a line that starts with spaces goes on
+# the line above.
 awk -v rows="$rows" 'BEGIN { n = split(rows, r, " "); for (i = 1; i <= n; i++) want[r[i]] = 1 }
-	/^RUNG / { table = 1; next } table && /^$/ { exit } table && want[$2]' "$tmp/table" >"$tmp/rows"
+	/^(RUNG|BENCHMARK) / { table = 1; next } table && /^$/ { exit }
+	table && /^[^ ]/ { keep = want[$1] || want[$2] } table && keep' "$tmp/table" >"$tmp/rows"
 for r in $rows; do
-	awk -v r="$r" '$2 == r { found = 1 } END { exit !found }' "$tmp/rows" || echo "docs: $r has no row in this run" >&2
+	awk -v r="$r" '$1 == r || $2 == r { found = 1 } END { exit !found }' "$tmp/rows" || echo "docs: $r has no row in this run" >&2
 done
 {
 	echo "# $host, $when, $took s"
-	grep -m1 '^RUNG ' "$tmp/table"
+	grep -m1 -E '^(RUNG|BENCHMARK) ' "$tmp/table"
 	cat "$tmp/rows"
 	echo ...
-	awk '/^±REPRO/ && !a++; /^′/ && !b++; /^±CI covers/ && !c++' "$tmp/table"
+	awk '/^[^ ]/ { p = /^±REPRO/ && !a++ || /^′/ && !b++ || /^±CI covers/ && !c++ || /^host state:/ && !d++ } p' "$tmp/table"
 	refs=$(grep -oE '\[[0-9]+\]' "$tmp/rows" || true)
 	if [ -n "$refs" ]; then
 		echo ...
-		awk -v refs="$refs" 'BEGIN { split(refs, r); for (i in r) want[r[i]] = 1 } want[$1] && !seen[$1]++' "$tmp/table"
+		awk -v refs="$refs" 'BEGIN { split(refs, r); for (i in r) want[r[i]] = 1 }
+			/^[^ ]/ { p = want[$1] && !seen[$1]++ } p' "$tmp/table"
 	fi
 } >"$tmp/excerpt"
 
@@ -74,21 +80,12 @@ echo "README.md: ladder excerpt rewritten ($(wc -l <"$tmp/rows") rows): $(head -
 # legend and the VM decomposition lines.
 {
 	echo "# $host, $when"
-	awk '/^(RUNG|CONTEXT) / { head = $0; shown = 0; next } /^$/ { head = "" }
-		head != "" && $1 == "vm" { if (!shown++) print head; print }' "$tmp/table"
+	awk '/^(RUNG|BENCHMARK|CONTEXT|MEASUREMENT) / { head = $0; shown = 0; next } /^$/ { head = "" }
+		head != "" && /^[^ ]/ { vm = $1 == "vm" || $1 ~ /(^|\/)vm(\/|$)/ }
+		head != "" && vm { if (!shown++) print head; print }' "$tmp/table"
 	grep -E '^(‡ |VM exit: |VM-to-VM hop )' "$tmp/table" || true
 } >"$tmp/vm"
-[ "$(grep -c '^vm ' "$tmp/vm")" -gt 0 ] || echo "docs: no vm row in this run (no usable /dev/kvm?); docs/vm.md says so" >&2
+[ "$(grep -cE '^(vm |vm/|[a-z]+/vm )' "$tmp/vm")" -gt 0 ] || echo "docs: no vm row in this run (no usable /dev/kvm?); docs/vm.md says so" >&2
 splice docs/vm.md "$vmbegin" "$vmend" "$tmp/vm"
-echo "docs/vm.md: VM figures rewritten ($(grep -c '^vm ' "$tmp/vm") rows)"
+echo "docs/vm.md: VM figures rewritten ($(grep -cE '^(vm |vm/|[a-z]+/vm )' "$tmp/vm") rows)"
 
-# The report's top.
-# From inside the temporary directory, so the report names the file
-# ladder.json, not a temporary path a reader has no use for.
-(cd "$tmp" && ./ctxbench report reference=ladder.json -o report.html) >/dev/null 2>"$tmp/report.err" ||
-	die "ctxbench report failed: $(cat "$tmp/report.err")"
-"$chromium" --headless --disable-gpu --no-sandbox --hide-scrollbars --window-size=1400,1800 \
-	--screenshot="$tmp/report.png" "file://$tmp/report.html" >"$tmp/chromium.log" 2>&1 && [ -s "$tmp/report.png" ] ||
-	die "$chromium took no screenshot: $(tail -3 "$tmp/chromium.log")"
-cp "$tmp/report.png" docs/report.png
-echo "docs/report.png: rewritten, the top of the report of that run ($host, $when)"
