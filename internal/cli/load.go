@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/suite"
@@ -246,9 +245,7 @@ func runLoad(ctx context.Context, cmd *cobra.Command, mf *measureFlags, lf *load
 		}
 	}
 	if !mf.quiet {
-		l := machine.ReadLoad()
-		fmt.Fprintf(stderr, "ctxbench load: %d levels, load average %.2f (%d runnable of %d tasks) at start\n",
-			plan.Levels, l.Load1, l.Runnable, l.Procs)
+		noteLoad(stderr, "load", plan.Levels, "levels")
 	}
 	spec, err := newSpec(plan.Settings, &mf.lockFlags, mf.quiet, stderr)
 	if err != nil {

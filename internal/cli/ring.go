@@ -148,11 +148,8 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 	if err != nil {
 		return &usageError{err.Error()}
 	}
-	// Start of the sweep: the machine is often shared; say how busy it is.
 	if !mf.quiet {
-		l := machine.ReadLoad()
-		fmt.Fprintf(stderr, "ctxbench ring: %d points, load average %.2f (%d runnable of %d tasks) at start\n",
-			plan.Points, l.Load1, l.Runnable, l.Procs)
+		noteLoad(stderr, "ring", plan.Points, "points")
 	}
 	spec, err := newSpec(plan.Settings, &mf.lockFlags, mf.quiet, stderr)
 	if err != nil {
@@ -204,4 +201,12 @@ func refuseEmptyElements(cmd *cobra.Command, names ...string) error {
 		}
 	}
 	return nil
+}
+
+// noteLoad says, at the start of a sweep of n units, how busy the machine
+// is: it is often shared, and a sweep's figures are read against it.
+func noteLoad(w io.Writer, command string, n int, units string) {
+	l := machine.ReadLoad()
+	fmt.Fprintf(w, "ctxbench %s: %d %s, load average %.2f (%d runnable of %d tasks) at start\n",
+		command, n, units, l.Load1, l.Runnable, l.Procs)
 }

@@ -202,6 +202,37 @@ type entry struct {
 	probes   []float64
 }
 
+// key matches an entry to its row: by name and placement, or by name alone
+// with IgnorePlacement.
+func (e entry) key(o Options) string {
+	if o.IgnorePlacement {
+		return e.name
+	}
+	return e.name + "\x00" + e.placement
+}
+
+// cell is the entry as a row's cell (its notes are the caller's).
+func (e entry) cell() Cell {
+	return Cell{Present: true, Placement: e.placement, Summary: e.summary, Samples: e.samples, Sizes: e.sizes, Repro: e.repro,
+		CPUs: e.cpus, Adjusted: e.adjusted, Probes: e.probes}
+}
+
+// rowOf is the table's row for entry e, made (n cells wide, in the order
+// entries first come) when the table has none yet.
+func (t *Table) rowOf(index map[string]*Row, e entry, o Options, n int) *Row {
+	key := e.key(o)
+	row := index[key]
+	if row == nil {
+		row = &Row{Name: e.name, Cells: make([]Cell, n), Deltas: make([]Delta, n)}
+		if !o.IgnorePlacement {
+			row.Placement = e.placement
+		}
+		index[key] = row
+		t.Rows = append(t.Rows, row)
+	}
+	return row
+}
+
 type source struct {
 	title, unit string
 	entries     func(d *result.Document) []entry
@@ -356,28 +387,16 @@ func buildTable(src source, inputs []Input, o Options, note func(string) int) (*
 		seen := map[string]string{}
 		for _, e := range src.entries(in.Doc) {
 			found = true
-			key := e.name + "\x00" + e.placement
-			if o.IgnorePlacement {
-				key = e.name
-				if p, dup := seen[key]; dup {
-					return nil, fmt.Errorf("%s has %s at two placements (%s and %s); --ignore-placement needs one per benchmark (run with --placement)", in.Path, e.name, p, e.placement)
-				}
+			key := e.key(o)
+			if p, dup := seen[key]; dup && o.IgnorePlacement {
+				return nil, fmt.Errorf("%s has %s at two placements (%s and %s); --ignore-placement needs one per benchmark (run with --placement)", in.Path, e.name, p, e.placement)
 			}
 			seen[key] = e.placement
-			row := index[key]
-			if row == nil {
-				row = &Row{Name: e.name, Cells: make([]Cell, len(inputs)), Deltas: make([]Delta, len(inputs))}
-				if !o.IgnorePlacement {
-					row.Placement = e.placement
-				}
-				index[key] = row
-				t.Rows = append(t.Rows, row)
-			}
+			row := t.rowOf(index, e, o, len(inputs))
 			if row.Cells[i].Present {
 				return nil, fmt.Errorf("%s has %s %s twice", in.Path, e.name, e.placement)
 			}
-			cell := Cell{Present: true, Placement: e.placement, Summary: e.summary, Samples: e.samples, Sizes: e.sizes, Repro: e.repro, CPUs: e.cpus,
-				Adjusted: e.adjusted, Probes: e.probes}
+			cell := e.cell()
 			for _, w := range e.summary.Warnings {
 				cell.Notes = append(cell.Notes, note(w))
 			}
@@ -1075,22 +1094,9 @@ func CompareSets(before, after []Input, o Options) (*Comparison, error) {
 		for side, set := range sides {
 			for _, in := range set {
 				for _, e := range src.entries(in.Doc) {
-					key := e.name + "\x00" + e.placement
-					if o.IgnorePlacement {
-						key = e.name
-					}
-					row := index[key]
-					if row == nil {
-						row = &Row{Name: e.name, Cells: make([]Cell, 2), Deltas: make([]Delta, 2)}
-						if !o.IgnorePlacement {
-							row.Placement = e.placement
-						}
-						index[key] = row
-						t.Rows = append(t.Rows, row)
-					}
+					row := t.rowOf(index, e, o, 2)
 					cs := cells[row]
-					cs[side] = append(cs[side], Cell{Present: true, Placement: e.placement, Summary: e.summary, Samples: e.samples, Sizes: e.sizes,
-						Repro: e.repro, CPUs: e.cpus, Adjusted: e.adjusted, Probes: e.probes})
+					cs[side] = append(cs[side], e.cell())
 					cells[row] = cs
 				}
 			}

@@ -239,11 +239,10 @@ func (r *run) total(cells []Cell) int {
 	sides := map[string]bool{}
 	for _, c := range cells {
 		total += cellBlocks(c, r.blocks)
-		side := c.Bench.Name + "\x00" + string(c.Placement)
-		if r.calibrates(c) && (c.Variant == "" || !sides[side]) {
+		if r.calibrates(c) && (c.Variant == "" || !sides[abSides(c)]) {
 			total++
 		}
-		sides[side] = true
+		sides[abSides(c)] = true
 		if r.o.PerfCheck && r.o.Perf(c) {
 			total++
 		}
@@ -272,14 +271,14 @@ func (r *run) prepare(ctx context.Context, cells []Cell) ([]*CellRun, error) {
 			runs[i].Err = fmt.Errorf("prepare: %w", err)
 			continue
 		}
-		side := c.Bench.Name + "\x00" + string(c.Placement)
+		side := abSides(c)
 		if n, ok := calibrated[side]; ok && c.Variant != "" {
 			// The other side of an interleaved A/B takes the same ops per
 			// sample: a change between the sides is then the set-up's alone.
 			runs[i].Iters = n
 			continue
 		}
-		if r.calibrates(c) && r.o.Before != nil && c.Variant != "" && !r.rn.DryRun {
+		if r.calibrates(c) && r.o.Before != nil && !r.rn.DryRun {
 			if err := r.o.Before(ctx, c); err != nil {
 				return nil, Fatal(err)
 			}
@@ -530,6 +529,10 @@ func refine(ctx context.Context, runs []*CellRun, planned int, p Precision, seed
 		}
 	}
 }
+
+// abSides names the cell an interleaved A/B's two sides share: its
+// benchmark and placement (calibrated once, under side A).
+func abSides(c Cell) string { return c.Bench.Name + "\x00" + string(c.Placement) }
 
 // cpus is every CPU a cell of the run measures on: what the pacing keeps
 // busy while it waits (host.BusyUntil).
