@@ -33,7 +33,7 @@ func AB(w io.Writer, doc *result.Document) {
 		if c.Confidence > 0 {
 			mark := ""
 			if !c.Resolved {
-				mark = "≈ "
+				mark = MarkUnresolved.Symbol + " "
 			}
 			change = fmt.Sprintf("%s%s [%s, %s] at %s", mark, units.Change(c.Change), units.Change(c.Low), units.Change(c.High), units.Percent(100*c.Confidence, 1))
 		}
@@ -41,6 +41,7 @@ func AB(w io.Writer, doc *result.Document) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "B vs A: the change from A to B from the two sides' blocks paired by round (Hodges–Lehmann, signed-rank interval); ≈: the interval holds no change")
+	fmt.Fprintln(w, "B vs A: the change from A to B from the two sides' blocks paired by round (Hodges–Lehmann, signed-rank interval)")
+	fmt.Fprintln(w, MarkUnresolved.Symbol+" "+MarkUnresolved.Legend)
 	Missing(w, doc)
 }

@@ -365,7 +365,11 @@ func writeTextTable(w io.Writer, c *compare.Comparison, t *compare.Table) {
 		out = append(out, render(l, false, false))
 	}
 	st := styleOf(w)
-	if wd := Width(out[0]); !st.Wide && wd > st.Columns() {
+	widest := 0
+	for _, l := range out { // a row can be wider than the header (a long change and its marks)
+		widest = max(widest, Width(l))
+	}
+	if !st.Wide && widest > st.Columns() {
 		writeLongTable(w, c, t, st)
 		return
 	}
