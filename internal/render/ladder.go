@@ -129,8 +129,8 @@ func hostNote(r result.Result) string {
 	if h == nil || h.Slow < result.SlowThreshold {
 		return "" // a block or two the host slowed move no median: the JSON has them
 	}
-	return fmt.Sprintf("the host ran %s slower than usual in %d of %d blocks (the host probe); with that taken out the figure is %s [%s, %s] — what compare uses",
-		units.Percent(100*h.Slow, 0), h.SlowBlocks, len(r.BlockInfo), units.Time(h.Median), units.Time(h.CILow), units.Time(h.CIHigh))
+	return fmt.Sprintf("the host ran %s slower than usual in %d of %d blocks (the host probe); with that taken out the figure is %s [%s, %s] at %s (this sitting) — what compare uses",
+		units.Percent(100*h.Slow, 0), h.SlowBlocks, len(r.BlockInfo), units.Time(h.Median), units.Time(h.CILow), units.Time(h.CIHigh), LevelText(h.Confidence))
 }
 
 // hostLine says what the host probe found over the run: how much of the
