@@ -167,7 +167,18 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 		Samples: samples, OneWayNS: result.Figure{Summary: stats.SummarizeBlocks(samples, sizes)}, Blocks: len(u.Blocks), Flags: []result.Flag{},
 		Label: model.Label{What: b.Switched, Mechanism: b.Mechanism, Placement: u.Cell.PlacementText(), Host: host},
 	}
-	r.BlockInfo, _ = experiment.Blocks(u.Blocks)
+	// A figure whose blocks stayed contended is flagged, as the ladder's
+	// are; so is an explanation whose traced blocks did (other work on the
+	// traced CPUs is time the phases cannot hold).
+	var contended *result.Flag
+	r.BlockInfo, contended = experiment.Blocks(u.Blocks)
+	if _, tc := experiment.Blocks(t.Blocks); contended == nil && tc != nil {
+		contended = tc
+		contended.Message = "traced blocks: " + contended.Message
+	}
+	if contended != nil {
+		r.Flags = append(r.Flags, *contended)
+	}
 	var sw int64
 	var hops float64
 	for _, blk := range u.Blocks {
