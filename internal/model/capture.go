@@ -119,13 +119,23 @@ func Causes() []Cause {
 // these; not attributed and not recorded are not).
 func (c Cause) Known() bool { return c != CauseUnattributed && c != CauseUnrecorded }
 
-// Task is another task that ran on a hop's CPU.
+// Task is another task that ran on a hop's CPU. PID is the kernel's pid
+// of the task, which for a thread is its thread id. Self says it was one of
+// ctxbench's own: a thread of the measuring worker that is not one of the
+// measured sides (its Go runtime, the harness around the timed loop), so a
+// reader does not go looking for another program.
 type Task struct {
 	Comm string `json:"comm"`
 	PID  int    `json:"pid"`
+	Self bool   `json:"self,omitempty"`
 }
 
-func (t Task) String() string { return fmt.Sprintf("%s (pid %d)", t.Comm, t.PID) }
+func (t Task) String() string {
+	if t.Self {
+		return fmt.Sprintf("%s (pid %d), ctxbench's own worker: its harness, not a measured side", t.Comm, t.PID)
+	}
+	return fmt.Sprintf("%s (pid %d)", t.Comm, t.PID)
+}
 
 // HopPhase is one part of a captured hop: a phase of the model (with its
 // identity, as ExplainPhase has it), another task's time, interrupts, the
