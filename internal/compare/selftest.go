@@ -13,11 +13,15 @@ import (
 	"github.com/ctxbench/ctxbench/internal/stats"
 )
 
-// SelfTest analyses sittings (each one run's results, in sitting order)
-// at significance level alpha; hs is the run's host state (nil: none), with
-// which compare would adjust the sittings' figures.
-func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64, hs *result.HostState) *result.AA {
-	aa := &result.AA{Sittings: len(sittings), Alpha: alpha, SittingSeconds: seconds, Runs: sittings}
+// SelfTest derives what the A/A self-test's sittings say (aa.Runs, each
+// one sitting's results in sitting order, as the experiment measured them
+// and the session merged them) at significance level alpha; hs is the
+// run's host state (nil: none), with which compare would adjust the
+// sittings' figures. It sets every derived field of aa afresh and leaves
+// what was measured (the sittings, their wall times, their results)
+// as it is: the document and its sections are the session's to build.
+func SelfTest(aa *result.AA, alpha float64, hs *result.HostState) {
+	*aa = result.AA{Sittings: aa.Sittings, SittingSeconds: aa.SittingSeconds, Runs: aa.Runs, Alpha: alpha}
 	order, byKey := cellsOf(aa.Runs)
 	var hits, reproHits int
 	var resolvable []float64
@@ -48,7 +52,6 @@ func SelfTest(sittings [][]result.Result, seconds []float64, alpha float64, hs *
 		aa.Resolvable = 0
 	}
 	aa.Distinct = distinctCells(order, byKey, len(aa.Runs))
-	return aa
 }
 
 // cellKey names a cell of the self-test.
