@@ -108,8 +108,7 @@ func sameMachine(a, b *result.Document) bool {
 
 func machineKey(d *result.Document) string {
 	f, _, _ := result.FingerprintOf(d)
-	_, k := f.Machine()
-	return k
+	return f.MachineKey()
 }
 
 func fingerprintKey(d *result.Document) string {

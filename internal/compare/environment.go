@@ -22,13 +22,11 @@ func buildParts(in []Input) []string {
 	fields := make([]map[string]any, len(in))
 	for i, x := range in {
 		f, _, b := result.FingerprintOf(x.Doc)
-		mf, _ := f.Machine()
-		mb, _ := json.Marshal(mf)
-		var machine map[string]any
-		_ = json.Unmarshal(mb, &machine) // a struct of strings and integers
 		_ = json.Unmarshal(b, &fields[i])
-		for k := range machine {
-			delete(fields[i], k)
+		for _, fld := range f.Fields() {
+			if fld.Part == result.PartMachine {
+				delete(fields[i], fld.Key)
+			}
 		}
 	}
 	var keys []string
