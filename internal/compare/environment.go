@@ -5,8 +5,6 @@ package compare
 // history's fingerprint by its own name.
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -19,33 +17,49 @@ import (
 // the settings that change a figure (by their fingerprint names).
 func buildParts(in []Input) []string {
 	var out []string
-	fields := make([]map[string]any, len(in))
-	for i, x := range in {
-		f, _, b := result.FingerprintOf(x.Doc)
-		_ = json.Unmarshal(b, &fields[i])
-		for _, fld := range f.Fields() {
-			if fld.Part == result.PartMachine {
-				delete(fields[i], fld.Key)
-			}
-		}
-	}
-	var keys []string
-	for k := range fields[0] {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		for _, f := range fields[1:] {
-			if fmt.Sprint(f[k]) != fmt.Sprint(fields[0][k]) {
-				out = append(out, k)
-				break
-			}
+	for _, f := range fieldsOf(in) {
+		if f.part != result.PartMachine && f.differs() {
+			out = append(out, f.key)
 		}
 	}
 	if len(out) == 0 {
 		out = []string{"the machine's boot settings or fields outside the build"}
 	}
 	return out
+}
+
+// fieldValues is one field of the history's fingerprint across the
+// inputs: its JSON key, its part, one value per input ("" where the field
+// is left out: empty).
+type fieldValues struct {
+	key, part string
+	values    []string
+}
+
+// fieldsOf is every field of the inputs' fingerprints, by key.
+func fieldsOf(in []Input) []fieldValues {
+	var out []fieldValues
+	for i, x := range in {
+		f, _, _ := result.FingerprintOf(x.Doc)
+		for j, fld := range f.Fields() {
+			if i == 0 {
+				out = append(out, fieldValues{key: fld.Key, part: fld.Part, values: make([]string, len(in))})
+			}
+			out[j].values[i] = fld.Value
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out
+}
+
+// differs says some input's value is not the first's.
+func (f fieldValues) differs() bool {
+	for _, v := range f.values[1:] {
+		if v != f.values[0] {
+			return true
+		}
+	}
+	return false
 }
 
 // attr is one environment attribute that changes what a figure means,
@@ -177,47 +191,16 @@ func fingerprintDiffs(inputs []Input) []string {
 			covered[k] = true
 		}
 	}
-	fields := make([]map[string]any, len(inputs))
-	for i, in := range inputs {
-		_, _, b := result.FingerprintOf(in.Doc)
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()            // 2000000, not 2e+06
-		_ = dec.Decode(&fields[i]) // FingerprintOf's own encoding
-	}
-	var keys []string
-	for k := range fields[0] {
-		keys = append(keys, k)
-	}
-	for _, f := range fields[1:] {
-		for k := range f {
-			if _, ok := fields[0][k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-	}
-	sort.Strings(keys)
 	var out []string
-	for _, k := range keys {
-		if covered[k] {
-			continue
-		}
-		vals := make([]string, len(inputs))
-		same := true
-		for i := range inputs {
-			vals[i] = fmt.Sprint(fields[i][k])
-			if fields[i][k] == nil {
-				vals[i] = ""
-			}
-			same = same && vals[i] == vals[0]
-		}
-		if same {
+	for _, f := range fieldsOf(inputs) {
+		if covered[f.key] || !f.differs() {
 			continue
 		}
 		var parts []string
 		for i, in := range inputs {
-			parts = append(parts, fmt.Sprintf("%s (%s)", quoteEmpty(vals[i]), in.Label))
+			parts = append(parts, fmt.Sprintf("%s (%s)", quoteEmpty(f.values[i]), in.Label))
 		}
-		out = append(out, fmt.Sprintf("%s differs: %s", strings.ReplaceAll(k, "_", " "), strings.Join(parts, " vs ")))
+		out = append(out, fmt.Sprintf("%s differs: %s", strings.ReplaceAll(f.key, "_", " "), strings.Join(parts, " vs ")))
 	}
 	return out
 }
