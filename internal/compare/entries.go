@@ -60,9 +60,7 @@ func ladderEntries(d *result.Document) []entry {
 	for _, r := range d.Results {
 		e := entry{name: r.Name, placement: r.Placement, samples: r.Samples, sizes: result.BlockSizes(r.BlockInfo), summary: r.OneWayNS.Summary, repro: r.OneWayNS.Reproducibility, cpus: result.CellCPUs(&r),
 			adjusted: r.HostAdjusted, probes: result.BlockProbes(r.BlockInfo)}
-		for _, f := range r.Flags {
-			e.notes = append(e.notes, fmt.Sprintf("%s %s flagged (%s): %s", r.Name, r.Placement, f.Code, f.Message))
-		}
+		e.notes = flagNotes(r.Name, r.Placement, r.Flags)
 		out = append(out, e)
 	}
 	return out
@@ -76,9 +74,7 @@ func ringEntries(d *result.Document) []entry {
 		if e.summary.N != len(e.samples) {
 			e.summary = stats.Summarize(e.samples)
 		}
-		for _, f := range r.Flags {
-			e.notes = append(e.notes, fmt.Sprintf("%s %s flagged (%s): %s", name, r.Placement, f.Code, f.Message))
-		}
+		e.notes = flagNotes(name, r.Placement, r.Flags)
 		out = append(out, e)
 	}
 	return out
@@ -117,14 +113,20 @@ func loadEntries(d *result.Document) []entry {
 					if p.P.CILow != nil && p.P.CIHigh != nil {
 						sum.CILow, sum.CIHigh, sum.Confidence = *p.P.CILow, *p.P.CIHigh, p.P.Confidence
 					}
-					e := entry{name: fmt.Sprintf("%s %s %s", lname, m.what, strings.ReplaceAll(p.Name, "_", ".")), placement: s.Placement, samples: p.P.BlockNS, sizes: sizes, summary: sum}
-					for _, f := range l.Flags {
-						e.notes = append(e.notes, fmt.Sprintf("%s %s flagged (%s): %s", lname, s.Placement, f.Code, f.Message))
-					}
-					out = append(out, e)
+					out = append(out, entry{name: fmt.Sprintf("%s %s %s", lname, m.what, strings.ReplaceAll(p.Name, "_", ".")), placement: s.Placement,
+						samples: p.P.BlockNS, sizes: sizes, summary: sum, notes: flagNotes(lname, s.Placement, l.Flags)})
 				}
 			}
 		}
+	}
+	return out
+}
+
+// flagNotes are a figure's flags as footnotes, each naming the figure.
+func flagNotes(name, placement string, flags []result.Flag) []string {
+	var out []string
+	for _, f := range flags {
+		out = append(out, fmt.Sprintf("%s %s flagged (%s): %s", name, placement, f.Code, f.Message))
 	}
 	return out
 }
