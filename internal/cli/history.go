@@ -199,11 +199,7 @@ func historyView(path string, ms []store.Machine) *render.History {
 		// A description that is not the fields' JSON (written by another
 		// version) leaves them empty rather than hiding the cells.
 		_ = json.Unmarshal([]byte(m.Description), &hm.Fields)
-		usual := 0.0
-		if r := readings[keys[i]]; len(r) > 0 {
-			sort.Float64s(r)
-			usual = r[(len(r)-1)/4]
-		}
+		usual := stats.UsualReading(readings[keys[i]])
 		cellKeys := make([]store.CellKey, 0, len(m.Cells))
 		for k := range m.Cells {
 			cellKeys = append(cellKeys, k)
