@@ -10,6 +10,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/suite"
 )
@@ -136,21 +137,14 @@ func runExplain(ctx context.Context, mf *measureFlags, benches []*model.Benchmar
 	if err != nil {
 		return err
 	}
-	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr)
-	if err != nil {
-		return err
+	ms := mf.measurement(set)
+	ms.compose = func(spec session.Spec) (session.Spec, error) {
+		return suite.Explain(spec, suite.ExplainOptions{Benches: benches, Placements: placements, Probes: probes, Sampling: o,
+			MinTimeGiven: mf.fs.Changed("min-time"), Capture: capture}), nil
 	}
-	spec = suite.Explain(spec, suite.ExplainOptions{Benches: benches, Placements: placements, Probes: probes, Sampling: o,
-		MinTimeGiven: mf.fs.Changed("min-time"), Capture: capture})
-	doc, err := session.Run(ctx, spec)
-	if suite.Refused(err) {
-		return &usageError{err.Error()}
+	ms.show = func(w io.Writer, doc *result.Document) { render.Explain(w, doc) }
+	ms.failures = func(doc *result.Document) error {
+		return failed(doc, "measurements", len(doc.Failures)+len(doc.Results))
 	}
-	if err != nil {
-		return err
-	}
-	if err := present(doc, mf, stdout, stderr, func(w io.Writer) { render.Explain(w, doc) }); err != nil {
-		return err
-	}
-	return failed(doc, "measurements", len(doc.Failures)+len(doc.Results))
+	return ms.run(ctx, stdout, stderr)
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/suite"
 )
@@ -247,28 +247,17 @@ func runLoad(ctx context.Context, cmd *cobra.Command, mf *measureFlags, lf *load
 	if !mf.quiet {
 		noteLoad(stderr, "load", plan.Levels, "levels")
 	}
-	spec, err := newSpec(plan.Settings, &mf.lockFlags, mf.quiet, stderr)
-	if err != nil {
-		return err
-	}
-	doc, err := session.Run(ctx, plan.Spec(spec))
-	if err != nil {
-		return err
-	}
-	table, err := saveExports(doc, []export{jsonExport(mf.exportJSON),
-		{"--export-csv", mf.exportCSV, render.LoadCSV}, {"--export-markdown", mf.exportMarkdown, render.LoadMarkdown}}, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	if !mf.quiet {
-		render.Loads(table, doc, style(table))
-		if mf.exportJSON != "" && mf.exportJSON != "-" {
-			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
+	ms := mf.measurement(plan.Settings)
+	ms.compose = func(spec session.Spec) (session.Spec, error) { return plan.Spec(spec), nil }
+	ms.exports = exportsOf(jsonExport(mf.exportJSON),
+		export{"--export-csv", mf.exportCSV, render.LoadCSV}, export{"--export-markdown", mf.exportMarkdown, render.LoadMarkdown})
+	ms.show = func(w io.Writer, doc *result.Document) { render.Loads(w, doc, style(w)) }
+	ms.failures = func(doc *result.Document) error {
+		levels := 0
+		for _, s := range doc.Loads {
+			levels += len(s.Levels)
 		}
+		return failed(doc, "load levels", len(doc.Failures)+levels)
 	}
-	levels := 0
-	for _, s := range doc.Loads {
-		levels += len(s.Levels)
-	}
-	return failed(doc, "load levels", len(doc.Failures)+levels)
+	return ms.run(ctx, stdout, stderr)
 }

@@ -521,44 +521,6 @@ func colorOn(mode colorMode, tty bool, noColor, term string) bool {
 	return noColor == "" && tty && term != "dumb"
 }
 
-// newSpec frames the session of a measuring command: the tool, the
-// command line, the settings record, the CPUs, the seed, the lock, and the
-// progress bar on a terminal. The suite completes it with the command's
-// steps.
-func newSpec(set result.Settings, lf *lockFlags, quiet bool, stderr io.Writer) (session.Spec, error) {
-	spec := session.Spec{Tool: tool(), Command: append([]string{"ctxbench"}, os.Args[1:]...), Settings: set,
-		CPUs: set.CPUs, Seed: set.Seed, DryRun: set.DryRun, Log: stderr}
-	lock, err := lf.lock(stderr)
-	if err != nil {
-		return spec, err
-	}
-	spec.Lock = lock
-	if !quiet && isTTY(stderr) {
-		spec.Progress = newProgressBar(stderr)
-	}
-	if quiet {
-		spec.Log = io.Discard
-	}
-	return spec, nil
-}
-
-// present writes the document's exports, then shows it with show on the
-// terminal — stdout, or stderr when an export claims stdout ("-") — and
-// says where the JSON went.
-func present(doc *result.Document, mf *measureFlags, stdout, stderr io.Writer, show func(io.Writer)) error {
-	table, err := saveExports(doc, mf.exports(doc), stdout, stderr)
-	if err != nil {
-		return err
-	}
-	if !mf.quiet {
-		view(table, show)
-		if mf.exportJSON != "" && mf.exportJSON != "-" {
-			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
-		}
-	}
-	return nil
-}
-
 // exports is the table of what a measuring command can write, by flag.
 // A document with creation or memory sections (the default ladder) also
 // writes them beside the CSV, one file each (their columns differ):

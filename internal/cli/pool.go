@@ -168,7 +168,8 @@ func (pf *poolFlags) config(f *pflag.FlagSet) (suite.PoolConfig, error) {
 	return cfg, checkExports([2]string{"--export-json", pf.exportJSON})
 }
 
-// runPool measures the sweep and reports it.
+// runPool measures the sweep and reports it. The sweep tells its own
+// progress (prog): the session's progress bar and log stay off.
 func runPool(ctx context.Context, pf *poolFlags, cfg suite.PoolConfig, stdout, stderr io.Writer) error {
 	var prog suite.PoolProgress // nil: quiet
 	if !pf.quiet && isTTY(stderr) {
@@ -176,45 +177,30 @@ func runPool(ctx context.Context, pf *poolFlags, cfg suite.PoolConfig, stdout, s
 	} else if !pf.quiet {
 		prog = &poolLog{w: stderr}
 	}
-	spec, err := newSpec(poolSettings(cfg, pf.quick, pf.flags), &pf.lf, true, stderr)
-	if err != nil {
-		return err
+	ms := measurement{settings: poolSettings(cfg, pf.quick, pf.flags), lock: &pf.lf, quiet: pf.quiet, exports: onlyJSON(pf.exportJSON)}
+	ms.compose = func(spec session.Spec) (session.Spec, error) {
+		spec.Progress, spec.Log = nil, io.Discard
+		return suite.Pool(spec, cfg, prog), nil
 	}
-	doc, err := session.Run(ctx, suite.Pool(spec, cfg, prog))
 	if p, ok := prog.(*poolProgress); ok {
-		p.end()
+		ms.after = p.end
 	}
-	if err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case suite.Refused(err):
-			return usagef("%v", err)
-		case suite.Missing(err):
-			return &exitError{ExitFailure, err.Error()}
-		}
-		return err
+	ms.show = func(w io.Writer, doc *result.Document) {
+		render.Pools(w, doc.Pools)
+		render.Missing(w, doc)
 	}
-	res := doc.Pools
-	out, err := saveJSON(doc, pf.exportJSON, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	if !pf.quiet {
-		view(out, func(w io.Writer) {
-			render.Pools(w, res)
-			render.Missing(w, doc)
-		})
-	}
-	windows := 0
-	for _, s := range res.Servers {
-		for _, se := range s.Series {
-			for _, p := range se.Points {
-				windows += len(p.Windows)
+	ms.failures = func(doc *result.Document) error {
+		windows := 0
+		for _, s := range doc.Pools.Servers {
+			for _, se := range s.Series {
+				for _, p := range se.Points {
+					windows += len(p.Windows)
+				}
 			}
 		}
+		return failed(doc, "windows", windows+len(doc.Failures))
 	}
-	return failed(doc, "windows", windows+len(doc.Failures))
+	return ms.run(ctx, stdout, stderr)
 }
 
 // poolSettings is the settings record of a sweep: its preset, placements

@@ -13,6 +13,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/suite"
 )
@@ -151,25 +152,13 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 	if !mf.quiet {
 		noteLoad(stderr, "ring", plan.Points, "points")
 	}
-	spec, err := newSpec(plan.Settings, &mf.lockFlags, mf.quiet, stderr)
-	if err != nil {
-		return err
+	ms := mf.measurement(plan.Settings)
+	ms.compose = func(spec session.Spec) (session.Spec, error) { return plan.Spec(spec), nil }
+	ms.show = func(w io.Writer, doc *result.Document) { render.Rings(w, doc, style(w)) }
+	ms.failures = func(doc *result.Document) error {
+		return failed(doc, "ring points", len(doc.Failures)+len(doc.Rings))
 	}
-	doc, err := session.Run(ctx, plan.Spec(spec))
-	if err != nil {
-		return err
-	}
-	table, err := saveJSON(doc, mf.exportJSON, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	if !mf.quiet {
-		view(table, func(w io.Writer) { render.Rings(w, doc, style(w)) })
-		if mf.exportJSON != "" && mf.exportJSON != "-" {
-			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
-		}
-	}
-	return failed(doc, "ring points", len(doc.Failures)+len(doc.Rings))
+	return ms.run(ctx, stdout, stderr)
 }
 
 // refuseEmptyElements refuses a comma-separated list flag, among names,
