@@ -28,7 +28,9 @@ type poolFlags struct {
 	seed                                  seedValue
 	pgDSN, redisURL                       string
 	lf                                    lockFlags
-	flags                                 *pflag.FlagSet // what was given, for the settings record
+	// custom says a flag changed how each point is sampled (window
+	// length, warm-up, repetitions): the record's preset is then "custom".
+	custom bool
 }
 
 func newPool(stdout, stderr io.Writer) *cobra.Command {
@@ -55,7 +57,6 @@ method. Needs: apt-get install -y postgresql redis-server`,
   ctxbench pool --export-json pools.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			pf.flags = cmd.Flags()
 			cfg, err := pf.config(cmd.Flags())
 			if err != nil {
 				return err
@@ -131,16 +132,16 @@ func (pf *poolFlags) config(f *pflag.FlagSet) (suite.PoolConfig, error) {
 		cfg.Placements = pf.placements
 	}
 	if f.Changed("duration") {
-		cfg.Duration = pf.duration
+		cfg.Duration, pf.custom = pf.duration, true
 	}
 	if givenAs(f, "warmup-time", "warmup") != "" {
-		cfg.Warmup = pf.warmupTime
+		cfg.Warmup, pf.custom = pf.warmupTime, true
 	}
 	if as := givenAs(f, "runs", "repetitions"); as != "" {
 		if pf.runs < 1 || pf.runs > 100000 {
 			return cfg, usagef("%s must be between 1 and 100000, got %d", as, pf.runs)
 		}
-		cfg.Repetitions = pf.runs
+		cfg.Repetitions, pf.custom = pf.runs, true
 	}
 	if pf.quietWait < 0 {
 		return cfg, usagef("--wait-quiet must not be negative, got %v", pf.quietWait)
@@ -177,7 +178,7 @@ func runPool(ctx context.Context, pf *poolFlags, cfg suite.PoolConfig, stdout, s
 	} else if !pf.quiet {
 		prog = &poolLog{w: stderr}
 	}
-	ms := measurement{settings: poolSettings(cfg, pf.quick, pf.flags), lock: &pf.lf, quiet: pf.quiet, exports: onlyJSON(pf.exportJSON)}
+	ms := measurement{settings: pf.settings(cfg), lock: &pf.lf, quiet: pf.quiet, exports: onlyJSON(pf.exportJSON)}
 	ms.compose = func(spec session.Spec) (session.Spec, error) {
 		spec.Progress, spec.Log = nil, io.Discard
 		return suite.Pool(spec, cfg, prog), nil
@@ -203,19 +204,17 @@ func runPool(ctx context.Context, pf *poolFlags, cfg suite.PoolConfig, stdout, s
 	return ms.run(ctx, stdout, stderr)
 }
 
-// poolSettings is the settings record of a sweep: its preset, placements
-// and seed. As run's, a preset whose sampling a flag changed (window
-// length, warm-up, repetitions) is recorded as "custom", never as the
-// preset it no longer is.
-func poolSettings(cfg suite.PoolConfig, quick bool, f *pflag.FlagSet) result.Settings {
+// settings is the settings record of a sweep: its preset, placements and
+// seed. As run's, a preset whose sampling a flag changed (window length,
+// warm-up, repetitions) is recorded as "custom", never as the preset it no
+// longer is.
+func (pf *poolFlags) settings(cfg suite.PoolConfig) result.Settings {
 	preset := "default"
-	if quick {
+	switch {
+	case pf.custom:
+		preset = "custom"
+	case pf.quick:
 		preset = "quick"
-	}
-	for _, name := range []string{"duration", "warmup-time", "warmup", "runs", "repetitions"} {
-		if fl := f.Lookup(name); fl != nil && fl.Changed {
-			preset = "custom"
-		}
 	}
 	return result.Settings{Preset: preset, Placements: cfg.Placements, Seed: int64(cfg.Seed)}
 }

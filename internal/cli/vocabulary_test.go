@@ -121,7 +121,7 @@ func poolConfig(t *testing.T, args ...string) (suite.PoolConfig, result.Settings
 	if err != nil {
 		t.Fatalf("%v: %v", args, err)
 	}
-	return cfg, poolSettings(cfg, pf.quick, cmd.Flags())
+	return cfg, pf.settings(cfg)
 }
 
 // A sampling flag makes pool's preset "custom", as it does run's.

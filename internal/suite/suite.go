@@ -24,6 +24,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/experiment/explain"
 	"github.com/ctxbench/ctxbench/internal/experiment/ladder"
 	"github.com/ctxbench/ctxbench/internal/kernels"
+	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/schedule"
 	"github.com/ctxbench/ctxbench/internal/session"
@@ -43,7 +44,17 @@ type Sampling struct {
 	Timeout                       time.Duration // the watchdog of every block; 0: derived from MinTime
 	TargetCI                      float64       // a fraction (0.03 is ±3%); 0: no target
 	TargetBudget                  time.Duration
+	// Preset is the preset the values started from (quick, default or
+	// thorough; the record says "custom" once a flag changed one), and
+	// Given the values the flags gave: a command's own defaults (ring's
+	// samples, explain's sample length, load's blocks) replace a preset's
+	// value, never a given one.
+	Preset string
+	Given  Given
 }
+
+// Given says which of a Sampling's values the flags gave.
+type Given struct{ Runs, SamplesPerBlock, Warmup, MinTime, Span bool }
 
 // Record is base (what the run was asked: preset, placements, CPUs,
 // seed, dry run) with the sampling the run used: the document's settings
@@ -56,6 +67,16 @@ func (s Sampling) Record(base result.Settings) result.Settings {
 		base.TargetBudgetNS = s.TargetBudget.Nanoseconds()
 	}
 	return base
+}
+
+// recordCapture is the one writer of the settings' capture_above: the
+// slow-hop capture's threshold as the flag takes it (explain's and load's
+// alike; nil: no capture, nothing written).
+func recordCapture(set result.Settings, th *model.Threshold) result.Settings {
+	if th != nil {
+		set.CaptureAbove = th.String()
+	}
+	return set
 }
 
 // options are the scheduler's.
