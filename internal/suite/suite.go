@@ -1,12 +1,25 @@
 // Package suite composes experiments into one session.Spec. Every
-// composition of experiments is here, one function per command: the
-// default ladder and run (Ladder), ring, spawn, memory, pool, replicate,
-// explain and aa. Each takes the values the command line parsed from its
-// flags and completes the spec the command line framed (tool, command,
-// settings, lock, progress): its steps, its derivations and, for a dry run,
-// the executor of synthetic blocks. The command line then runs the spec
-// with session.Run and renders the document: it parses and presents, as
-// benchstat's main does, and knows no experiment and no mechanism.
+// composition of experiments is here, one function per command, each in
+// the file of its experiment:
+//   - Ladder (ladder.go): the default ladder and run;
+//   - AB (ab.go): an interleaved A/B in one sitting (ab);
+//   - AA (aa.go): the A/A self-test (aa);
+//   - Explain (explain.go): the kernel phases of a hop (explain);
+//   - PlanRing (ring.go): a ring sweep (ring);
+//   - PlanLoad (load.go): latency under load (load);
+//   - Spawn and Memory (lifecycle.go): creation and memory (spawn, memory);
+//   - Pool (pool.go): connection pools (pool);
+//   - Replicate (replicate.go): the published experiments (replicate).
+//
+// Each takes the values the command line parsed from its flags — the
+// experiment's own options where it has them (LoadSweep, RingSweep,
+// ExplainSweep), Sampling for the scheduler's — and completes the spec the
+// command line framed (tool, command, settings, lock, progress): its steps,
+// its derivations and, for a dry run, the executor of synthetic blocks.
+// The command line then runs the spec with session.Run and renders the
+// document (its one path: internal/cli/present.go): it parses and
+// presents, as benchstat's main does, and knows no experiment and no
+// mechanism.
 //
 // The hidden entry points of re-executed children and the sweep of dead
 // runs' server directories are here too (child.go), and the few
