@@ -19,7 +19,7 @@ import (
 
 // loadFlags are the load command's own flags. The values that need no
 // parsing of their own are bound to the sweep itself (o: the experiment's
-// options); the lists are parsed into it by run. block, warmup and probe
+// options); the lists are parsed into it by sweep. block, warmup and probe
 // are kept to tell a value given from the preset's.
 type loadFlags struct {
 	o                          suite.LoadOptions
@@ -108,7 +108,7 @@ needs what explain needs (root or CAP_BPF and CAP_PERFMON, BTF).`,
 	f := cmd.Flags()
 	f.Lookup("runs").Usage = "blocks per load level, each a worker process: the unit of every interval (default 10; --quick 4; --thorough 20)"
 	f.Lookup("span").DefValue = "0"
-	for _, name := range append(loadRefused, "export-gobench") {
+	for _, name := range append([]string{"export-gobench"}, loadRefused...) {
 		_ = f.MarkHidden(name)
 	}
 	o := &lf.o
@@ -190,8 +190,7 @@ func runLoad(ctx context.Context, cmd *cobra.Command, mf *measureFlags, lf *load
 	}
 	ms := mf.measurement(plan.Settings)
 	ms.compose = func(spec session.Spec) (session.Spec, error) { return plan.Spec(spec), nil }
-	ms.exports = exportsOf(jsonExport(mf.exportJSON),
-		export{"--export-csv", mf.exportCSV, render.LoadCSV}, export{"--export-markdown", mf.exportMarkdown, render.LoadMarkdown})
+	ms.exports = mf.exportsAs(render.LoadCSV, render.LoadMarkdown)
 	ms.show = func(w io.Writer, doc *result.Document) { render.Loads(w, doc, style(w)) }
 	ms.failures = func(doc *result.Document) error {
 		levels := 0

@@ -549,21 +549,25 @@ func colorOn(mode colorMode, tty bool, noColor, term string) bool {
 // FILE.csv → FILE-creation.csv, FILE-memory.csv; the Markdown export holds
 // every section in one file.
 func (m *measureFlags) exports(doc *result.Document) []export {
-	ex := []export{
-		jsonExport(m.exportJSON),
-		{"--export-csv", m.exportCSV, render.CSV},
-		{"--export-markdown", m.exportMarkdown, render.Markdown},
-		{"--export-gobench", m.exportGoBench, render.GoBench},
-	}
-	if doc != nil && m.exportCSV != "" && m.exportCSV != "-" {
+	ex := append(m.exportsAs(render.CSV, render.Markdown)(doc), export{"--export-gobench", m.exportGoBench, render.GoBench})
+	if csv := ex[1]; doc != nil && csv.path != "" && csv.path != "-" {
 		if len(doc.Spawn) > 0 {
-			ex = append(ex, export{"--export-csv", sectionPath(m.exportCSV, "creation"), render.SpawnCSV})
+			ex = append(ex, export{csv.flag, sectionPath(csv.path, "creation"), render.SpawnCSV})
 		}
 		if len(doc.Memory) > 0 {
-			ex = append(ex, export{"--export-csv", sectionPath(m.exportCSV, "memory"), render.MemoryCSV})
+			ex = append(ex, export{csv.flag, sectionPath(csv.path, "memory"), render.MemoryCSV})
 		}
 	}
 	return ex
+}
+
+// exportsAs is the JSON, CSV and Markdown exports of the measure flags,
+// the tables written by csv and markdown: a command whose tables are its
+// own (load) passes its writers.
+func (m *measureFlags) exportsAs(csv, markdown func(io.Writer, *result.Document) error) func(*result.Document) []export {
+	return func(*result.Document) []export {
+		return []export{jsonExport(m.exportJSON), {"--export-csv", m.exportCSV, csv}, {"--export-markdown", m.exportMarkdown, markdown}}
+	}
 }
 
 // sectionPath names a section's file beside path: ladder.csv →
