@@ -178,7 +178,7 @@ func historyView(path string, ms []store.Machine) *render.History {
 	h := &render.History{Store: path, Machines: []render.HistoryMachine{}}
 	// The machine part of each fingerprint, how many builds share it, and
 	// the usual host probe reading of each machine (the lower quartile of
-	// its readings, as the runs take it).
+	// its uncontended sittings' readings, as the runs take it).
 	builds, readings := map[string]int{}, map[string][]float64{}
 	keys := make([]string, len(ms))
 	for i, m := range ms {
@@ -186,6 +186,9 @@ func historyView(path string, ms []store.Machine) *render.History {
 		builds[keys[i]]++
 		for _, ps := range m.Cells {
 			for _, p := range ps {
+				if p.Contended { // the runs leave contended sittings out of the reading too
+					continue
+				}
 				for _, r := range p.BlockProbes {
 					if r > 0 {
 						readings[keys[i]] = append(readings[keys[i]], r)
