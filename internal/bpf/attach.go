@@ -10,7 +10,9 @@ type InPlaceOptions struct {
 	// path, their run-queue wait); above it they are only counted, until
 	// the next 100 ms. 0: every switch is timed.
 	RateLimit uint32
-	// Self is the TGID never taken as a target (0: this process).
+	// Self is the TGID never taken as a target (0: this process; -1: none,
+	// so that this process's own threads can be one: the attach's check
+	// against the ladder's kernel, which runs in it).
 	Self int
 	// Full attaches the scheduler's entry and exit too (GroupSched): the
 	// syscall's part, the pick, the switch and the return become phases

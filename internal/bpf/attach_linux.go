@@ -84,8 +84,11 @@ func OpenInPlace(opts InPlaceOptions) (*InPlace, error) {
 		return nil, fmt.Errorf("bpf: the in-place object: %w", err)
 	}
 	self := opts.Self
-	if self == 0 {
+	switch {
+	case self == 0:
 		self = unix.Getpid()
+	case self < 0:
+		self = 0 // no task's TGID is 0: nothing is left out
 	}
 	if err := errors.Join(
 		spec.Variables["all_tasks"].Set(uint32(boolInt(opts.All))),
