@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ctxbench/ctxbench/internal/bpf"
+	"github.com/ctxbench/ctxbench/internal/container"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/partner"
 	"github.com/ctxbench/ctxbench/internal/phase"
@@ -51,11 +53,9 @@ func InPlaceMissing(err error) bool {
 // InPlaceMethod is how the kernel is probed.
 const InPlaceMethod = bpf.MethodRawTracepoints
 
-// cgroupRoot is where the unified (v2) hierarchy is mounted.
-const cgroupRoot = "/sys/fs/cgroup"
-
-// TargetSpec names a target: one of a process (Pid), a cgroup (Cgroup, a
-// path under /sys/fs/cgroup or below it) or the whole machine (All).
+// TargetSpec names a target: one of a process (Pid), a cgroup (Cgroup: a
+// directory of a mounted cgroup hierarchy, or a path relative to the cpu
+// controller's hierarchy or the unified one) or the whole machine (All).
 type TargetSpec struct {
 	Pid    int
 	Cgroup string
@@ -65,17 +65,57 @@ type TargetSpec struct {
 // Target is a resolved target.
 type Target struct {
 	Spec TargetSpec
-	// Name is how the output names it: "pid 1234 (postgres)", the cgroup's
-	// path, "the machine".
+	// Name is how the output names it: "pid 1234 (postgres)", "cgroup
+	// /system.slice/x (v2)", "the machine".
 	Name string
 	// Pid is the process's TGID (a thread's pid resolves to its process);
-	// Comm its name. Dir is the cgroup's directory.
+	// Comm its name. Dir is the cgroup's directory, Rel its path in its
+	// hierarchy.
 	Pid  int
 	Comm string
 	Dir  string
+	Rel  string
 	// start is the process's start time (clock ticks), to tell it from a
 	// later process given the same pid.
 	start uint64
+}
+
+// cgroupDir finds the directory a --cgroup names: an absolute path that is
+// a cgroup, else the path under the cpu controller's hierarchy (where a
+// switch's scheduling entities are) or the unified one. It returns the
+// directory and its path in its hierarchy.
+func cgroupDir(name string) (dir, rel string, err error) {
+	isCgroup := func(d string) bool {
+		var fs unix.Statfs_t
+		if unix.Statfs(d, &fs) != nil || fs.Type != unix.CGROUP_SUPER_MAGIC && fs.Type != unix.CGROUP2_SUPER_MAGIC {
+			return false
+		}
+		_, err := os.Stat(filepath.Join(d, "cgroup.procs"))
+		return err == nil
+	}
+	var mounts []string
+	if h, err := container.CPUHierarchy(); err == nil {
+		mounts = append(mounts, h.Mount)
+	}
+	if h, err := container.FindHierarchy(""); err == nil {
+		mounts = append(mounts, h.Mount)
+	}
+	if filepath.IsAbs(name) && isCgroup(name) {
+		d := filepath.Clean(name)
+		for _, m := range mounts {
+			if r, ok := strings.CutPrefix(d, m); ok && (r == "" || r[0] == '/') {
+				return d, "/" + strings.TrimPrefix(r, "/"), nil
+			}
+		}
+		return d, d, nil
+	}
+	for _, m := range mounts {
+		d := filepath.Join(m, strings.TrimPrefix(name, "/"))
+		if strings.HasPrefix(d+"/", m+"/") && isCgroup(d) {
+			return d, "/" + strings.TrimPrefix(strings.TrimPrefix(d, m), "/"), nil
+		}
+	}
+	return "", "", fmt.Errorf("--cgroup %s: no such cgroup (looked in %s)", name, strings.Join(mounts, " and "))
 }
 
 // ResolveTarget checks that the target exists now and names it. An error
@@ -85,22 +125,11 @@ func ResolveTarget(s TargetSpec) (Target, error) {
 	case s.All:
 		return Target{Spec: s, Name: "the machine"}, nil
 	case s.Cgroup != "":
-		dir := s.Cgroup
-		if !strings.HasPrefix(dir, cgroupRoot+"/") && dir != cgroupRoot {
-			dir = filepath.Join(cgroupRoot, strings.TrimPrefix(dir, "/"))
+		dir, rel, err := cgroupDir(s.Cgroup)
+		if err != nil {
+			return Target{}, err
 		}
-		dir = filepath.Clean(dir)
-		if !strings.HasPrefix(dir+"/", cgroupRoot+"/") {
-			return Target{}, fmt.Errorf("--cgroup %s: not under %s", s.Cgroup, cgroupRoot)
-		}
-		if _, err := os.Stat(filepath.Join(dir, "cgroup.procs")); err != nil {
-			return Target{}, fmt.Errorf("--cgroup %s: no such cgroup (no %s)", s.Cgroup, filepath.Join(dir, "cgroup.procs"))
-		}
-		rel := strings.TrimPrefix(dir, cgroupRoot)
-		if rel == "" {
-			rel = "/"
-		}
-		return Target{Spec: s, Name: "cgroup " + rel, Dir: dir}, nil
+		return Target{Spec: s, Name: "cgroup " + rel, Dir: dir, Rel: rel}, nil
 	default:
 		if s.Pid <= 0 {
 			return Target{}, fmt.Errorf("--pid %d: not a process id", s.Pid)
@@ -183,7 +212,8 @@ func (t Target) TGIDs() []int {
 }
 
 // CgroupDepth is how deep the target's cgroup is below the root (the
-// process's own cgroup for a pid; 0 for the machine): every level is a
+// process's own cgroup for a pid, in the cpu controller's hierarchy where
+// it has one, else the unified one; 0 for the machine): every level is a
 // scheduling entity a switch walks.
 func (t Target) CgroupDepth() int {
 	rel := ""
@@ -191,11 +221,19 @@ func (t Target) CgroupDepth() int {
 	case t.Spec.All:
 		return 0
 	case t.Dir != "":
-		rel = strings.TrimPrefix(t.Dir, cgroupRoot)
+		rel = t.Rel
 	default:
 		for _, l := range strings.Split(readFile(fmt.Sprintf("/proc/%d/cgroup", t.Pid)), "\n") {
-			if v, ok := strings.CutPrefix(l, "0::"); ok {
-				rel = v
+			f := strings.SplitN(l, ":", 3)
+			if len(f) != 3 {
+				continue
+			}
+			if slices.Contains(strings.Split(f[1], ","), "cpu") {
+				rel = f[2]
+				break
+			}
+			if f[0] == "0" && f[1] == "" {
+				rel = f[2]
 			}
 		}
 	}
@@ -249,12 +287,21 @@ func (t Target) Counters(tgids []int) TargetCounters {
 	c.Switches = c.Voluntary + c.Involuntary
 	c.Method = "/proc/<pid>/task/<tid>/status voluntary_ctxt_switches + nonvoluntary_ctxt_switches; " + procs.CPUMethod()
 	if t.Dir != "" {
+		// A cgroup's own account keeps the time of tasks that exited: v2's
+		// cpu.stat usage_usec, v1's cpuacct.usage (where cpuacct is mounted
+		// with the hierarchy).
 		for _, l := range strings.Split(readFile(filepath.Join(t.Dir, "cpu.stat")), "\n") {
 			if v, ok := strings.CutPrefix(l, "usage_usec "); ok {
 				if us, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64); err == nil {
 					c.CPUNs = us * 1000
 					c.Method += "; CPU time: the cgroup's cpu.stat usage_usec"
 				}
+			}
+		}
+		if v := strings.TrimSpace(readFile(filepath.Join(t.Dir, "cpuacct.usage"))); v != "" {
+			if ns, err := strconv.ParseUint(v, 10, 64); err == nil {
+				c.CPUNs = ns
+				c.Method += "; CPU time: the cgroup's cpuacct.usage"
 			}
 		}
 	}
