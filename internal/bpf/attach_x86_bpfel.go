@@ -77,7 +77,8 @@ const (
 	attachCounterC_RUNQ_N_3           attachCounter = 27
 	attachCounterC_STATE_MISS         attachCounter = 28
 	attachCounterC_MISORDERED         attachCounter = 29
-	attachCounterC_COUNT              attachCounter = 30
+	attachCounterC_SELF_FROM_IDLE     attachCounter = 30
+	attachCounterC_COUNT              attachCounter = 31
 )
 
 type attachCpuState struct {

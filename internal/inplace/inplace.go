@@ -246,7 +246,9 @@ func target(t Target, r Run) result.AttachTarget {
 	at.Proc.SwitchesPerS = procTotal / secs
 	counted := float64(at.Switches)
 	if all {
-		counted += float64(whole.Counts[phase.CountInFromIdle]) // the machine's ctxt counts the switches away from idle too
+		// The machine's ctxt counts every switch: away from idle too, and
+		// from idle to ctxbench itself (its switches away are in Self).
+		counted += float64(whole.Counts[phase.CountInFromIdle] + whole.Counts[phase.CountSelfFromIdle])
 	}
 	at.Proc.Agreement = ratio(counted, procTotal)
 	at.Proc.RunQueueShare = float64(sub(last.Proc.RunQueueNs, first.Proc.RunQueueNs)) / (secs * 1e9)

@@ -162,6 +162,7 @@ const (
 	_
 	CountStateMiss
 	CountMisordered
+	CountSelfFromIdle
 	// NumCounters is NCOUNTERS (room for more).
 	NumCounters = 32
 )
@@ -171,7 +172,7 @@ var CounterNames = []string{"C_OUT_VOLUNTARY", "C_OUT_INVOLUNTARY", "C_IN", "C_O
 	"C_PREEMPT_BY_SAME", "C_PREEMPT_BY_TARGET", "C_PREEMPT_BY_KTHREAD", "C_PREEMPT_BY_OTHER", "C_WAKEUPS",
 	"C_WAKEUPS_BY_SAME", "C_WAKE_REMOTE", "C_TIMED", "C_UNTIMED", "C_IN_TIMED", "C_MIGRATED", "C_PATHS",
 	"C_PATH_OPEN", "C_WAKE_NS", "C_WAKE_N", "C_RUNQ_NS_0", "C_RUNQ_NS_1", "C_RUNQ_NS_2", "C_RUNQ_NS_3",
-	"C_RUNQ_N_0", "C_RUNQ_N_1", "C_RUNQ_N_2", "C_RUNQ_N_3", "C_STATE_MISS", "C_MISORDERED"}
+	"C_RUNQ_N_0", "C_RUNQ_N_1", "C_RUNQ_N_2", "C_RUNQ_N_3", "C_STATE_MISS", "C_MISORDERED", "C_SELF_FROM_IDLE"}
 
 // Seg is a sum of segments: their time and how many.
 type Seg struct {

@@ -209,7 +209,7 @@ func TestInPlaceNames(t *testing.T) {
 	if SlotSchedEntry.Kind() != KindSchedEntry || SlotFPULoad.Kind() != KindFPULoad || Slot(NumSlots).Kind() != KindNone {
 		t.Error("slots and kinds disagree")
 	}
-	if len(CounterNames) != int(CountMisordered)+1 || CounterNames[CountRunQueueN] != "C_RUNQ_N_0" || CounterNames[CountStateMiss] != "C_STATE_MISS" {
+	if len(CounterNames) != int(CountSelfFromIdle)+1 || CounterNames[CountRunQueueN] != "C_RUNQ_N_0" || CounterNames[CountStateMiss] != "C_STATE_MISS" {
 		t.Errorf("%d counter names", len(CounterNames))
 	}
 	for c := range SwitchClass(NumClasses) {

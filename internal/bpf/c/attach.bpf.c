@@ -631,6 +631,10 @@ int ctxb_in_switch(struct bpf_raw_tracepoint_args *ctx)
 	s->cur_gen = gen;
 	s->cur_tgt = tn;
 	if (tp < 0 && tn < 0) {
+		/* With every task a target, only ctxbench's own switches are none:
+		 * its switches away it counts itself; from idle to it, here. */
+		if (all_tasks && ppid == 0 && nv.tgid == self_tgid)
+			count(agg_of(0), C_SELF_FROM_IDLE, 1);
 		s->path = P_NONE;
 		return 0;
 	}

@@ -95,6 +95,7 @@ enum counter {
 	C_RUNQ_N_3,
 	C_STATE_MISS,         /* a task's state not found at its switch-in (table full, or before the attach) */
 	C_MISORDERED,         /* a segment that came out negative, counted as 0 */
+	C_SELF_FROM_IDLE,     /* --all: switches from idle to ctxbench itself (the machine's count holds them) */
 	C_COUNT,
 };
 #define NCOUNTERS 32
