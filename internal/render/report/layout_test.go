@@ -103,6 +103,10 @@ func TestChromiumReportFitsTheWidth(t *testing.T) {
 	rich := doc(t, testdoc.Options{Seed: 2, Experiments: true})
 	second := doc(t, testdoc.Options{Seed: 3, Scale: 1.1})
 	captured := doc(t, testdoc.Options{Seed: 4, Capture: true})
+	inplace := doc(t, testdoc.Options{Seed: 5})
+	inplace.Attach = testdoc.Attach(false)
+	checked := doc(t, testdoc.Options{Seed: 6})
+	checked.Attach = testdoc.Attach(true)
 	shots := os.Getenv("CTXBENCH_SCREENSHOTS")
 	if shots == "" {
 		shots = t.TempDir()
@@ -112,6 +116,8 @@ func TestChromiumReportFitsTheWidth(t *testing.T) {
 		"three":  {{Label: "ladder", Path: "ladder.json", Doc: ladder}, {Label: "rings-pools", Path: "rich.json", Doc: rich}, {Label: "again", Path: "again.json", Doc: second}},
 		// explain with captured slow hops: the lanes of a slow hop beside a typical one
 		"captured": {{Label: "captured", Path: "captured.json", Doc: captured}},
+		// ctxbench attach: targets' kinds, a switch's path, the windows, and --check
+		"attach": {{Label: "inplace", Path: "inplace.json", Doc: inplace}, {Label: "checked", Path: "checked.json", Doc: checked}},
 	}
 	for name, in := range sets {
 		page := render(t, in)

@@ -86,6 +86,7 @@ type view struct {
 	Pools                          []poolView
 	Repl                           []replView
 	Explain                        []explainRun
+	Attach                         []attachRun
 	Compare                        *compareView
 	History                        *historyView
 	Warnings                       []warnView
@@ -162,6 +163,7 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 	v.Pools = poolViews(v.Runs)
 	v.Repl = replViews(v.Runs)
 	v.Explain = explainViews(v.Runs)
+	v.Attach = attachViews(v.Runs)
 	if len(inputs) > 1 && cmp != nil {
 		if cv := buildCompare(cmp); len(cv.Tables) > 0 {
 			v.Compare = cv
@@ -204,6 +206,9 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 	}
 	if len(v.Explain) > 0 {
 		v.Sections = append(v.Sections, navItem{"explain", "Where the time goes"})
+	}
+	if len(v.Attach) > 0 {
+		v.Sections = append(v.Sections, navItem{"attach", "In place"})
 	}
 	if v.Compare != nil {
 		v.Sections = append(v.Sections, navItem{"compare", "Comparison"})
