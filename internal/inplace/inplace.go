@@ -483,17 +483,20 @@ func whatIf(at result.AttachTarget, w *phase.InPlaceTarget, r Run) *result.Attac
 			crossShare = k.Share
 		}
 	}
+	// Priced at the same-cpu hop only: that is a switch's direct cost. The
+	// cross-cpu hop is mostly the wait for the other CPU (the IPI's flight,
+	// an idle vCPU's wake-up), time no CPU spends: a reason, not a price.
 	if same != nil && at.CPUPerS > 0 {
-		per := same.OneWayNs
-		if cross != nil {
-			per = (1-crossShare)*same.OneWayNs + crossShare*cross.OneWayNs
-		}
-		wi.ShareAtLadder = ptr(at.SwitchesPerS.Value * per / (at.CPUPerS * 1e9))
+		wi.ShareAtLadder = ptr(at.SwitchesPerS.Value * same.OneWayNs / (at.CPUPerS * 1e9))
 	} else if same == nil {
-		wi.Note = "this machine's history holds no thread/pipe ladder figure: run `ctxbench run thread/pipe --placement same-cpu,cross-cpu` to set one beside it"
+		wi.Note = "this machine's history holds no thread/pipe same-cpu ladder figure: run `ctxbench run thread/pipe --placement same-cpu,cross-cpu` to set one beside it"
 	}
 	if crossShare > 0.05 {
-		wi.Why = append(wi.Why, fmt.Sprintf("%.0f%% of its switches in were woken from another CPU: an IPI and the idle CPU's exit on the way (the ladder's cross-cpu hop)", 100*crossShare))
+		why := fmt.Sprintf("%.0f%% of its switches in were woken from another CPU: the wakeup is sent by an IPI and the woken CPU often leaves an idle state", 100*crossShare)
+		if cross != nil && same != nil {
+			why += fmt.Sprintf(" (the ladder's cross-cpu hop here takes %s, %.1f× its same-cpu one, mostly waiting)", fmtNs(cross.OneWayNs), cross.OneWayNs/same.OneWayNs)
+		}
+		wi.Why = append(wi.Why, why)
 	}
 	ins := float64(w.Counts[phase.CountIn])
 	if fi := ratio(float64(w.Counts[phase.CountInFromIdle]), ins); fi > 0.05 {
@@ -506,6 +509,15 @@ func whatIf(at result.AttachTarget, w *phase.InPlaceTarget, r Run) *result.Attac
 		wi.Pool = pool(r.Pool, r.PoolFile, at.NsPerSwitch.Value)
 	}
 	return wi
+}
+
+// fmtNs is a time for a sentence (the document's prose, not a table: the
+// views format their own figures).
+func fmtNs(ns float64) string {
+	if ns >= 1000 {
+		return fmt.Sprintf("%.1f µs", ns/1000)
+	}
+	return fmt.Sprintf("%.0f ns", ns)
 }
 
 // pool reads a pool series' points at the target's measured cost per

@@ -71,12 +71,12 @@ func endedText(a *result.Attach) string {
 }
 
 // figureText is a figure over windows: the whole run's value (with its
-// unit, unit) and the windows' interval with its level.
+// unit, unit), then the windows' median with its interval and level.
 func figureText(f result.AttachFigure, format func(float64) string, unit string) string {
 	if f.Windows < 2 {
 		return format(f.Value) + unit
 	}
-	return fmt.Sprintf("%s%s [%s, %s]%s", format(f.Value), unit, format(f.Low), format(f.High), atLevel(f.Confidence))
+	return fmt.Sprintf("%s%s (window median %s [%s, %s]%s)", format(f.Value), unit, format(f.Median), format(f.Low), format(f.High), atLevel(f.Confidence))
 }
 
 // share is a fraction as a percentage, with the decimals its size needs.
@@ -228,7 +228,7 @@ func whatIfText(w io.Writer, st Style, t *result.AttachTarget) {
 		return
 	}
 	for _, l := range wi.Ladder {
-		prose(w, st, "  the ladder here: %s %s %s untraced (%d sittings, the latest %s)\n", l.Name, l.Placement, units.Time(l.OneWayNs), l.Sittings, l.At)
+		prose(w, st, "  the ladder here: %s %s %s untraced (%s, the latest %s)\n", l.Name, l.Placement, units.Time(l.OneWayNs), sittings(l.Sittings), l.At)
 	}
 	if wi.ShareAtLadder != nil {
 		prose(w, st, "  what if: at the ladder's bare hops this switch rate would cost %s of its CPU time (measured: %s)\n",
@@ -251,6 +251,13 @@ func whatIfText(w io.Writer, st Style, t *result.AttachTarget) {
 		}
 		prose(w, st, "  the pool curve (%s, %s, %s) at its cost per switch: %s\n", p.File, p.Server, p.Series, strings.Join(pts, "; "))
 	}
+}
+
+func sittings(n int) string {
+	if n == 1 {
+		return "1 sitting"
+	}
+	return fmt.Sprintf("%d sittings", n)
 }
 
 func attachCheck(w io.Writer, st Style, c *result.AttachCheck, t *result.AttachTarget) {

@@ -108,7 +108,7 @@ func figText(f result.AttachFigure, format func(float64) string) string {
 	if f.Windows < 2 {
 		return format(f.Value)
 	}
-	return fmt.Sprintf("%s [%s, %s]", format(f.Value), format(f.Low), format(f.High))
+	return fmt.Sprintf("%s (window median %s [%s, %s])", format(f.Value), format(f.Median), format(f.Low), format(f.High))
 }
 
 func ivText(i result.Interval) string {
@@ -170,7 +170,11 @@ func attachTargetOf(t *result.AttachTarget) attachTargetView {
 	v.Windows = windowsFig(t)
 	if wi := t.WhatIf; wi != nil {
 		for _, l := range wi.Ladder {
-			v.WhatIf = append(v.WhatIf, fmt.Sprintf("this machine's ladder: %s %s %s untraced (%d sittings, the latest %s)", l.Name, l.Placement, units.Time(l.OneWayNs), l.Sittings, l.At))
+			n := fmt.Sprintf("%d sittings", l.Sittings)
+			if l.Sittings == 1 {
+				n = "1 sitting"
+			}
+			v.WhatIf = append(v.WhatIf, fmt.Sprintf("this machine's ladder: %s %s %s untraced (%s, the latest %s)", l.Name, l.Placement, units.Time(l.OneWayNs), n, l.At))
 		}
 		if wi.ShareAtLadder != nil {
 			v.WhatIf = append(v.WhatIf, fmt.Sprintf("at the ladder's bare hops this switch rate would cost %s of its CPU time (measured: %s)", pctOf(*wi.ShareAtLadder), pctOf(t.ShareLost.Value)))
