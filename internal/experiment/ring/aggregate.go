@@ -67,21 +67,13 @@ func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string
 	r.RawNS, r.OverheadNS = stats.SummarizeBlocks(raw, sizes), stats.SummarizeBlocks(ovh, sizes)
 	hs := stats.SummarizeBlocks(hot, sizes)
 	r.OverheadHotNS = &hs
-	r.NetNS = r.RawNS.Median - r.OverheadNS.Median
-	rounds := make([]int, len(sizes))
-	for i := range rounds {
-		rounds[i] = i // raw and overhead come from the same blocks: pair them block by block
-	}
-	if w := stats.PerRound(func(m []float64) float64 { return m[0] - m[1] },
-		stats.Series{Values: raw, Sizes: sizes, Rounds: rounds}, stats.Series{Values: ovh, Sizes: sizes, Rounds: rounds}); w.OK {
-		r.NetInterval = &result.Interval{Median: w.Median, Low: w.Lo, High: w.Hi, Confidence: w.Confidence, Rounds: w.N}
-	}
-	netHot := r.RawNS.Median - hs.Median
+	r.NetNS, r.NetInterval = net(raw, ovh, sizes)
+	netHot, _ := net(raw, hot, sizes)
 	r.NetHotNS = &netHot
 	if tscOK && len(rawCyc) > 0 {
 		rc, oc := stats.SummarizeBlocks(rawCyc, sizes), stats.SummarizeBlocks(ovhCyc, sizes)
 		r.RawCycles, r.OverheadCycles = &rc, &oc
-		nc := rc.Median - oc.Median
+		nc, _ := net(rawCyc, ovhCyc, sizes)
 		r.NetCycles = &nc
 	}
 	r.HopsCounted, r.HopsExpected = counted, expected
@@ -137,6 +129,28 @@ func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string
 	}
 	r.Label = Label(c, r, host)
 	return r
+}
+
+// net is raw − base per hop, taken block by block (both are timed in
+// every sample of a block, so a block's host noise reaches both): the
+// median of the per-block differences of block medians, with its interval
+// — the figure the interval belongs to and the tables print; the
+// difference of the two medians can lie outside it. With fewer than two
+// blocks there is no interval, and the figure is the difference of the
+// medians (with one block, the same number). Never clamped. The point's
+// three nets (against the overhead, the hot overhead, and in TSC cycles)
+// are all taken this way.
+func net(raw, base []float64, sizes []int) (float64, *result.Interval) {
+	rounds := make([]int, len(sizes))
+	for i := range rounds {
+		rounds[i] = i // raw and base come from the same blocks: pair them block by block
+	}
+	w := stats.PerRound(func(m []float64) float64 { return m[0] - m[1] },
+		stats.Series{Values: raw, Sizes: sizes, Rounds: rounds}, stats.Series{Values: base, Sizes: sizes, Rounds: rounds})
+	if !w.OK {
+		return stats.SummarizeBlocks(raw, sizes).Median - stats.SummarizeBlocks(base, sizes).Median, nil
+	}
+	return w.Median, &result.Interval{Median: w.Median, Low: w.Lo, High: w.Hi, Confidence: w.Confidence, Rounds: w.N}
 }
 
 // verifyRingSwitches sets the switches per hop and their figures per
