@@ -152,11 +152,14 @@ type HierarchyRow struct {
 	Name              string   `json:"name"`               // the ctxbench row
 	Placement         string   `json:"placement"`
 	MedianNS          *float64 `json:"median_ns"` // null: not measured (Why says why)
-	Multiple          *float64 `json:"multiple_of_baseline,omitempty"`
-	SwitchesPerHop    *float64 `json:"switches_per_hop,omitempty"`
-	Verified          bool     `json:"verified,omitempty"`
-	Why               string   `json:"why,omitempty"`
-	Note              string   `json:"note,omitempty"`
+	// Multiple is the row's multiple of the baseline as the ladder
+	// stores and prints it: its MultipleInterval's median where there is
+	// one, else its Multiple.
+	Multiple       *float64 `json:"multiple_of_baseline,omitempty"`
+	SwitchesPerHop *float64 `json:"switches_per_hop,omitempty"`
+	Verified       bool     `json:"verified,omitempty"`
+	Why            string   `json:"why,omitempty"`
+	Note           string   `json:"note,omitempty"`
 }
 
 // ClaimRow is a published claim about creation or memory beside the
