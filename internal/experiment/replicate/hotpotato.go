@@ -106,20 +106,26 @@ func HotPotato(env result.Environment, points []HotPotatoPoint, roundsMeasured f
 		set("thread_net_ns_per_hop", t.NetNS)
 		set("process_net_ns_per_hop", p.NetNS)
 		netOverhead := ""
+		pctOfNet := 0.0
 		if t.NetNS > 0 {
-			set("address_space_overhead_pct_of_net", 100*(p.NetNS-t.NetNS)/t.NetNS)
-			// The same, round by round (both rings' blocks interleaved; raw
-			// and overhead timed in every block), with its interval.
+			// The share round by round (both rings' blocks interleaved; raw
+			// and overhead timed in every block), with its interval: the
+			// stored and printed share is that interval's median, the
+			// figure the interval belongs to; the ratio of the two nets is
+			// kept only where there is no interval.
 			series := func(r *result.Ring, v []float64) stats.Series {
 				return stats.Series{Values: v, Sizes: result.BlockSizes(r.BlockInfo), Rounds: result.BlockRounds(r.BlockInfo)}
 			}
 			w := stats.PerRound(func(m []float64) float64 { return 100 * ((m[2] - m[3]) - (m[0] - m[1])) / (m[0] - m[1]) },
 				series(t, t.Samples), series(t, t.OverheadSamples), series(p, p.Samples), series(p, p.OverheadSamples))
+			pctOfNet = 100 * (p.NetNS - t.NetNS) / t.NetNS
 			if w.OK {
+				pctOfNet = w.Median
 				set("address_space_overhead_pct_of_net_low", w.Lo)
 				set("address_space_overhead_pct_of_net_high", w.Hi)
 				set("address_space_overhead_pct_of_net_confidence", w.Confidence)
 			}
+			set("address_space_overhead_pct_of_net", pctOfNet)
 			netOverhead = " — " + stats.Verdict(stats.Interval{What: "its share", Lo: w.Lo, Hi: w.Hi, Level: w.Confidence, Unit: stats.UnitRounds, Format: "%+.0f%%", OK: w.OK},
 				stats.Words{Above: "resolved", Below: "resolved", Within: "not resolved here"})
 		}
@@ -167,7 +173,7 @@ func HotPotato(env result.Environment, points []HotPotatoPoint, roundsMeasured f
 		measured = append(measured, fmt.Sprintf("%s, all 400 on CPU %d: threads %s, processes %s per hop%s; the address space adds %s (%+.0f%%; %s); %s",
 			g.Name, cpu, units.Time(t.RawNS.Median), units.Time(p.RawNS.Median), cyc, units.SignedTime(over), 100*rel, sig, hw))
 		mistakes = append(mistakes, fmt.Sprintf("%s: the one-context pipe overhead is %s (threads' block) and %s (processes' block) per hop; net of it threads cost %s and processes %s per hop, so the address space adds %s of the net switch%s",
-			g.Name, units.Time(t.OverheadNS.Median), units.Time(p.OverheadNS.Median), units.SignedTime(t.NetNS), units.SignedTime(p.NetNS), pctOf(p.NetNS-t.NetNS, t.NetNS), netOverhead))
+			g.Name, units.Time(t.OverheadNS.Median), units.Time(p.OverheadNS.Median), units.SignedTime(t.NetNS), units.SignedTime(p.NetNS), pctOf(p.NetNS-t.NetNS, t.NetNS, pctOfNet), netOverhead))
 		for _, r := range []*result.Ring{t, p} {
 			for _, f := range r.Flags {
 				notes = append(notes, fmt.Sprintf("%s ring flagged (%s): %s", r.Kind, f.Code, f.Message))
@@ -192,9 +198,11 @@ func HotPotato(env result.Environment, points []HotPotatoPoint, roundsMeasured f
 	}
 }
 
-func pctOf(x, base float64) string {
+// pctOf is the nets' difference x with its share pct of the threads' net
+// base (none where base is not positive).
+func pctOf(x, base, pct float64) string {
 	if base <= 0 {
 		return fmt.Sprintf("%s (the threads' net is not positive, so no share can be given)", units.SignedTime(x))
 	}
-	return fmt.Sprintf("%s (%+.0f%%)", units.SignedTime(x), 100*x/base)
+	return fmt.Sprintf("%s (%+.0f%%)", units.SignedTime(x), pct)
 }
