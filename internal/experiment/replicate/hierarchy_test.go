@@ -29,18 +29,7 @@ func TestHierarchyMultipleIsTheLaddersFigure(t *testing.T) {
 		return result.Result{Name: name, Placement: "same-cpu", Samples: v, BlockInfo: info,
 			OneWayNS: result.Figure{Summary: stats.SummarizeBlocks(v, result.BlockSizes(info))}}
 	}
-	// Round 0: 100 and 175; rounds 1–5: 100 and 190; rounds 6–10: 90 and 175.
-	var base, thread []float64
-	for k := range 11 {
-		switch {
-		case k == 0:
-			base, thread = append(base, 100), append(thread, 175)
-		case k <= 5:
-			base, thread = append(base, 100), append(thread, 190)
-		default:
-			base, thread = append(base, 90), append(thread, 175)
-		}
-	}
+	base, thread := disagreeingRounds()
 	b, th := row("goroutine/chan-gomaxprocs1", base), row("thread/pipe", thread)
 	b.Rung, th.Rung = "goroutine", "thread"
 	d := &result.Document{Results: []result.Result{b, th}}
@@ -80,4 +69,23 @@ func TestHierarchyMultipleIsTheLaddersFigure(t *testing.T) {
 	if !strings.Contains(l, units.Multiple(*h.Multiple)) || strings.Contains(l, units.Multiple(ofMedians)) {
 		t.Errorf("the table's OS thread row does not print the stored %s (the ratio of medians is %s):\n%s", units.Multiple(*h.Multiple), units.Multiple(ofMedians), l)
 	}
+}
+
+// disagreeingRounds are two rows' block medians over eleven rounds whose
+// per-round ratios (1.75 once, 1.90 five times, 1.94 five times) have a
+// median and interval the ratio of the two rows' medians (1.75) lies
+// outside: round 0 is 100 and 175, rounds 1–5 100 and 190, rounds 6–10 90
+// and 175.
+func disagreeingRounds() (base, other []float64) {
+	for k := range 11 {
+		switch {
+		case k == 0:
+			base, other = append(base, 100), append(other, 175)
+		case k <= 5:
+			base, other = append(base, 100), append(other, 190)
+		default:
+			base, other = append(base, 90), append(other, 175)
+		}
+	}
+	return base, other
 }

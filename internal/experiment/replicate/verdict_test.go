@@ -148,18 +148,7 @@ func TestHotPotatoNetShareIsTheFigureOfItsInterval(t *testing.T) {
 		r.NetNS = r.RawNS.Median - r.OverheadNS.Median
 		return r
 	}
-	// Round 0: 100 and 175; rounds 1–5: 100 and 190; rounds 6–10: 90 and 175.
-	var th, pr []float64
-	for k := range 11 {
-		switch {
-		case k == 0:
-			th, pr = append(th, 100), append(pr, 175)
-		case k <= 5:
-			th, pr = append(th, 100), append(pr, 190)
-		default:
-			th, pr = append(th, 90), append(pr, 175)
-		}
-	}
+	th, pr := disagreeingRounds()
 	tr, ps := build("thread", th), build("process", pr)
 	rep := HotPotato(result.Environment{}, []HotPotatoPoint{{Group: CoreGroup{Name: "one core type"}, Thread: tr, Process: ps}}, 10_000)
 	v := rep.Values

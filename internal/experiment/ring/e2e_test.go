@@ -150,12 +150,7 @@ func TestKilledMemberEndsTheRing(t *testing.T) {
 			}
 			time.Sleep(300 * time.Millisecond) // inside the timed rounds
 			syscall.Kill(victim, syscall.SIGKILL)
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(60 * time.Second):
-				cmd.Process.Kill()
+			if !waitOrKill(cmd, 60*time.Second) {
 				t.Fatal("the ring did not end after a member was killed")
 			}
 			if code := cmd.ProcessState.ExitCode(); code != 1 {
@@ -192,12 +187,7 @@ func TestInterruptedRingLeavesNothing(t *testing.T) {
 	}
 	time.Sleep(200 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
+	if !waitOrKill(cmd, 30*time.Second) {
 		t.Fatal("the ring did not stop on SIGINT")
 	}
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
@@ -328,12 +318,7 @@ func TestHungMemberHitsTheWatchdog(t *testing.T) {
 	}
 	time.Sleep(200 * time.Millisecond)
 	syscall.Kill(victim, syscall.SIGSTOP)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second):
-		cmd.Process.Kill()
+	if !waitOrKill(cmd, 60*time.Second) {
 		syscall.Kill(victim, syscall.SIGKILL)
 		t.Fatal("the watchdog did not end the hung ring")
 	}
@@ -341,4 +326,18 @@ func TestHungMemberHitsTheWatchdog(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 1 and the watchdog named", code, stderr.String())
 	}
 	assertNothingLeft(t)
+}
+
+// waitOrKill waits up to d for cmd to end; past that it kills cmd and
+// returns false.
+func waitOrKill(cmd *exec.Cmd, d time.Duration) bool {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		cmd.Process.Kill()
+		return false
+	}
 }
