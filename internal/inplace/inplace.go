@@ -92,6 +92,8 @@ type Run struct {
 	Pool     *result.PoolSeries
 	PoolFile string
 	Notes    []string
+	// Self is ctxbench's own process (its reading may preempt a target).
+	Self int
 }
 
 // IndirectMethod is the method an indirect cost would be measured with.
@@ -238,7 +240,7 @@ func target(t Target, r Run) result.AttachTarget {
 	at.RunQueue.Kinds = waits(&whole)
 	at.Kinds = kinds(&whole, secs)
 	at.Wakeups = wakeups(&whole, secs)
-	at.Preemptions = preemptions(&whole, t.Preempters, secs)
+	at.Preemptions = preemptions(&whole, t.Preempters, secs, r.Self)
 	at.Percentiles = percentiles(&whole)
 	at.Phases, at.Closure = phases(&whole)
 	at.BlockedIn = blockedIn(&whole, r.Arch)
@@ -329,7 +331,7 @@ func wakeups(w *phase.InPlaceTarget, secs float64) result.AttachWakeups {
 	return out
 }
 
-func preemptions(w *phase.InPlaceTarget, who []phase.Preempter, secs float64) result.AttachPreemptions {
+func preemptions(w *phase.InPlaceTarget, who []phase.Preempter, secs float64, self int) result.AttachPreemptions {
 	n := float64(w.Counts[phase.CountOutInvoluntary])
 	p := result.AttachPreemptions{PerS: n / secs, BySame: float64(w.Counts[phase.CountPreemptBySame]) / secs,
 		ByTarget: float64(w.Counts[phase.CountPreemptByTarget]) / secs, ByKernelThread: float64(w.Counts[phase.CountPreemptByKthread]) / secs,
@@ -340,7 +342,11 @@ func preemptions(w *phase.InPlaceTarget, who []phase.Preempter, secs float64) re
 		if i == 5 {
 			break
 		}
-		p.Top = append(p.Top, result.AttachPreempter{Comm: q.Comm, Pid: q.TGID, PerS: float64(q.N) / secs, Share: ratio(float64(q.N), n)})
+		comm := q.Comm
+		if self > 0 && q.TGID == self {
+			comm += " (this ctxbench, reading the programs)"
+		}
+		p.Top = append(p.Top, result.AttachPreempter{Comm: comm, Pid: q.TGID, PerS: float64(q.N) / secs, Share: ratio(float64(q.N), n)})
 	}
 	return p
 }

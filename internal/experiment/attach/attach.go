@@ -171,7 +171,7 @@ func attach(ctx context.Context, env experiment.Env, o Options, targets []catalo
 	}
 	run := inplace.Run{Method: catalog.InPlaceMethod, Probes: probeSet(o.Full), DurationSeconds: o.Duration.Seconds(),
 		WindowSeconds: win.Seconds(), RateLimit: float64(o.RateLimit), Ended: ended, Programs: progs,
-		StatsOn: reading.StatsOn, Arch: runtime.GOARCH, Ladder: ladder(env)}
+		StatsOn: reading.StatsOn, Arch: runtime.GOARCH, Ladder: ladder(env), Self: os.Getpid()}
 	run.HardwareCounters, run.HWNote = hardwareCounters(env.Environment)
 	for _, p := range tr.Probes() {
 		run.ProbeStatus = append(run.ProbeStatus, result.AttachProbe{Tracepoint: p.Tracepoint, Attached: p.Attached, Reason: p.Reason})
