@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -192,8 +193,13 @@ func (t Target) TGIDs() []int {
 		return nil
 	case t.Dir != "":
 		var out []int
+		// A child cgroup removed during the walk is skipped, not an error:
+		// its processes are gone.
 		_ = filepath.WalkDir(t.Dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
+			if err != nil {
+				return fs.SkipDir
+			}
+			if !d.IsDir() {
 				return nil
 			}
 			for _, f := range strings.Fields(readFile(filepath.Join(p, "cgroup.procs"))) {
