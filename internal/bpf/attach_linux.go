@@ -112,7 +112,7 @@ func OpenInPlace(opts InPlaceOptions) (*InPlace, error) {
 	if c, err := ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME)); err == nil && os.Getenv("ZZNOSTATS") == "" {
 		p.stats = c
 	}
-	if err := p.attach(opts.Full); err != nil {
+	if err := p.attach(opts.Full, opts.All); err != nil {
 		p.Close()
 		return nil, err
 	}
@@ -132,13 +132,15 @@ func (p *InPlace) programs() map[string]*ebpf.Program {
 
 // attach links every probe; a core probe that fails fails the open, an
 // optional one is reported in Probes and its boundary merges away.
-func (p *InPlace) attach(full bool) error {
+func (p *InPlace) attach(full, all bool) error {
 	progs := p.programs()
 	attached := map[string]bool{}
 	for _, s := range inPlaceProbes {
 		st := ProbeStatus{Tracepoint: s.tracepoint, Group: s.group}
 		fallback := !attached["sched_entry_tp"] || !attached["x86_fpu_regs_activated"]
-		if s.group == groupFull && !full || s.group == groupSyscalls && !full && !fallback {
+		// With every task a target, __schedule's exit ends a kernel
+		// thread's path (it never returns to user space).
+		if s.group == groupFull && !full && !all || s.group == groupSyscalls && !full && !fallback {
 			st.Reason = "not in the light set"
 			p.probes = append(p.probes, st)
 			continue

@@ -23,6 +23,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/bpf"
 	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/partner"
 	"github.com/ctxbench/ctxbench/internal/phase"
@@ -314,25 +315,37 @@ func (t Target) Counters(tgids []int) TargetCounters {
 	return c
 }
 
-// machineCounters: /proc/stat's ctxt, and /proc/schedstat's per-CPU time
-// running and waiting (ns).
+// machineCounters: /proc/stat's ctxt; the time the CPUs ran tasks and the
+// time tasks waited, from /proc/schedstat where the kernel keeps it
+// (CONFIG_SCHEDSTATS), else the CPUs' time less their idle and stolen time
+// (cpuidle's residency counters, /proc/stat's steal).
 func machineCounters() TargetCounters {
-	c := TargetCounters{Method: "/proc/stat ctxt; /proc/schedstat per-CPU running and waiting ns"}
+	c := TargetCounters{}
 	for _, l := range strings.Split(readFile("/proc/stat"), "\n") {
 		if v, ok := strings.CutPrefix(l, "ctxt "); ok {
 			c.Switches, _ = strconv.ParseUint(strings.TrimSpace(v), 10, 64)
 		}
 	}
-	for _, l := range strings.Split(readFile("/proc/schedstat"), "\n") {
-		f := strings.Fields(l)
-		if len(f) < 9 || !strings.HasPrefix(f[0], "cpu") {
-			continue
+	if ss := readFile("/proc/schedstat"); ss != "" {
+		c.Method = "/proc/stat ctxt; /proc/schedstat per-CPU running and waiting ns"
+		for _, l := range strings.Split(ss, "\n") {
+			f := strings.Fields(l)
+			if len(f) < 9 || !strings.HasPrefix(f[0], "cpu") {
+				continue
+			}
+			run, _ := strconv.ParseUint(f[7], 10, 64)
+			wait, _ := strconv.ParseUint(f[8], 10, 64)
+			c.CPUNs += run
+			c.RunQueueNs += wait
 		}
-		run, _ := strconv.ParseUint(f[7], 10, 64)
-		wait, _ := strconv.ParseUint(f[8], 10, 64)
-		c.CPUNs += run
-		c.RunQueueNs += wait
+		return c
 	}
+	// /proc/stat's busy ticks (10 ms each; cpuidle's residency counters are
+	// finer but move only when a CPU leaves idle, so a window's share of them
+	// can be another window's).
+	online := host.ParseCPUList(readFile("/sys/devices/system/cpu/online"))
+	c.CPUNs = uint64(max(host.ReadCPUClock(online).BusyNS, 0))
+	c.Method = "/proc/stat ctxt and busy ticks (user, nice, system, irq, softirq: 10 ms each); no /proc/schedstat (CONFIG_SCHEDSTATS): no run-queue cross-check"
 	return c
 }
 

@@ -210,7 +210,7 @@ func target(t Target, r Run) result.AttachTarget {
 		cpu := sub(e1.Proc.CPUNs, e0.Proc.CPUNs)
 		w.CPUPerS = float64(cpu) / (s * 1e9)
 		w.ProcSwitchesPerS = procSwitches(e0, e1, all) / s
-		if e1.Proc.Switches < e0.Proc.Switches || e1.Proc.CPUNs < e0.Proc.CPUNs {
+		if !all && (e1.Proc.Switches < e0.Proc.Switches || e1.Proc.CPUNs < e0.Proc.CPUNs) {
 			at.Proc.ExitedInAWindow = true // a task's counts left with it
 		}
 		if timed := d.Counts[phase.CountTimed]; timed > 0 {

@@ -409,10 +409,8 @@ var inPlaceModel = phaseModel{
 			"the incoming task finishes the syscall it slept in (off the wait queue, the data copied out), up to sys_exit"),
 		ph(KindExitOther, KindFPULoad, model.PhaseFPURestore, "exit to user: FPU restore",
 			"exit_to_user_mode after the sys_exit tracepoint: restore the FPU registers of the task switched in (XRSTOR)"),
-		ph(KindSchedExit, KindFPULoad, model.PhaseFPURestore, "a preempted task resumes: exit to user, FPU restore",
-			"the incoming task was preempted on its way to user space (or in it): back through exit_to_user_mode, its FPU registers restored"),
-		ph(KindSchedExit, KindSchedEntry, model.PhaseSyscall, "switched in, back into schedule()",
-			"the incoming task's kernel work after the switch up to its next __schedule, before any return to user space (a syscall that blocks again)"),
+		ph(KindSchedExit, KindFPULoad, model.PhaseFPURestore, "return to user space, FPU restore",
+			"the incoming task's way back to user space: the rest of the syscall it slept in where no sys_exit is probed, or a preempted task's way back through exit_to_user_mode; its FPU registers restored"),
 		// The light probe set (no sched_exit_tp, no syscall probes): the
 		// switch and the return to user space are one segment.
 		ph(KindSwitch, KindFPULoad, model.PhaseSwitch, "context switch, return to user space",
@@ -432,8 +430,8 @@ var inPlaceModel = phaseModel{
 		{name: "a task blocks, its CPU goes idle", nodes: task(KindEnterOther, KindSchedEntry, KindSwitchToIdle, KindSchedExit)},
 		{name: "another process gives way to a task of the target, which returns from its syscall",
 			nodes: task(KindSwitchFromOther, KindSchedExit, KindExitOther, KindFPULoad)},
-		{name: "an idle CPU runs a woken task, which blocks again at once",
-			nodes: task(KindSwitchFromIdle, KindSchedExit, KindSchedEntry)},
+		{name: "an idle CPU runs a woken kernel thread (its path ends when __schedule returns)",
+			nodes: task(KindSwitchFromIdle, KindSchedExit)},
 		{name: "the wakeup that made the incoming task runnable", nodes: task(KindWaking, KindWakeup)},
 		{name: "light: a task blocks or is preempted, another of the target returns to user space",
 			nodes: task(KindSchedEntry, KindSwitch, KindFPULoad)},
@@ -450,8 +448,7 @@ var inPlaceModel = phaseModel{
 // end (checkChains).
 var (
 	inPlaceStarts = []Kind{KindEnterOther, KindSchedEntry, KindSwitchFromOther, KindSwitchFromIdle, KindWaking}
-	inPlaceEnds   = []Kind{KindFPULoad, KindExitOther, KindSchedExit, KindSchedEntry, KindWakeup,
-		KindSwitchToOther, KindSwitchToIdle, KindSwitch}
+	inPlaceEnds   = []Kind{KindFPULoad, KindExitOther, KindSchedExit, KindWakeup, KindSwitchToOther, KindSwitchToIdle, KindSwitch}
 )
 
 // checkChains says everything wrong with the in-place model, nil when

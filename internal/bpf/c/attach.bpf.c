@@ -483,9 +483,10 @@ int ctxb_in_sched_entry(struct bpf_raw_tracepoint_args *ctx)
 	}
 	if (s->path == P_POST) {
 		/* Switched in and scheduling again before returning to user
-		 * space: that path ends here, the next begins. */
-		if (s->tn == s->cur_tgt)
-			cut_post(s, SL_SCHED_ENTRY, now);
+		 * space: the task's kernel work since the last boundary is its
+		 * own (a syscall that blocks again), not the switch's. That path
+		 * ends at its last boundary; the next begins. */
+		count(agg_of(s->tn), C_PATH_OPEN, 1);
 		finish(s);
 	}
 	s->path = P_PRE;
