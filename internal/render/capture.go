@@ -265,22 +265,3 @@ func diffInterval(d result.Difference) string {
 	}
 	return fmt.Sprintf("[%s, %s] at %s", units.Time(d.Low), units.Time(d.High), level(d.Confidence))
 }
-
-// prose writes a formatted line (or lines) fitted to the style's width,
-// wrapped with a hanging indent.
-func prose(w io.Writer, st Style, format string, a ...any) {
-	text := fmt.Sprintf(format, a...)
-	for _, line := range strings.SplitAfter(text, "\n") {
-		nl := strings.HasSuffix(line, "\n")
-		line = strings.TrimSuffix(line, "\n")
-		if line == "" {
-			if nl {
-				fmt.Fprintln(w)
-			}
-			continue
-		}
-		for _, l := range FitLine(line, st.Columns()) {
-			fmt.Fprintln(w, l)
-		}
-	}
-}
