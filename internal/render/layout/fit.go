@@ -151,8 +151,8 @@ func FitLine(line string, width int) []string {
 }
 
 // Prose writes a formatted line (or lines) laid out for st: each line
-// fitted (FitLine), so a view is whole even where its writer is not a
-// FitWriter.
+// fitted (FitLine) to st's width, or left whole with Wide as Fit leaves
+// it, so a view is laid out even where its writer is not a FitWriter.
 func Prose(w io.Writer, st Style, format string, a ...any) {
 	text := fmt.Sprintf(format, a...)
 	for _, line := range strings.SplitAfter(text, "\n") {
@@ -164,7 +164,7 @@ func Prose(w io.Writer, st Style, format string, a ...any) {
 			}
 			continue
 		}
-		for _, l := range FitLine(line, st.Columns()) {
+		for _, l := range FitLine(line, st.limit()) {
 			fmt.Fprintln(w, l)
 		}
 	}
