@@ -44,17 +44,18 @@ func termWidth(s string) int {
 // heads (a run of two spaces or more on the head line) the head line and
 // each of those lines have two blank columns in common, where a table's
 // gutter is. Cells that ran together, or a row wrapped onto ragged lines,
-// close no common gutter. It fails too where no line holds head.
+// close no common gutter. It fails too where no line holds head between
+// gutters (a head line whose columns ran together is prose).
 func Aligned(t testing.TB, what, out, head string, rows int) {
 	t.Helper()
 	lines := strings.Split(out, "\n")
 	found := false
 	for i, l := range lines {
-		if !strings.Contains(l, head) {
-			continue
+		gutters := headGutters(l)
+		if !strings.Contains(l, head) || len(gutters) == 0 {
+			continue // prose that names the head is no head line
 		}
 		found = true
-		gutters := headGutters(l)
 		n := 0
 		for _, r := range lines[i+1:] {
 			next, ok := keep(gutters, r)
