@@ -189,9 +189,9 @@ func warningLines(w io.Writer, ws []result.Warning, st Style) {
 	}
 	fmt.Fprintln(w)
 	for _, wn := range ws {
-		fmt.Fprintf(w, "%s %s\n", st.Paint("33", "warning:"), wn.Message)
+		prose(w, st, "%s %s\n", st.Paint("33", "warning:"), wn.Message)
 		if wn.Fix != "" {
-			fmt.Fprintf(w, "         fix: %s\n", wn.Fix)
+			prose(w, st, "         fix: %s\n", wn.Fix)
 		}
 	}
 }

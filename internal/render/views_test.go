@@ -113,7 +113,8 @@ func viewCases(t *testing.T) []viewCase {
 			render.Memory(w, exp)
 			render.Hierarchy(w, exp)
 		}},
-		{name: "ring", show: func(w io.Writer, st render.Style) { render.Rings(w, exp, st) }},
+		{name: "ring", show: func(w io.Writer, st render.Style) { render.Rings(w, exp, st) },
+			tables: []tableCheck{{"raw/hop", 15}}},
 		{name: "load", show: func(w io.Writer, st render.Style) { render.Loads(w, load, st) },
 			tables: []tableCheck{{"WAKE-UP p50", 5}, {"REQUEST p50", 5}, {"WHERE MOST", 2}}},
 		{name: "pool", show: func(w io.Writer, _ render.Style) { render.Pools(w, exp.Pools) },
