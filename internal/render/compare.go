@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/internal/compare"
 	"github.com/ctxbench/ctxbench/internal/units"
@@ -279,101 +277,56 @@ func CompareText(w io.Writer, c *compare.Comparison) error {
 	return nil
 }
 
+// writeTextTable prints a comparison table side by side, as benchstat
+// does: the rows' names, then a group of columns per input headed by its
+// label (its figure, and after the base its change). Where that is wider
+// than the terminal it prints the long table instead.
 func writeTextTable(w io.Writer, c *compare.Comparison, t *compare.Table) {
-	n := len(c.Inputs)
-	withPlacement := !c.IgnorePlacement
-	// groups[g] are the columns of group g: the row names, then one group
-	// per input (value, and change for every input after the base).
-	var lines [][][]string
-	head1 := [][]string{{t.Title}}
-	head2 := [][]string{{""}}
-	if withPlacement {
-		head1[0] = append(head1[0], "")
-		head2[0] = append(head2[0], "")
-	}
-	for i := 0; i < n; i++ {
-		if i == 0 {
-			head1 = append(head1, []string{cmpHeader(c, i)})
-			head2 = append(head2, []string{t.Unit})
-		} else {
-			head1 = append(head1, []string{cmpHeader(c, i), ""})
-			head2 = append(head2, []string{t.Unit, "vs base"})
-		}
-	}
-	for _, r := range CompareRows(t) {
-		geo := r == t.Geomean
-		u := rowUnit(r)
-		line := [][]string{{r.Name}}
-		if withPlacement {
-			line[0] = append(line[0], r.Placement)
-		}
-		for i := 0; i < n; i++ {
-			g := []string{cmpCellText(c, i, r.Cells[i], u, geo)}
-			if i > 0 {
-				g = append(g, withMarks(formatDelta(r.Deltas[i]), r.Deltas[i].Notes))
-			}
-			line = append(line, g)
-		}
-		lines = append(lines, line)
-	}
-	// Column widths per group; a header label spans its group.
-	widths := make([][]int, len(head1))
-	for g := range head1 {
-		widths[g] = make([]int, len(head2[g]))
-		for _, l := range append([][][]string{head2}, lines...) {
-			for k, s := range l[g] {
-				widths[g][k] = max(widths[g][k], utf8.RuneCountInString(s))
-			}
-		}
-		if g == 0 {
-			widths[g][0] = max(widths[g][0], utf8.RuneCountInString(head1[0][0]))
-			continue
-		}
-		span := groupWidth(widths[g])
-		if lw := utf8.RuneCountInString(head1[g][0]); lw > span {
-			widths[g][len(widths[g])-1] += lw - span
-		}
-	}
-	render := func(l [][]string, header bool, spanLabel bool) string {
-		var b strings.Builder
-		for g, cells := range l {
-			if g > 0 {
-				if header {
-					b.WriteString(" │ ")
-				} else {
-					b.WriteString("   ")
-				}
-			}
-			if spanLabel && g > 0 {
-				b.WriteString(center(cells[0], groupWidth(widths[g])))
-				continue
-			}
-			for k, s := range cells {
-				if k > 0 {
-					b.WriteString("  ")
-				}
-				b.WriteString(pad(s, widths[g][k]))
-			}
-		}
-		if header {
-			b.WriteString(" │")
-		}
-		return strings.TrimRight(b.String(), " ")
-	}
-	out := []string{render(head1, true, true), render(head2, true, false)}
-	for _, l := range lines {
-		out = append(out, render(l, false, false))
-	}
 	st := styleOf(w)
-	widest := 0
-	for _, l := range out { // a row can be wider than the header (a long change and its marks)
-		widest = max(widest, Width(l))
-	}
-	if !st.Wide && widest > st.Columns() {
+	tb := sideBySide(c, t)
+	if !st.Wide && tb.Width() > st.Columns() {
 		writeLongTable(w, c, t, st)
 		return
 	}
-	fmt.Fprintln(w, strings.Join(out, "\n"))
+	tb.Write(w, st)
+}
+
+// sideBySide is the side-by-side table of t: a group of the names (titled
+// by the table), then a group per input.
+func sideBySide(c *compare.Comparison, t *compare.Table) *Table {
+	names := 1
+	cols := []Col{{}}
+	if !c.IgnorePlacement {
+		names++
+		cols = append(cols, Col{})
+	}
+	groups := []Group{{Head: t.Title, Cols: names}}
+	for i := range c.Inputs {
+		cols = append(cols, Col{Head: t.Unit})
+		g := Group{Head: cmpHeader(c, i), Cols: 1}
+		if i > 0 {
+			cols = append(cols, Col{Head: "vs base"})
+			g.Cols++
+		}
+		groups = append(groups, g)
+	}
+	tb := &Table{Cols: cols, Groups: groups}
+	for _, r := range CompareRows(t) {
+		geo := r == t.Geomean
+		u := rowUnit(r)
+		cells := []string{r.Name}
+		if !c.IgnorePlacement {
+			cells = append(cells, r.Placement)
+		}
+		for i := range c.Inputs {
+			cells = append(cells, cmpCellText(c, i, r.Cells[i], u, geo))
+			if i > 0 {
+				cells = append(cells, withMarks(formatDelta(r.Deltas[i]), r.Deltas[i].Notes))
+			}
+		}
+		tb.Row(cells...)
+	}
+	return tb
 }
 
 // writeLongTable is a comparison table too wide for the terminal side by
@@ -422,30 +375,6 @@ func inputTag(i int) string {
 		return string(rune('A' + i))
 	}
 	return fmt.Sprintf("R%d", i+1)
-}
-
-func groupWidth(ws []int) int {
-	s := 0
-	for _, w := range ws {
-		s += w
-	}
-	return s + 2*(len(ws)-1)
-}
-
-func pad(s string, w int) string {
-	if n := utf8.RuneCountInString(s); n < w {
-		return s + strings.Repeat(" ", w-n)
-	}
-	return s
-}
-
-func center(s string, w int) string {
-	n := utf8.RuneCountInString(s)
-	if n >= w {
-		return s
-	}
-	left := (w - n) / 2
-	return strings.Repeat(" ", left) + s + strings.Repeat(" ", w-n-left)
 }
 
 // CompareMarkdown prints the comparison as Markdown tables with footnotes.
@@ -611,35 +540,42 @@ func CompareMessages(c *compare.Comparison) []string {
 }
 
 // writePhaseChanges prints, for every row both files explained, the change
-// of each kernel phase per hop (ctxbench explain), largest first.
+// of each kernel phase per hop (ctxbench explain), largest first: a table
+// whose phase names wrap in their column, and whose untraced columns leave
+// first on a narrow terminal.
 func writePhaseChanges(w io.Writer, c *compare.Comparison) {
+	st := styleOf(w)
 	for _, pc := range c.Phases {
 		scale := ""
 		if pc.Untraced {
 			scale = "; beside it on the untraced scale, the probes' cost per firing taken out"
 		}
-		fmt.Fprintf(w, "\nphases of %s %s, %s against %s (ns per hop on the kernel's clock, largest change first%s):\n", pc.Name, pc.Placement, pc.Input, c.Inputs[0].Label, scale)
+		prose(w, st, "\nphases of %s %s, %s against %s (ns per hop on the kernel's clock, largest change first%s):\n", pc.Name, pc.Placement, pc.Input, c.Inputs[0].Label, scale)
 		ps := slices.Clone(pc.Phases)
 		slices.SortStableFunc(ps, func(a, b compare.PhaseDelta) int {
 			return cmp.Compare(math.Abs(b.CurNS-b.BaseNS), math.Abs(a.CurNS-a.BaseNS))
 		})
 		const shown = 8
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		cols := []Col{{Head: "CHANGE", Right: true}, {Head: "BASE → THIS", Right: true}}
+		if pc.Untraced {
+			cols = append(cols, Col{Head: "UNTRACED", Right: true, Fold: 2}, Col{Head: "BASE → THIS", Right: true, Fold: 1})
+		}
+		t := NewTable(append(cols, Col{Head: "PHASE", Wrap: true, Min: 20, NarrowAt: 3})...)
+		t.Indent = 2
 		for _, p := range ps[:min(shown, len(ps))] {
 			name := p.Phase
 			if p.CPU != "" {
 				name = p.CPU + ": " + name
 			}
+			cells := []string{units.Signed(p.CurNS-p.BaseNS, 0), units.Sig(p.BaseNS) + " → " + units.Sig(p.CurNS)}
 			if pc.Untraced {
-				fmt.Fprintf(tw, "  %s\t%s → %s\tuntraced %s\t%s → %s\t%s\t\n", units.Signed(p.CurNS-p.BaseNS, 0), units.Sig(p.BaseNS), units.Sig(p.CurNS),
-					units.Signed(p.CurUntracedNS-p.BaseUntracedNS, 0), units.Sig(p.BaseUntracedNS), units.Sig(p.CurUntracedNS), name)
-				continue
+				cells = append(cells, units.Signed(p.CurUntracedNS-p.BaseUntracedNS, 0), units.Sig(p.BaseUntracedNS)+" → "+units.Sig(p.CurUntracedNS))
 			}
-			fmt.Fprintf(tw, "  %s\t%s → %s\t%s\t\n", units.Signed(p.CurNS-p.BaseNS, 0), units.Sig(p.BaseNS), units.Sig(p.CurNS), name)
+			t.Row(append(cells, name)...)
 		}
-		tw.Flush()
+		t.Write(w, st)
 		if len(ps) > shown {
-			fmt.Fprintf(w, "  … %d more phases in the result files\n", len(ps)-shown)
+			prose(w, st, "  … %d more phases in the result files\n", len(ps)-shown)
 		}
 	}
 }

@@ -23,6 +23,8 @@ type (
 	Col = layout.Col
 	// Table is a terminal table that fits its Style's width (layout.Table).
 	Table = layout.Table
+	// Group heads a run of a Table's columns (layout.Group).
+	Group = layout.Group
 	// FitWriter lays out every line written to it (layout.FitWriter).
 	FitWriter = layout.FitWriter
 )

@@ -106,6 +106,17 @@ func viewCases(t *testing.T) []viewCase {
 	aa := docOf(func(d *result.Document) { d.AA = testdoc.AA() })
 	ab := docOf(func(d *result.Document) { d.AB = testdoc.AB() })
 	explain := explainReal(t)
+	slower := explainReal(t)
+	for i := range slower.Results {
+		for j := range slower.Results[i].Explain.Phases {
+			p := &slower.Results[i].Explain.Phases[j]
+			p.NsPerHop *= 1 + 0.02*float64(j%7)
+		}
+	}
+	phases, err := compare.Compare([]compare.Input{{Label: "before", Doc: explain}, {Label: "after", Doc: slower}}, compare.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return []viewCase{
 		{name: "ladder", show: func(w io.Writer, st render.Style) {
 			render.Ladder(w, d, st)
@@ -129,7 +140,10 @@ func viewCases(t *testing.T) []viewCase {
 		{name: "spawn", show: func(w io.Writer, _ render.Style) { render.Spawn(w, exp) }},
 		{name: "memory", show: func(w io.Writer, _ render.Style) { render.Memory(w, exp) }},
 		{name: "replicate", show: func(w io.Writer, _ render.Style) { render.Replications(w, exp) }},
-		{name: "compare", show: func(w io.Writer, _ render.Style) { _ = render.CompareText(w, cmp) }},
+		{name: "compare", show: func(w io.Writer, _ render.Style) { _ = render.CompareText(w, cmp) },
+			tables: []tableCheck{{"vs base", 12}}},
+		{name: "compare-phases", show: func(w io.Writer, _ render.Style) { _ = render.CompareText(w, phases) },
+			tables: []tableCheck{{"PHASE", 8}}},
 	}
 }
 

@@ -39,7 +39,8 @@ func termWidth(s string) int {
 	return n
 }
 
-// Aligned fails unless every table of out whose head line holds head keeps
+// Aligned fails unless every table of out whose head line holds head (in
+// any case) keeps
 // its columns for at least rows lines under that line: between every two
 // heads (a run of two spaces or more on the head line) the head line and
 // each of those lines have two blank columns in common, where a table's
@@ -52,7 +53,7 @@ func Aligned(t testing.TB, what, out, head string, rows int) {
 	found := false
 	for i, l := range lines {
 		gutters := headGutters(l)
-		if !strings.Contains(l, head) || len(gutters) == 0 {
+		if !strings.Contains(strings.ToLower(l), strings.ToLower(head)) || len(gutters) == 0 {
 			continue // prose that names the head is no head line
 		}
 		found = true
@@ -83,8 +84,10 @@ type gutter struct {
 }
 
 // headGutters are the runs of two or more spaces between two heads of a
-// head line (all blank, on the head line).
+// head line (all blank, on the head line). A rule "│" between groups of
+// columns (compare's header) is a gutter's, not a head's.
 func headGutters(head string) []gutter {
+	head = strings.TrimRight(strings.ReplaceAll(head, "│", " "), " ")
 	var out []gutter
 	start, seen := -1, false
 	for i, c := range append([]rune(head), 'x') {
