@@ -25,7 +25,7 @@ func Hierarchy(w io.Writer, d *result.Document) {
 	ms := MarkSet{}
 	fmt.Fprintln(w, "\nthe published hierarchy, measured here (one-way per switch)")
 	t := NewTable(Col{Head: "ABSTRACTION", Wrap: true, Min: 14}, Col{Head: "PUBLISHED", Right: true}, Col{Head: "PUBLISHED ×", Right: true},
-		Col{Head: "MEASURED", Right: true}, Col{Head: "MEASURED ×", Right: true}, Col{Head: "SWITCHES/HOP"}, Col{Head: "FROM", Wrap: true, Min: 14, Fold: 1})
+		Col{Head: "MEASURED", Right: true}, Col{Head: "MEASURED ×", Right: true}, Col{Head: "SWITCHES/HOP", Fold: 2}, Col{Head: "FROM", Wrap: true, Min: 14, Fold: 1})
 	var notes []string
 	for _, h := range d.Derived.Hierarchy {
 		from := h.Name + " " + h.Placement

@@ -39,8 +39,7 @@ func termWidth(s string) int {
 	return n
 }
 
-// Aligned fails unless every table of out whose head line holds head (in
-// any case) keeps
+// Aligned fails unless every table of out whose head line holds head keeps
 // its columns for at least rows lines under that line: between every two
 // heads (a run of two spaces or more on the head line) the head line and
 // each of those lines have two blank columns in common, where a table's
@@ -53,7 +52,7 @@ func Aligned(t testing.TB, what, out, head string, rows int) {
 	found := false
 	for i, l := range lines {
 		gutters := headGutters(l)
-		if !strings.Contains(strings.ToLower(l), strings.ToLower(head)) || len(gutters) == 0 {
+		if !strings.Contains(l, head) || len(gutters) == 0 {
 			continue // prose that names the head is no head line
 		}
 		found = true
