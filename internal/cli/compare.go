@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/compare"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/result"
 )
 
@@ -91,11 +92,11 @@ interval lies above the threshold; 2 for unreadable or malformed files.`,
 			case "text":
 				write = render.CompareText
 			case "csv":
-				write = render.CompareCSV
+				write = formats.CompareCSV
 			case "markdown", "md":
-				write = render.CompareMarkdown
+				write = formats.CompareMarkdown
 			case "json":
-				write = render.CompareJSON
+				write = formats.CompareJSON
 			default:
 				return usagef("--format must be text, csv, markdown or json, got %q", format)
 			}
@@ -130,7 +131,7 @@ interval lies above the threshold; 2 for unreadable or malformed files.`,
 				return err
 			}
 			if format == "csv" {
-				for _, m := range render.CompareMessages(c) {
+				for _, m := range formats.CompareMessages(c) {
 					fmt.Fprintln(stderr, m)
 				}
 			}

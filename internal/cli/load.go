@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/suite"
 )
@@ -256,7 +257,7 @@ func runLoad(ctx context.Context, cmd *cobra.Command, mf *measureFlags, lf *load
 		return err
 	}
 	table, err := saveExports(doc, []export{jsonExport(mf.exportJSON),
-		{"--export-csv", mf.exportCSV, render.LoadCSV}, {"--export-markdown", mf.exportMarkdown, render.LoadMarkdown}}, stdout, stderr)
+		{"--export-csv", mf.exportCSV, formats.LoadCSV}, {"--export-markdown", mf.exportMarkdown, formats.LoadMarkdown}}, stdout, stderr)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/store"
@@ -567,16 +568,16 @@ func present(doc *result.Document, mf *measureFlags, stdout, stderr io.Writer, s
 func (m *measureFlags) exports(doc *result.Document) []export {
 	ex := []export{
 		jsonExport(m.exportJSON),
-		{"--export-csv", m.exportCSV, render.CSV},
-		{"--export-markdown", m.exportMarkdown, render.Markdown},
-		{"--export-gobench", m.exportGoBench, render.GoBench},
+		{"--export-csv", m.exportCSV, formats.CSV},
+		{"--export-markdown", m.exportMarkdown, formats.Markdown},
+		{"--export-gobench", m.exportGoBench, formats.GoBench},
 	}
 	if doc != nil && m.exportCSV != "" && m.exportCSV != "-" {
 		if len(doc.Spawn) > 0 {
-			ex = append(ex, export{"--export-csv", sectionPath(m.exportCSV, "creation"), render.SpawnCSV})
+			ex = append(ex, export{"--export-csv", sectionPath(m.exportCSV, "creation"), formats.SpawnCSV})
 		}
 		if len(doc.Memory) > 0 {
-			ex = append(ex, export{"--export-csv", sectionPath(m.exportCSV, "memory"), render.MemoryCSV})
+			ex = append(ex, export{"--export-csv", sectionPath(m.exportCSV, "memory"), formats.MemoryCSV})
 		}
 	}
 	return ex

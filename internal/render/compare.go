@@ -2,7 +2,6 @@ package render
 
 import (
 	"cmp"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -14,9 +13,9 @@ import (
 	"github.com/ctxbench/ctxbench/internal/units"
 )
 
-// rowUnit picks one unit for a whole row, from its first figure, so the
+// CompareRowUnit picks one unit for a whole row, from its first figure, so the
 // cells of a row read against each other without converting.
-func rowUnit(r *compare.Row) units.Unit {
+func CompareRowUnit(r *compare.Row) units.Unit {
 	for _, c := range r.Cells {
 		if c.Present {
 			return units.TimeUnit(c.Summary.Median)
@@ -48,14 +47,14 @@ func formatCell(c compare.Cell, u units.Unit, geo bool, stated float64) string {
 	}
 	// ±a% where both sides round alike, else −a/+b%: never a ± that
 	// hides one side.
-	return v + " " + SpanPercent(c.Summary.Median, c.Summary.CILow, c.Summary.CIHigh) + levelMarkVs(c.Summary.Confidence, stated)
+	return v + " " + SpanPercent(c.Summary.Median, c.Summary.CILow, c.Summary.CIHigh) + LevelMarkVs(c.Summary.Confidence, stated)
 }
 
-// formatDelta renders a change with its interval: "+7.1% [+3.0%, +11.4%]
+// CompareDelta renders a change with its interval: "+7.1% [+3.0%, +11.4%]
 // n=10", or "≈ [−2.0%, +3.1%] n=10" when the interval contains no change;
 // n counts blocks (or samples, for files that did not record blocks, with
 // a footnote).
-func formatDelta(d compare.Delta) string {
+func CompareDelta(d compare.Delta) string {
 	if !d.Present {
 		return ""
 	}
@@ -79,9 +78,9 @@ func formatDelta(d compare.Delta) string {
 	return fmt.Sprintf("%s [%s, %s] n=%s", ch, units.SignedPercent(100*d.Lo, 1), units.SignedPercent(100*d.Hi, 1), n)
 }
 
-// hostAdjusted says a comparison tested any change on host-adjusted
+// CompareHostAdjusted says a comparison tested any change on host-adjusted
 // figures (its views then explain MarkHost).
-func hostAdjusted(c *compare.Comparison) bool {
+func CompareHostAdjusted(c *compare.Comparison) bool {
 	for _, t := range c.Tables {
 		if t.HostAdjusted > 0 {
 			return true
@@ -92,8 +91,8 @@ func hostAdjusted(c *compare.Comparison) bool {
 
 var superscripts = []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")
 
-// marks renders footnote numbers as superscripts.
-func marks(notes []int) string {
+// Footnotes renders footnote numbers as superscripts.
+func Footnotes(notes []int) string {
 	var b strings.Builder
 	for i, n := range notes {
 		if i > 0 {
@@ -106,23 +105,23 @@ func marks(notes []int) string {
 	return b.String()
 }
 
-func withMarks(s string, notes []int) string {
+func WithFootnotes(s string, notes []int) string {
 	if len(notes) == 0 {
 		return s
 	}
-	return s + " " + marks(notes)
+	return s + " " + Footnotes(notes)
 }
 
-// header names the cells of a column: the input's label and, when rows are
+// CompareHeader names the cells of a column: the input's label and, when rows are
 // matched by name only and the column holds one placement, that placement.
-func cmpHeader(c *compare.Comparison, i int) string {
+func CompareHeader(c *compare.Comparison, i int) string {
 	if p := cmpColumnPlacement(c, i); p != "" {
 		return c.Inputs[i].Label + " (" + p + ")"
 	}
 	return c.Inputs[i].Label
 }
 
-// columnPlacement is the one placement of column i when rows are matched by
+// cmpColumnPlacement is the one placement of column i when rows are matched by
 // name only, or "" (placements matched, or mixed in the column).
 func cmpColumnPlacement(c *compare.Comparison, i int) string {
 	if !c.IgnorePlacement {
@@ -142,14 +141,14 @@ func cmpColumnPlacement(c *compare.Comparison, i int) string {
 	return p
 }
 
-// cellText renders a cell; with rows matched by name only and a column of
+// CompareCell renders a cell; with rows matched by name only and a column of
 // mixed placements, the cell says its placement.
-func cmpCellText(c *compare.Comparison, i int, cell compare.Cell, u units.Unit, geo bool) string {
+func CompareCell(c *compare.Comparison, i int, cell compare.Cell, u units.Unit, geo bool) string {
 	s := formatCell(cell, u, geo, cellLevel(c))
 	if c.IgnorePlacement && cell.Present && cell.Placement != "" && cmpColumnPlacement(c, i) == "" {
 		s += " [" + cell.Placement + "]"
 	}
-	return withMarks(s, cell.Notes)
+	return WithFootnotes(s, cell.Notes)
 }
 
 // cellLevel is the level the comparison's cells state: the one most of
@@ -165,17 +164,17 @@ func cellLevel(c *compare.Comparison) float64 {
 			}
 		}
 	}
-	return statedLevel(cs...)
+	return StatedLevel(cs...)
 }
 
-// otherLevels says some cell's interval has a level other than the one
+// CompareOtherLevels says some cell's interval has a level other than the one
 // the cells state (so it carries @N%).
-func otherLevels(c *compare.Comparison) bool {
+func CompareOtherLevels(c *compare.Comparison) bool {
 	stated := cellLevel(c)
 	for _, t := range c.Tables {
 		for _, r := range t.Rows {
 			for _, cell := range r.Cells {
-				if cell.Present && levelMarkVs(cell.Summary.Confidence, stated) != "" {
+				if cell.Present && LevelMarkVs(cell.Summary.Confidence, stated) != "" {
 					return true
 				}
 			}
@@ -184,10 +183,10 @@ func otherLevels(c *compare.Comparison) bool {
 	return false
 }
 
-// unshared says, for a table of several inputs none of whose rows is in
+// CompareUnshared says, for a table of several inputs none of whose rows is in
 // two of them, where its rows are (listing them would compare nothing);
 // "" otherwise.
-func cmpUnshared(c *compare.Comparison, t *compare.Table) string {
+func CompareUnshared(c *compare.Comparison, t *compare.Table) string {
 	if len(c.Inputs) < 2 {
 		return ""
 	}
@@ -217,11 +216,11 @@ func cmpUnshared(c *compare.Comparison, t *compare.Table) string {
 	return fmt.Sprintf("%s: no row is in two files (%s); nothing to compare", t.Title, strings.Join(parts, ", "))
 }
 
-// cmpLegend says what a comparison's cells and changes are: per file, the
+// CompareLegend says what a comparison's cells and changes are: per file, the
 // median with the precision interval and changes on blocks; for sets of
 // files, each set's geometric mean over its sittings and changes with the
 // sittings as the unit.
-func cmpLegend(c *compare.Comparison, cells, vs string) string {
+func CompareLegend(c *compare.Comparison, cells, vs string) string {
 	level := units.Digits(100*(1-c.Alpha), -1) + "%"
 	if c.Sets != nil {
 		return fmt.Sprintf("%s: each set's geometric mean of its sittings' medians ± the 95%% interval of that mean; %s: change [%s interval], sittings as the unit, n = sittings", cells, vs, level)
@@ -236,17 +235,17 @@ func CompareText(w io.Writer, c *compare.Comparison) error {
 	for _, s := range c.Shared {
 		fmt.Fprintln(w, s)
 	}
-	fmt.Fprintf(w, "%s\n", cmpLegend(c, "cells", "vs base"))
+	fmt.Fprintf(w, "%s\n", CompareLegend(c, "cells", "vs base"))
 	fmt.Fprintln(w, MarkUnresolved.Symbol+" "+MarkUnresolved.Legend)
-	if otherLevels(c) {
+	if CompareOtherLevels(c) {
 		fmt.Fprintln(w, MarkLevel.Symbol+" "+MarkLevel.Legend)
 	}
-	if hostAdjusted(c) {
+	if CompareHostAdjusted(c) {
 		fmt.Fprintln(w, MarkHost.Symbol+" "+MarkHost.Legend)
 	}
 	for _, t := range c.Tables {
 		fmt.Fprintln(w)
-		if msg := cmpUnshared(c, t); msg != "" {
+		if msg := CompareUnshared(c, t); msg != "" {
 			fmt.Fprintln(w, msg)
 			continue
 		}
@@ -256,7 +255,7 @@ func CompareText(w io.Writer, c *compare.Comparison) error {
 	if len(c.Notes) > 0 {
 		fmt.Fprintln(w)
 		for i, n := range c.Notes {
-			fmt.Fprintf(w, "%s %s\n", marks([]int{i + 1}), n)
+			fmt.Fprintf(w, "%s %s\n", Footnotes([]int{i + 1}), n)
 		}
 	}
 	if len(c.EnvDiffs)+len(c.Hints)+len(c.Synthetic) > 0 {
@@ -303,7 +302,7 @@ func sideBySide(c *compare.Comparison, t *compare.Table) *Table {
 	groups := []Group{{Head: t.Title, Cols: names}}
 	for i := range c.Inputs {
 		cols = append(cols, Col{Head: t.Unit})
-		g := Group{Head: cmpHeader(c, i), Cols: 1}
+		g := Group{Head: CompareHeader(c, i), Cols: 1}
 		if i > 0 {
 			cols = append(cols, Col{Head: "vs base"})
 			g.Cols++
@@ -313,15 +312,15 @@ func sideBySide(c *compare.Comparison, t *compare.Table) *Table {
 	tb := &Table{Cols: cols, Groups: groups}
 	for _, r := range CompareRows(t) {
 		geo := r == t.Geomean
-		u := rowUnit(r)
+		u := CompareRowUnit(r)
 		cells := []string{r.Name}
 		if !c.IgnorePlacement {
 			cells = append(cells, r.Placement)
 		}
 		for i := range c.Inputs {
-			cells = append(cells, cmpCellText(c, i, r.Cells[i], u, geo))
+			cells = append(cells, CompareCell(c, i, r.Cells[i], u, geo))
 			if i > 0 {
-				cells = append(cells, withMarks(formatDelta(r.Deltas[i]), r.Deltas[i].Notes))
+				cells = append(cells, WithFootnotes(CompareDelta(r.Deltas[i]), r.Deltas[i].Notes))
 			}
 		}
 		tb.Row(cells...)
@@ -335,7 +334,7 @@ func sideBySide(c *compare.Comparison, t *compare.Table) *Table {
 func writeLongTable(w io.Writer, c *compare.Comparison, t *compare.Table, st Style) {
 	var names []string
 	for i := range c.Inputs {
-		names = append(names, fmt.Sprintf("%s = %s", inputTag(i), cmpHeader(c, i)))
+		names = append(names, fmt.Sprintf("%s = %s", inputTag(i), CompareHeader(c, i)))
 	}
 	fmt.Fprintf(w, "%s (%s; %s)\n", t.Title, t.Unit, strings.Join(names, ", "))
 	cols := []Col{{Head: "BENCHMARK", Wrap: true, Min: 16}}
@@ -346,7 +345,7 @@ func writeLongTable(w io.Writer, c *compare.Comparison, t *compare.Table, st Sty
 	tb := NewTable(cols...)
 	for _, r := range CompareRows(t) {
 		geo := r == t.Geomean
-		u := rowUnit(r)
+		u := CompareRowUnit(r)
 		for i := range c.Inputs {
 			name, pl := "", ""
 			if i == 0 {
@@ -361,9 +360,9 @@ func writeLongTable(w io.Writer, c *compare.Comparison, t *compare.Table, st Sty
 			}
 			delta := ""
 			if i > 0 {
-				delta = withMarks(formatDelta(r.Deltas[i]), r.Deltas[i].Notes)
+				delta = WithFootnotes(CompareDelta(r.Deltas[i]), r.Deltas[i].Notes)
 			}
-			tb.Row(append(cells, inputTag(i), cmpCellText(c, i, r.Cells[i], u, geo), delta)...)
+			tb.Row(append(cells, inputTag(i), CompareCell(c, i, r.Cells[i], u, geo), delta)...)
 		}
 	}
 	tb.Write(w, st)
@@ -375,168 +374,6 @@ func inputTag(i int) string {
 		return string(rune('A' + i))
 	}
 	return fmt.Sprintf("R%d", i+1)
-}
-
-// CompareMarkdown prints the comparison as Markdown tables with footnotes.
-func CompareMarkdown(w io.Writer, c *compare.Comparison) error {
-	for _, s := range c.Shared {
-		fmt.Fprintf(w, "- %s\n", s)
-	}
-	fmt.Fprintf(w, "\n%s.\n\n%s %s\n", cmpLegend(c, "Cells", "*vs base*"), MarkUnresolved.Symbol, MarkUnresolved.Legend)
-	if otherLevels(c) {
-		fmt.Fprintf(w, "\n%s %s\n", MarkLevel.Symbol, MarkLevel.Legend)
-	}
-	if hostAdjusted(c) {
-		fmt.Fprintf(w, "\n%s %s\n", MarkHost.Symbol, MarkHost.Legend)
-	}
-	for _, t := range c.Tables {
-		if msg := cmpUnshared(c, t); msg != "" {
-			fmt.Fprintf(w, "\n%s\n", msg)
-			continue
-		}
-		fmt.Fprintf(w, "\n### %s (%s)\n\n", t.Title, t.Unit)
-		head := []string{"benchmark"}
-		if !c.IgnorePlacement {
-			head = append(head, "placement")
-		}
-		align := make([]string, len(head))
-		for i := range align {
-			align[i] = "---"
-		}
-		for i := range c.Inputs {
-			head = append(head, mdEscape(cmpHeader(c, i)))
-			align = append(align, "---:")
-			if i > 0 {
-				head = append(head, "vs base")
-				align = append(align, "---:")
-			}
-		}
-		fmt.Fprintf(w, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
-		for _, r := range CompareRows(t) {
-			geo := r == t.Geomean
-			u := rowUnit(r)
-			name := "`" + r.Name + "`"
-			if geo {
-				name = "**geomean**"
-			}
-			cells := []string{name}
-			if !c.IgnorePlacement {
-				cells = append(cells, r.Placement)
-			}
-			for i := range c.Inputs {
-				cells = append(cells, mdEscape(cmpCellText(c, i, r.Cells[i], u, geo)))
-				if i > 0 {
-					d := formatDelta(r.Deltas[i])
-					if r.Deltas[i].Significant {
-						d = "**" + d + "**"
-					}
-					cells = append(cells, mdEscape(withMarks(d, r.Deltas[i].Notes)))
-				}
-			}
-			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
-		}
-	}
-	if len(c.Notes) > 0 {
-		fmt.Fprintln(w)
-		for i, n := range c.Notes {
-			fmt.Fprintf(w, "%s %s  \n", marks([]int{i + 1}), mdEscape(n))
-		}
-	}
-	if len(c.EnvDiffs)+len(c.Hints)+len(c.Synthetic) > 0 {
-		fmt.Fprintln(w)
-	}
-	for _, l := range c.Synthetic {
-		fmt.Fprintf(w, "> **warning:** %s is a dry run: its figures are synthetic, nothing was measured\n>\n", mdEscape(l))
-	}
-	for _, d := range c.EnvDiffs {
-		fmt.Fprintf(w, "> **warning:** %s\n>\n", mdEscape(d))
-	}
-	for _, h := range c.Hints {
-		fmt.Fprintf(w, "> note: %s\n>\n", mdEscape(h))
-	}
-	return nil
-}
-
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-
-// CompareCSV prints one line per row and input (a long table that
-// spreadsheets and scripts read without knowing how many inputs there
-// were). Footnotes and warnings are not in it: the caller prints
-// Messages to stderr, as benchstat does.
-func CompareCSV(w io.Writer, c *compare.Comparison) error {
-	cw := csv.NewWriter(w)
-	// Every column has one name and one meaning, its unit in the name or
-	// in the unit column beside it: figures are in figure_unit, changes in
-	// percent as the text prints them, counts say what they count.
-	_ = cw.Write([]string{"table", "figure_unit", "name", "placement", "input", "samples", "blocks", "geomean_of_rows",
-		"median", "ci_low", "ci_high", "ci_confidence",
-		"change_pct", "change_low_pct", "change_high_pct", "change_tested_on", "change_units_base", "change_units_this", "p", "significant", "notes"})
-	f := func(v float64) string { return units.Digits(v, -1) } // every digit: a program reads it back
-	for _, t := range c.Tables {
-		for _, r := range CompareRows(t) {
-			geo := r == t.Geomean
-			for i, cell := range r.Cells {
-				if !cell.Present {
-					continue
-				}
-				s := cell.Summary
-				rec := make([]string, 21)
-				rec[0], rec[1], rec[2], rec[3], rec[4] = t.Title, t.Unit, r.Name, cell.Placement, c.Inputs[i].Label
-				rec[8] = f(s.Median)
-				if geo {
-					rec[7] = strconv.Itoa(s.N) // the geomean's n is the rows it summarises
-				} else {
-					rec[5] = strconv.Itoa(s.N)
-					if cell.Sizes != nil {
-						rec[6] = strconv.Itoa(len(cell.Sizes))
-					}
-					if s.Confidence > 0 {
-						rec[9], rec[10], rec[11] = f(s.CILow), f(s.CIHigh), f(s.Confidence)
-					}
-				}
-				notes := cell.Notes
-				if d := r.Deltas[i]; i > 0 && d.Present {
-					rec[12] = f(100 * d.Change)
-					if d.Tested {
-						rec[13], rec[14], rec[15] = f(100*d.Lo), f(100*d.Hi), d.Unit
-						if d.HostAdjusted {
-							rec[15] += ", host-adjusted"
-						}
-						rec[16], rec[17] = strconv.Itoa(d.N1), strconv.Itoa(d.N2)
-						rec[18], rec[19] = f(d.P), strconv.FormatBool(d.Significant)
-					}
-					notes = append(append([]int{}, notes...), d.Notes...)
-				}
-				var ns []string
-				for _, n := range notes {
-					ns = append(ns, strconv.Itoa(n))
-				}
-				rec[20] = strings.Join(ns, ";")
-				_ = cw.Write(rec)
-			}
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// CompareMessages are the footnotes, warnings and hints as lines, for formats
-// that cannot hold them (CSV prints them to stderr).
-func CompareMessages(c *compare.Comparison) []string {
-	var out []string
-	for _, l := range c.Synthetic {
-		out = append(out, "warning: "+l+" is a dry run: its figures are synthetic, nothing was measured")
-	}
-	for i, n := range c.Notes {
-		out = append(out, fmt.Sprintf("note %d: %s", i+1, n))
-	}
-	for _, d := range c.EnvDiffs {
-		out = append(out, "warning: "+d)
-	}
-	for _, h := range c.Hints {
-		out = append(out, "note: "+h)
-	}
-	return out
 }
 
 // writePhaseChanges prints, for every row both files explained, the change

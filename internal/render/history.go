@@ -7,7 +7,6 @@ package render
 // "History").
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -81,13 +80,6 @@ type HistoryStep struct {
 	Confidence float64   `json:"confidence"`
 	Before     int       `json:"sittings_before"`
 	After      int       `json:"sittings_after"`
-}
-
-// HistoryJSON writes h as one indented JSON document.
-func HistoryJSON(w io.Writer, h *History) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(h)
 }
 
 const historyTime = "2006-01-02 15:04"

@@ -18,7 +18,7 @@ import (
 // and column shown, and flags and warnings as numbered footnotes. It fits
 // st's width (Table): what does not fit is named under the table.
 func Ladder(w io.Writer, d *result.Document, st Style) {
-	stated := statedLevel(precisionLevels(d.Results)...)
+	stated := StatedLevel(PrecisionLevels(d.Results)...)
 	fmt.Fprintf(w, "ctxbench — %s\n", d.Environment.HostLine())
 	fmt.Fprintf(w, "one-way = per hop (one context hands the CPU to another): the median of the samples, p10–p90 in the same unit; ±CI = where this sitting's median lies: %s interval from its block medians (each block a worker process)\n", LevelText(stated))
 	if d.Settings.DryRun {
@@ -26,8 +26,8 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 	}
 	fmt.Fprintln(w)
 	ms := MarkSet{}
-	b := baseline(d)
-	mstated := multipleLevel(d.Results)
+	b := Baseline(d)
+	mstated := MultipleLevel(d.Results)
 	repro := hasRepro(d.Results)
 	cols := []Col{{Head: "RUNG", Fold: 1}, {Head: "BENCHMARK", Wrap: true, Min: 20, NarrowAt: 99}, {Head: "PLACEMENT"},
 		{Head: "ONE-WAY", Right: true}, {Head: "p10–p90", Right: true, Fold: 3}, {Head: "±CI"}}
@@ -53,7 +53,7 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 		if strings.Contains(ci, "@") {
 			ms.Use(MarkLevel)
 		}
-		sw := switchesCell(r, ms)
+		sw := SwitchesCell(r, ms)
 		if r.SwitchesPerHop != nil {
 			if r.Verification.Verified {
 				sw = st.Paint("32", sw)
@@ -76,24 +76,24 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 		if h := hostNote(r); h != "" {
 			refs += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, h))
 		}
-		if noiseWarned(r) {
+		if NoiseWarned(r) {
 			ci += ms.Use(MarkNoisy)
 			noisy++
 		}
-		cells := []string{r.Rung, ms.Name(r), r.Placement, units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci}
+		cells := []string{r.Rung, ms.Name(r), r.Placement, units.Time(s.Median), RangeIn(s.P10, s.P90, s.Median), ci}
 		if repro {
 			cells = append(cells, reproCell(r, ms))
 		}
-		cells = append(cells, cyc, multiple(r, b, mstated, ms), sw+refs)
+		cells = append(cells, cyc, Multiple(r, b, mstated, ms), sw+refs)
 		t.Row(cells...)
 	}
 	t.Write(w, st)
 	ms.Only(t.Printed())
 	fmt.Fprintln(w)
 	if b != nil {
-		fmt.Fprintln(w, multipleLegend(d.Results, b, baselineHead(b), fmt.Sprintf("%s %s (%s)", b.Name, b.Placement, units.Time(b.MedianNS))))
+		fmt.Fprintln(w, MultipleLegend(d.Results, b, baselineHead(b), fmt.Sprintf("%s %s (%s)", b.Name, b.Placement, units.Time(b.MedianNS))))
 	}
-	for _, l := range reproLegend(d, d.Results) {
+	for _, l := range ReproLegend(d, d.Results) {
 		fmt.Fprintln(w, l)
 	}
 	fmt.Fprintln(w, "SWITCHES/HOP: counted context switches of both sides per hop; — where no kernel switch is expected.")
@@ -147,8 +147,8 @@ func hostLine(d *result.Document) string {
 		units.Time(h.ReferenceNS), units.Fixed(h.Slope.Beta, 2), units.Fixed(h.Slope.Lo, 2), units.Fixed(h.Slope.Hi, 2), h.Sittings)
 }
 
-// precisionLevels are the levels of the rows' precision intervals.
-func precisionLevels(rs []result.Result) []float64 {
+// PrecisionLevels are the levels of the rows' precision intervals.
+func PrecisionLevels(rs []result.Result) []float64 {
 	cs := make([]float64, 0, len(rs))
 	for _, r := range rs {
 		cs = append(cs, r.OneWayNS.Confidence)
@@ -269,8 +269,8 @@ func Environment(w io.Writer, e result.Environment, st Style) {
 // reference rows), not a hop between two contexts.
 func isExit(r result.Result) bool { return r.Rung == "vm" && r.Kind == "reference" }
 
-// noiseWarned says a row carries a noise warning (the table's "~").
-func noiseWarned(r result.Result) bool {
+// NoiseWarned says a row carries a noise warning (the table's "~").
+func NoiseWarned(r result.Result) bool {
 	for _, w := range r.Warnings {
 		if strings.HasPrefix(w.Code, "noise-") {
 			return true

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 
@@ -68,7 +67,7 @@ func loadSeries(w io.Writer, s result.LoadSeries, st Style, note func(string) st
 		prose(w, st, "%s\n", kneeLine(k))
 	}
 	if r := s.Reference; r != nil {
-		hop := pctl(&result.Percentile{NS: r.HopNS, CILow: &r.HopCILow, CIHigh: &r.HopCIHigh}, true)
+		hop := PercentileCell(&result.Percentile{NS: r.HopNS, CILow: &r.HopCILow, CIHigh: &r.HopCIHigh}, true)
 		prose(w, st, "reference: %s %s, one hop %s in this sitting; the wake-up p50 at %s is %s (%s×)\n", r.Name, r.Placement,
 			hop, units.Percent(100*r.Utilization, 1), units.ShortTime(r.WakeupP50NS), units.Sig(r.Ratio))
 	}
@@ -91,9 +90,9 @@ func wakeupTable(s result.LoadSeries, levels []string) *Table {
 		Col{Head: "WAKE-UP p50 [95%]", Right: true}, Col{Head: "p90", Right: true, Fold: 2}, Col{Head: "p99 [95%]", Right: true},
 		Col{Head: "p99.9", Right: true, Fold: 3})
 	for i, l := range s.Levels {
-		row := []string{levels[i], units.Percent(100*l.AchievedUtilization, 1), units.Rate(l.AchievedRate), pctl(l.GeneratorLag.P99, false)}
+		row := []string{levels[i], units.Percent(100*l.AchievedUtilization, 1), units.Rate(l.AchievedRate), PercentileCell(l.GeneratorLag.P99, false)}
 		if l.Reported() {
-			row = append(row, pctl(l.Wakeup.P50, true), pctl(l.Wakeup.P90, false), pctl(l.Wakeup.P99, true), pctl(l.Wakeup.P99_9, false))
+			row = append(row, PercentileCell(l.Wakeup.P50, true), PercentileCell(l.Wakeup.P90, false), PercentileCell(l.Wakeup.P99, true), PercentileCell(l.Wakeup.P99_9, false))
 		} else {
 			row = append(row, "behind")
 		}
@@ -117,7 +116,7 @@ func requestTable(s result.LoadSeries, levels []string) *Table {
 		if l.Requests.Measured > 0 {
 			hops = units.Percent(100*float64(l.Requests.Hops)/float64(l.Requests.Measured), 0)
 		}
-		t.Row(levels[i], loadPair(l.Corrected.P50, l.Uncorrected.P50), pctl(l.Corrected.P99, true), pctl(l.Uncorrected.P99, false),
+		t.Row(levels[i], loadPair(l.Corrected.P50, l.Uncorrected.P50), PercentileCell(l.Corrected.P99, true), PercentileCell(l.Uncorrected.P99, false),
 			loadPair(l.Corrected.P99_9, l.Uncorrected.P99_9),
 			loadPair(&result.Percentile{NS: l.Corrected.MaxNS}, &result.Percentile{NS: l.Uncorrected.MaxNS}), hops,
 			units.Fixed(l.Switches.Voluntary+l.Switches.Involuntary, 2))
@@ -140,9 +139,9 @@ func kneeLine(k *result.LoadKnee) string {
 		units.Sig(k.Factor), units.Time(k.BaseNS), units.Percent(100**k.Utilization, 0), iv)
 }
 
-// pctl is a percentile for a table: its value, with its interval when
+// PercentileCell is a percentile for a table: its value, with its interval when
 // asked; "—" where it was not measured.
-func pctl(p *result.Percentile, interval bool) string {
+func PercentileCell(p *result.Percentile, interval bool) string {
 	if p == nil {
 		return "—"
 	}
@@ -167,95 +166,11 @@ func shortNum(v float64) string {
 // differ); "—" for one not measured.
 func loadPair(c, u *result.Percentile) string {
 	if c == nil || u == nil {
-		return pctl(c, false) + "/" + pctl(u, false)
+		return PercentileCell(c, false) + "/" + PercentileCell(u, false)
 	}
 	uc, uu := units.TimeUnit(c.NS), units.TimeUnit(u.NS)
 	if uc == uu {
 		return units.Short(c.NS/uc.Div) + "/" + units.Short(u.NS/uu.Div) + " " + uc.Name
 	}
 	return units.ShortTime(c.NS) + "/" + units.ShortTime(u.NS)
-}
-
-// loadColumns are the CSV's latency columns: each latency's four
-// percentiles with their intervals, and its maximum.
-var loadColumns = []struct {
-	name string
-	get  func(l *result.LoadLevel) *result.LoadLatency
-}{
-	{"wakeup", func(l *result.LoadLevel) *result.LoadLatency { return &l.Wakeup }},
-	{"request_corrected", func(l *result.LoadLevel) *result.LoadLatency { return &l.Corrected }},
-	{"request_uncorrected", func(l *result.LoadLevel) *result.LoadLatency { return &l.Uncorrected }},
-	{"generator_lag", func(l *result.LoadLevel) *result.LoadLatency { return &l.GeneratorLag }},
-}
-
-// LoadCSV writes one row per load level: what was asked and achieved, the
-// counts, and every latency's percentiles with their intervals (empty
-// where not measured; a level that did not keep its schedule has status
-// "behind" and no latencies).
-func LoadCSV(w io.Writer, d *result.Document) error {
-	cw := csv.NewWriter(w)
-	head := []string{"name", "kind", "placement", "level", "target_utilization", "target_rate", "achieved_utilization", "achieved_rate",
-		"status", "measured", "dropped", "unserved", "hops", "queued"}
-	for _, c := range loadColumns {
-		for _, p := range []string{"p50", "p90", "p99", "p99_9"} {
-			head = append(head, c.name+"_"+p+"_ns", c.name+"_"+p+"_ci_low", c.name+"_"+p+"_ci_high")
-		}
-		head = append(head, c.name+"_max_ns")
-	}
-	if err := cw.Write(head); err != nil {
-		return err
-	}
-	for _, s := range d.Loads {
-		for _, l := range s.Levels {
-			tu := ""
-			if l.TargetUtilization != nil {
-				tu = units.Exact(*l.TargetUtilization)
-			}
-			n := l.Requests
-			row := []string{s.Name, s.Kind, s.Placement, l.LevelName(), tu, units.Exact(l.TargetRate), units.Exact(l.AchievedUtilization),
-				units.Exact(l.AchievedRate), l.Status, fmt.Sprint(n.Measured), fmt.Sprint(n.Dropped), fmt.Sprint(n.Unserved), fmt.Sprint(n.Hops), fmt.Sprint(n.Queued)}
-			for _, c := range loadColumns {
-				lat := c.get(&l)
-				for _, p := range lat.Percentiles() {
-					if p.P == nil || (!l.Reported() && c.name != "generator_lag") {
-						row = append(row, "", "", "")
-						continue
-					}
-					row = append(row, units.Exact(p.P.NS), optF64(p.P.CILow), optF64(p.P.CIHigh))
-				}
-				if lat.Count == 0 || (!l.Reported() && c.name != "generator_lag") {
-					row = append(row, "")
-				} else {
-					row = append(row, units.Exact(lat.MaxNS))
-				}
-			}
-			if err := cw.Write(row); err != nil {
-				return err
-			}
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// LoadMarkdown writes one table per series: each level's utilisation and
-// rate, the wake-up p50 and p99 and the request p99 and p99.9 corrected
-// and uncorrected, with the intervals.
-func LoadMarkdown(w io.Writer, d *result.Document) error {
-	for _, s := range d.Loads {
-		fmt.Fprintf(w, "### %s, %s\n\n%s\n\n", s.Name, s.Placement, s.Label)
-		fmt.Fprintln(w, "| level | utilisation | rate | wake-up p50 | wake-up p99 | request p99 corrected | request p99 uncorrected | p99.9 corrected | p99.9 uncorrected |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-		for _, l := range s.Levels {
-			if !l.Reported() {
-				fmt.Fprintf(w, "| %s | %s | %s | behind: %s | | | | | |\n", l.LevelName(), units.Percent(100*l.AchievedUtilization, 1), units.Rate(l.AchievedRate), l.StatusReason)
-				continue
-			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", l.LevelName(), units.Percent(100*l.AchievedUtilization, 1), units.Rate(l.AchievedRate),
-				pctl(l.Wakeup.P50, true), pctl(l.Wakeup.P99, true), pctl(l.Corrected.P99, true), pctl(l.Uncorrected.P99, true),
-				pctl(l.Corrected.P99_9, true), pctl(l.Uncorrected.P99_9, true))
-		}
-		fmt.Fprintln(w)
-	}
-	return nil
 }

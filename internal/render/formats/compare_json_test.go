@@ -1,4 +1,4 @@
-package render_test
+package formats_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/internal/compare"
-	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
@@ -48,10 +48,10 @@ func compareOf(t *testing.T) *compare.Comparison {
 func TestCompareJSON(t *testing.T) {
 	c := compareOf(t)
 	var buf bytes.Buffer
-	if err := render.CompareJSON(&buf, c); err != nil {
+	if err := formats.CompareJSON(&buf, c); err != nil {
 		t.Fatal(err)
 	}
-	var doc render.CompareDoc
+	var doc formats.CompareDoc
 	dec := json.NewDecoder(bytes.NewReader(buf.Bytes()))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
