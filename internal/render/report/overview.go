@@ -9,8 +9,10 @@ package report
 // the bottom; the SVG scales to the page's width.
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,9 +35,6 @@ type overview struct {
 	Rows   int
 	HasPub bool
 }
-
-// rungOrder is the ladder's order of rungs, cheapest first.
-var rungOrder = []string{"floor", "coroutine", "goroutine", "runtime", "thread", "process", "container", "vm", "reference"}
 
 // publishedRange reads a published per-switch figure ("108 ns",
 // "1,000-3,000 ns") as nanoseconds; ok false when it is not one.
@@ -114,17 +113,7 @@ func buildOverview(runs []*runView) *overview {
 	lo, hi = logDomain(lo, hi, 10)
 	x := scale{log: true, lo: lo, hi: hi, from: ovLabel + 10, to: ovW - 14}
 	ticks := logTicks(lo, hi, units.ShortTime)
-	var rungs []string
-	for _, r := range rungOrder {
-		if len(byRung[r]) > 0 {
-			rungs = append(rungs, r)
-		}
-	}
-	for r := range byRung { // a rung this build does not know, last
-		if !containsString(rungOrder, r) {
-			rungs = append(rungs, r)
-		}
-	}
+	rungs := rungsInOrder(byRung)
 	h := 2 * ovAxis
 	for _, r := range rungs {
 		h += len(byRung[r])*ovRow + 2*ovBandPd
@@ -231,11 +220,16 @@ func rungOf(d *result.Document, name string) string {
 	return ""
 }
 
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// rungsInOrder are the rungs that hold rows, in the vocabulary's order
+// (result.RungOrder, cheapest first); a rung this build does not know
+// comes last, by name.
+func rungsInOrder[T any](byRung map[string]T) []string {
+	rungs := make([]string, 0, len(byRung))
+	for r := range byRung {
+		rungs = append(rungs, r)
 	}
-	return false
+	slices.SortFunc(rungs, func(a, b string) int {
+		return cmp.Or(cmp.Compare(result.RungIndex(a), result.RungIndex(b)), cmp.Compare(a, b))
+	})
+	return rungs
 }

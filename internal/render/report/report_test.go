@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -316,5 +317,35 @@ func TestCaptureSection(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("the report does not show %q", want)
 		}
+	}
+}
+
+// The overview groups rows in the vocabulary's order of rungs
+// (result.RungOrder), whatever order the document holds them in, and a
+// rung the vocabulary does not know comes after every known one.
+func TestOverviewRungOrder(t *testing.T) {
+	d := doc(t, testdoc.Options{Seed: 1})
+	slices.Reverse(d.Results)
+	extra := d.Results[0]
+	extra.Name, extra.Rung = "unikernel/x", "unikernel"
+	d.Results = append(d.Results, extra)
+	page := string(sectionHTML(render(t, []compare.Input{{Label: "a", Path: "a.json", Doc: d}}), "overview"))
+	type drawn struct{ at, rung int }
+	var rows []drawn
+	for _, r := range d.Results {
+		i := strings.Index(page, "<title>"+r.Name+" "+r.Placement+":")
+		if i < 0 {
+			t.Fatalf("the overview does not draw %s %s", r.Name, r.Placement)
+		}
+		rows = append(rows, drawn{i, result.RungIndex(r.Rung)})
+	}
+	slices.SortFunc(rows, func(a, b drawn) int { return a.at - b.at })
+	for i := 1; i < len(rows); i++ {
+		if rows[i].rung < rows[i-1].rung {
+			t.Fatalf("a row of rung %d is drawn after one of rung %d: not the vocabulary's order", rows[i].rung, rows[i-1].rung)
+		}
+	}
+	if last := rows[len(rows)-1]; last.rung != result.RungIndex("unikernel") {
+		t.Errorf("the unknown rung is not last")
 	}
 }
