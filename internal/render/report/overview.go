@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/render"
@@ -34,28 +33,6 @@ type overview struct {
 	Runs   int
 	Rows   int
 	HasPub bool
-}
-
-// publishedRange reads a published per-switch figure ("108 ns",
-// "1,000-3,000 ns") as nanoseconds; ok false when it is not one.
-func publishedRange(s string) (lo, hi float64, ok bool) {
-	s = strings.TrimSpace(strings.ReplaceAll(s, ",", ""))
-	v, found := strings.CutSuffix(s, " ns")
-	if !found {
-		return 0, 0, false
-	}
-	a, b, isRange := strings.Cut(v, "-")
-	lo, err := strconv.ParseFloat(strings.TrimSpace(a), 64)
-	if err != nil || lo <= 0 {
-		return 0, 0, false
-	}
-	hi = lo
-	if isRange {
-		if hi, err = strconv.ParseFloat(strings.TrimSpace(b), 64); err != nil || hi < lo {
-			return 0, 0, false
-		}
-	}
-	return lo, hi, true
 }
 
 func buildOverview(runs []*runView) *overview {
@@ -92,10 +69,10 @@ func buildOverview(runs []*runView) *overview {
 			continue
 		}
 		for _, h := range rv.Doc.Derived.Hierarchy {
-			lo, hi, ok := publishedRange(h.Published)
-			if !ok {
-				continue
+			if h.PublishedLowNS == nil || h.PublishedHighNS == nil || !(*h.PublishedLowNS > 0) || *h.PublishedHighNS < *h.PublishedLowNS {
+				continue // a file written before the numbers were recorded: no band, never one read off the text
 			}
+			lo, hi := *h.PublishedLowNS, *h.PublishedHighNS
 			rung := rungOf(rv.Doc, h.Name)
 			if rung == "" {
 				continue

@@ -349,3 +349,23 @@ func TestOverviewRungOrder(t *testing.T) {
 		t.Errorf("the unknown rung is not last")
 	}
 }
+
+// The overview's published bands are drawn from the numbers the hierarchy
+// carries, never from its text: a row whose text is not a figure still
+// gets its band, and a row without numbers (an older file) gets none, even
+// where its text reads as one.
+func TestOverviewPublishedFromNumbers(t *testing.T) {
+	d := doc(t, testdoc.Options{Seed: 1})
+	lo, hi := 1000.0, 3000.0
+	d.Derived.Hierarchy = []result.HierarchyRow{
+		{Abstraction: "OS thread", Published: "a few microseconds", Name: "thread/pipe", Placement: "same-cpu", PublishedLowNS: &lo, PublishedHighNS: &hi},
+		{Abstraction: "process", Published: "5,000-10,000 ns", Name: "process/pipe", Placement: "same-cpu"},
+	}
+	page := string(sectionHTML(render(t, []compare.Input{{Label: "a", Path: "a.json", Doc: d}}), "overview"))
+	if !strings.Contains(page, "<title>published: OS thread — a few microseconds") {
+		t.Error("no band for the row that carries its numbers")
+	}
+	if strings.Contains(page, "published: process") {
+		t.Error("a band read off the text of a row without numbers")
+	}
+}
