@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/units"
@@ -18,7 +19,7 @@ func Loads(w io.Writer, d *result.Document, st Style) {
 	if d.Settings.DryRun {
 		prose(w, st, "DRY RUN: synthetic figures; nothing was measured\n")
 	}
-	prose(w, st, "one request = a post at its intended time, the woken context's wake-up and its work; percentiles over every block, [95%% interval] from the blocks; — not measured (too few requests beyond it); c/u corrected (from the intended time) / uncorrected (from the post); behind: the level did not keep its schedule (its note says how), so its latencies are not latencies\n")
+	prose(w, st, "one request = a post at its intended time, the woken context's wake-up and its work; percentiles over every block, [95%% interval] from the blocks; — not measured (too few requests beyond it); c/u corrected (from the intended time) / uncorrected (from the post); behind: the level did not keep its schedule (its flag says how), so its latencies are not latencies\n")
 	var notes []string
 	note := func(s string) string {
 		notes = append(notes, s)
@@ -53,9 +54,6 @@ func loadSeries(w io.Writer, s result.LoadSeries, st Style, note func(string) st
 	levels := make([]string, len(s.Levels)) // each level's name with its notes
 	for i, l := range s.Levels {
 		levels[i] = l.LevelName()
-		if !l.Reported() {
-			levels[i] += " " + note(fmt.Sprintf("%s %s %s: behind: %s", s.Name, s.Placement, l.LevelName(), l.StatusReason))
-		}
 		for _, f := range l.Flags {
 			levels[i] += " " + note(s.Name+" "+s.Placement+" "+l.LevelName()+": "+f.Message)
 		}
@@ -77,8 +75,12 @@ func loadSeries(w io.Writer, s result.LoadSeries, st Style, note func(string) st
 			Capture(w, l.Capture, st)
 		}
 	}
-	for _, f := range s.Flags {
-		prose(w, st, "%s\n", note(s.Name+" "+s.Placement+": "+f.Message))
+	if len(s.Flags) > 0 {
+		var refs []string
+		for _, f := range s.Flags {
+			refs = append(refs, note(s.Name+" "+s.Placement+": "+f.Message))
+		}
+		prose(w, st, "%s %s is flagged: %s\n", s.Name, s.Placement, strings.Join(refs, " "))
 	}
 }
 

@@ -37,7 +37,7 @@ func Loads(capture bool) []result.LoadSeries {
 		Mechanism: "futex", Contexts: 4, Arrivals: "poisson", WorkNS: 20000, WorkIters: 4000, WorkNSPerIter: 5, BlockNS: 1e9, WarmupNS: 1e8, Sweep: "utilization",
 		Knee:      &result.LoadKnee{Metric: "request_corrected_p99", Factor: 2, BaseNS: 37400, Utilization: ptr(0.79), Low: ptr(0.78), High: ptr(0.8), Confidence: 0.95, Resamples: 1000},
 		Reference: &result.LoadReference{Name: "thread/futex", Placement: "same-cpu", HopNS: 3120, HopCILow: 3080, HopCIHigh: 3150, Utilization: 0.252, WakeupP50NS: 3360, Ratio: 1.08},
-		Flags:     []result.Flag{{Code: "load-steal", Message: "steal reached 3% in one block of the 75% level (synthetic)"}},
+		Flags:     []result.Flag{{Code: "non-monotone", Message: "the corrected p99 falls from 88.0 µs at 90% to 80.1 µs at 95%, beyond both intervals: the tail moved with something other than the load (synthetic)"}},
 	}
 	for _, l := range levels {
 		lag := latency(1500, 2, 4.3, 6, 40000)
@@ -49,12 +49,13 @@ func Loads(capture bool) []result.LoadSeries {
 			Switches: result.LoadSwitches{Voluntary: l.sw - 0.02, Involuntary: 0.02}, MeanWaitNS: 2 * l.wake, Flags: []result.Flag{}}
 		s.Levels = append(s.Levels, lvl)
 	}
-	s.Levels[2].Flags = []result.Flag{{Code: "load-contended", Message: "2 of 10 blocks were contended and measured again (synthetic)"}}
+	s.Levels[2].Flags = []result.Flag{{Code: "omission", Message: "the uncorrected p99.9 (52.1 µs) leaves out 3.50 µs that the corrected one (55.6 µs) holds: the generator was held back (lag up to 40.0 µs), and latency measured from the post does not see the wait before it (coordinated omission) (synthetic)"}}
 	if capture {
 		s.Levels[3].Capture = Capture(false)
 	}
 	behind := result.LoadLevel{TargetUtilization: ptr(0.95), TargetRate: 40600, AchievedRate: 31000, AchievedUtilization: 0.76, Status: result.LoadBehind,
-		StatusReason: "the generator fell 12 ms behind its schedule (synthetic)", GeneratorLag: latency(900000, 2, 4, 5, 1.2e7), Flags: []result.Flag{}}
+		StatusReason: "the generator fell 12 ms behind its schedule (synthetic)", GeneratorLag: latency(900000, 2, 4, 5, 1.2e7)}
+	behind.Flags = []result.Flag{{Code: "behind", Message: "the schedule was not kept: " + behind.StatusReason + "; this level's latencies are not reported"}}
 	s.Levels = append(s.Levels, behind)
 	return []result.LoadSeries{s}
 }
