@@ -103,6 +103,8 @@ func TestChromiumReportFitsTheWidth(t *testing.T) {
 	rich := doc(t, testdoc.Options{Seed: 2, Experiments: true})
 	second := doc(t, testdoc.Options{Seed: 3, Scale: 1.1})
 	captured := doc(t, testdoc.Options{Seed: 4, Capture: true})
+	load := doc(t, testdoc.Options{Seed: 5})
+	load.Loads = testdoc.Loads(true)
 	shots := os.Getenv("CTXBENCH_SCREENSHOTS")
 	if shots == "" {
 		shots = t.TempDir()
@@ -112,6 +114,8 @@ func TestChromiumReportFitsTheWidth(t *testing.T) {
 		"three":  {{Label: "ladder", Path: "ladder.json", Doc: ladder}, {Label: "rings-pools", Path: "rich.json", Doc: rich}, {Label: "again", Path: "again.json", Doc: second}},
 		// explain with captured slow hops: the lanes of a slow hop beside a typical one
 		"captured": {{Label: "captured", Path: "captured.json", Doc: captured}},
+		// a load file: its panels, its levels' table and a level's captured wake-ups
+		"load": {{Label: "load", Path: "load.json", Doc: load}},
 	}
 	for name, in := range sets {
 		page := render(t, in)
@@ -121,6 +125,7 @@ func TestChromiumReportFitsTheWidth(t *testing.T) {
 				if l.Width != width {
 					t.Errorf("the frame is %d px wide, want %d", l.Width, width)
 				}
+				t.Logf("%d px of content in %d", l.Scroll, l.Width)
 				if l.Scroll > l.Width {
 					t.Errorf("the page scrolls sideways: %d px of content in %d", l.Scroll, l.Width)
 				}

@@ -101,6 +101,7 @@ func TestGolden(t *testing.T) {
 		{"two-placements", in(pair(1)), []string{"ladder", "glance"}},
 		{"compare-two", in(pair(1), pair(2)), []string{"compare"}},
 		{"experiments", in(exp()), []string{"rings", "spawn", "memory"}},
+		{"load", in(loadDoc(t, false)), []string{"load"}},
 	}
 	for _, c := range cases {
 		page := render(t, c.inputs)
@@ -367,5 +368,54 @@ func TestOverviewPublishedFromNumbers(t *testing.T) {
 	}
 	if strings.Contains(page, "published: process") {
 		t.Error("a band read off the text of a row without numbers")
+	}
+}
+
+// loadDoc is a load file: testdoc's series (one level behind its
+// schedule, one flagged), with a level's wake-ups captured when asked.
+func loadDoc(t *testing.T, capture bool) *result.Document {
+	d := doc(t, testdoc.Options{Seed: 5})
+	d.Results = nil
+	d.Derived = nil
+	d.Loads = testdoc.Loads(capture)
+	return d
+}
+
+// The load section's table: one row per level; each percentile's interval
+// on a line of its own under its value (side by side, the table was wider
+// than a laptop's page); a level behind its schedule says so and why, with
+// its note; every cell names its column, for the narrow layout where the
+// heads are hidden.
+func TestLoadTable(t *testing.T) {
+	d := loadDoc(t, true)
+	page := string(sectionHTML(render(t, []compare.Input{{Label: "load", Path: "load.json", Doc: d}}), "load"))
+	table := regexp.MustCompile(`(?s)<table class="data loads">.*?</table>`).FindString(page)
+	if table == "" {
+		t.Fatalf("no levels' table:\n%s", page)
+	}
+	rows := regexp.MustCompile(`(?s)<tbody>.*</tbody>`).FindString(table)
+	s := d.Loads[0]
+	if n := strings.Count(rows, "<tr>"); n != len(s.Levels) {
+		t.Errorf("%d rows, want one per level (%d)", n, len(s.Levels))
+	}
+	for _, l := range s.Levels {
+		if !strings.Contains(rows, `<td data-h="level">`+l.LevelName()+`</td>`) {
+			t.Errorf("no row for level %s", l.LevelName())
+		}
+	}
+	if !strings.Contains(rows, `3.36 µs<div class="sub">[3.29 µs, 3.43 µs]</div>`) {
+		t.Errorf("the wake-up p50's interval is not under its value:\n%s", rows)
+	}
+	behind := s.Levels[len(s.Levels)-1]
+	if !strings.Contains(rows, "behind: "+behind.StatusReason) || !strings.Contains(rows, `href="#load0-note-2"`) {
+		t.Errorf("the level behind its schedule does not say why, with its note:\n%s", rows)
+	}
+	for _, td := range regexp.MustCompile(`<td[^>]*>`).FindAllString(rows, -1) {
+		if !strings.Contains(td, "data-h=") && td != "<td>" {
+			t.Errorf("a cell without its column's name: %s", td)
+		}
+	}
+	if !strings.Contains(page, "its slow wake-ups, captured") {
+		t.Error("the captured level's wake-ups are not shown")
 	}
 }
