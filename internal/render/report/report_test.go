@@ -2,6 +2,8 @@ package report_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"regexp"
 	"slices"
 	"strings"
@@ -417,5 +419,41 @@ func TestLoadTable(t *testing.T) {
 	}
 	if !strings.Contains(page, "its slow wake-ups, captured") {
 		t.Error("the captured level's wake-ups are not shown")
+	}
+}
+
+// The style sheet the page holds is the one its CSP allows: html/template
+// elides comments from a style sheet, so a comment in report.css would
+// change the page's sheet, its hash would no longer match, and the
+// browser would drop every style without a word.
+func TestStyleMatchesItsHash(t *testing.T) {
+	page := string(render(t, inputs(t)))
+	m := regexp.MustCompile(`(?s)<style>(.*?)</style>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no style sheet")
+	}
+	sum := sha256.Sum256([]byte(m[1]))
+	if want := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(report.CSP(), want) {
+		t.Errorf("the page's style sheet hashes to %s, which its CSP does not allow: %s", want, report.CSP())
+	}
+}
+
+// Every mark of the overview is named in text that prints — beside it in
+// the laptop's drawing, on the line above it in the phone's — not only in
+// a tooltip, so a printed or pasted report tells its dots apart; with
+// several files each name carries its file's tag.
+func TestOverviewNamesEveryMark(t *testing.T) {
+	in := inputs(t)
+	page := string(sectionHTML(render(t, in), "overview"))
+	for i, input := range in {
+		for _, r := range input.Doc.Results {
+			name := string(rune('A'+i)) + " · " + r.Name + " " + r.Placement
+			if n := strings.Count(page, `class="row-label">`+name+`</text>`); n != 2 {
+				t.Errorf("%q is named %d times, want once in each drawing", name, n)
+			}
+		}
+	}
+	if !strings.Contains(page, `class="overview overview-narrow"`) {
+		t.Error("no drawing for a phone")
 	}
 }
