@@ -26,6 +26,40 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 	}
 	fmt.Fprintln(w)
 	ms := MarkSet{}
+	lt := ladderTable(d, st, stated, ms)
+	lt.t.Write(w, st)
+	ms.Only(lt.t.Printed())
+	fmt.Fprintln(w)
+	ladderLegend(w, d, lt.noisy)
+	ms.Write(w)
+	if len(lt.notes) > 0 {
+		fmt.Fprintln(w)
+		for i, n := range lt.notes {
+			fmt.Fprintf(w, "[%d] %s\n", i+1, n)
+		}
+	}
+	if lines := VMLines(d); len(lines) > 0 {
+		fmt.Fprintln(w)
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
+	}
+	whereTheTimeGoes(w, d)
+	Warnings(w, d, st)
+}
+
+// ladderRows is the ladder's table with what its rows referred to: the
+// numbered notes, and how many rows are noisy.
+type ladderRows struct {
+	t     *Table
+	notes []string
+	noisy int
+}
+
+// ladderTable is the ladder's table: a row per result, each cell with its
+// marks noted in ms, and each row's flags and warnings as numbered notes
+// after its switches.
+func ladderTable(d *result.Document, st Style, stated float64, ms MarkSet) ladderRows {
 	b := Baseline(d)
 	mstated := MultipleLevel(d.Results)
 	repro := hasRepro(d.Results)
@@ -36,13 +70,7 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 	}
 	cols = append(cols, Col{Head: "TSC TICKS", Right: true, Fold: 2}, Col{Head: baselineHead(b), Fold: 5},
 		Col{Head: "SWITCHES/HOP", Wrap: true, NarrowAt: 5}) // its notes wrap before × leaves
-	t := NewTable(cols...)
-	var notes []string
-	noisy := 0
-	note := func(s string) string {
-		notes = append(notes, s)
-		return fmt.Sprintf(" [%d]", len(notes))
-	}
+	lt := ladderRows{t: NewTable(cols...)}
 	for _, r := range d.Results {
 		s := r.OneWayNS
 		cyc := "—"
@@ -61,36 +89,51 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 				sw = st.Paint("31", sw)
 			}
 		}
-		refs := ""
-		for _, f := range r.Flags {
-			refs += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, f.Message))
-		}
-		for _, wn := range r.Warnings {
-			if !strings.HasPrefix(wn.Code, "noise-") { // noise is the "~"; the rest is said
-				refs += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, wn.Message))
-			}
-		}
-		if c := r.CrossCPU; c != nil && c.Consists != "" {
-			refs += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, c.Consists))
-		}
-		if h := hostNote(r); h != "" {
-			refs += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, h))
-		}
 		if NoiseWarned(r) {
 			ci += ms.Use(MarkNoisy)
-			noisy++
+			lt.noisy++
 		}
 		cells := []string{r.Rung, ms.Name(r), r.Placement, units.Time(s.Median), RangeIn(s.P10, s.P90, s.Median), ci}
 		if repro {
 			cells = append(cells, reproCell(r, ms))
 		}
-		cells = append(cells, cyc, Multiple(r, b, mstated, ms), sw+refs)
-		t.Row(cells...)
+		cells = append(cells, cyc, Multiple(r, b, mstated, ms), sw+lt.refs(r))
+		lt.t.Row(cells...)
 	}
-	t.Write(w, st)
-	ms.Only(t.Printed())
-	fmt.Fprintln(w)
-	if b != nil {
+	return lt
+}
+
+// refs numbers a row's flags, warnings (but noise, which is its ~), what
+// its cross-CPU hop consists of and what the host did to it as notes, and
+// returns their references (" [3] [4]").
+func (lt *ladderRows) refs(r result.Result) string {
+	refs := ""
+	note := func(s string) {
+		lt.notes = append(lt.notes, fmt.Sprintf("%s %s: %s", r.Name, r.Placement, s))
+		refs += fmt.Sprintf(" [%d]", len(lt.notes))
+	}
+	for _, f := range r.Flags {
+		note(f.Message)
+	}
+	for _, wn := range r.Warnings {
+		if !strings.HasPrefix(wn.Code, "noise-") { // noise is the "~"; the rest is said
+			note(wn.Message)
+		}
+	}
+	if c := r.CrossCPU; c != nil && c.Consists != "" {
+		note(c.Consists)
+	}
+	if h := hostNote(r); h != "" {
+		note(h)
+	}
+	return refs
+}
+
+// ladderLegend explains the ladder's columns: the multiple, the
+// reproducibility interval (or why there is none), the switches, the
+// host's state and the noisy rows.
+func ladderLegend(w io.Writer, d *result.Document, noisy int) {
+	if b := Baseline(d); b != nil {
 		fmt.Fprintln(w, MultipleLegend(d.Results, b, baselineHead(b), fmt.Sprintf("%s %s (%s)", b.Name, b.Placement, units.Time(b.MedianNS))))
 	}
 	for _, l := range ReproLegend(d, d.Results) {
@@ -103,21 +146,6 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 	if noisy > 0 {
 		fmt.Fprintf(w, "%d row(s) are noisy (~).\n", noisy)
 	}
-	ms.Write(w)
-	if len(notes) > 0 {
-		fmt.Fprintln(w)
-		for i, n := range notes {
-			fmt.Fprintf(w, "[%d] %s\n", i+1, n)
-		}
-	}
-	if lines := VMLines(d); len(lines) > 0 {
-		fmt.Fprintln(w)
-		for _, l := range lines {
-			fmt.Fprintln(w, l)
-		}
-	}
-	whereTheTimeGoes(w, d)
-	Warnings(w, d, st)
 }
 
 // hostNote is what a row's footnote says of the host's state: how much
