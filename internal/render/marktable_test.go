@@ -58,6 +58,13 @@ func TestOneTableOfMarks(t *testing.T) {
 			_ = formats.CompareMarkdown(w, c)
 		},
 	}
+	// Every other command's view, from the documents of TestViews.
+	for _, vc := range viewCases(t) {
+		if _, ok := views[vc.name]; !ok {
+			show := vc.show
+			views[vc.name] = func(w io.Writer) { show(w, render.Style{Wide: true}) }
+		}
+	}
 	for name, show := range views {
 		var buf bytes.Buffer
 		show(render.Fit(&buf, render.Style{Wide: true})) // unwrapped: a legend is one line
