@@ -60,7 +60,7 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 			}
 			ver := "yes"
 			if !r.Verified {
-				ver = "NO" // no colour inside a tabwriter cell: escapes would count as width
+				ver = "NO" // a word, not a colour: it reads the same in a pipe or a file
 			}
 			net := units.Time(r.NetNS)
 			switch {
