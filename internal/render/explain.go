@@ -249,7 +249,11 @@ func explainSteps(w io.Writer, x *result.ExplainDerived, st Style) {
 	if len(x.Claims) > 0 {
 		prose(w, st, "\nthe published causes, judged by the phases:\n")
 		for _, c := range x.Claims {
-			prose(w, st, "  [%s] %s: %q — %s\n", c.Rung, strings.ToUpper(c.Verdict), c.Claim, c.Phases)
+			what := c.Rung
+			if c.Step != "" {
+				what = c.Step
+			}
+			prose(w, st, "  [%s] %s: %q — %s\n", what, strings.ToUpper(c.Verdict), c.Claim, c.Phases)
 			prose(w, st, "      %s\n", c.Evidence)
 		}
 		prose(w, st, "  (claims from %s)\n", x.Claims[0].Source)

@@ -82,7 +82,11 @@ const (
 // corresponds to, and a verdict (Verdict*), with its evidence: the figures
 // it was drawn from and the thresholds it was drawn at.
 type ExplainClaim struct {
-	Rung     string `json:"rung"`
+	Rung string `json:"rung"`
+	// Step, for a cause of a placement's extra cost (a hop across CPUs
+	// against the same benchmark on one CPU), names it: "cross-cpu
+	// thread/pipe". Empty for a rung's own causes.
+	Step     string `json:"step,omitempty"`
 	Claim    string `json:"claim"`
 	Source   string `json:"source"`
 	Phases   string `json:"phases,omitempty"`
