@@ -64,18 +64,18 @@ func attachViews(runs []*runView) []attachRun {
 			t := &a.Targets[0]
 			v.Check = []string{
 				fmt.Sprintf("the known workload: %s pipe hops/s stated, %s made while attached, on CPU %d; its switches counted %s of its own /proc counters'",
-					units.Count(c.HopsPerS), units.Count(c.AchievedPerS), c.CPU, pctOf(t.Proc.Agreement)),
+					units.Count(c.HopsPerS), units.Count(c.AchievedPerS), c.CPU, shareText(t.Proc.Agreement)),
 				fmt.Sprintf("the ladder's thread/pipe same-cpu hop in the same sitting: %s untraced, %s traced by these probes, its switches' direct cost %s (%d rounds, interleaved)",
 					ivText(c.LadderOneWayNs), ivText(c.LadderTracedNs), ivText(c.LadderNsPerSwitch), c.Rounds),
 				fmt.Sprintf("the workload's direct cost per switch, %s, is %s of the ladder's traced hop and %s of its switches' direct cost",
-					units.Time(t.NsPerSwitch.Value), pctOf(c.RatioToTracedHop), pctOf(c.RatioToLadderSwitch)),
-				fmt.Sprintf("the attach took %s [%s, %s] of its throughput (%s, rounds paired)", pctOf(c.ThroughputCost.Median),
-					pctOf(c.ThroughputCost.Low), pctOf(c.ThroughputCost.High), levelText(c.ThroughputCost.Confidence)),
+					units.Time(t.NsPerSwitch.Value), shareText(c.RatioToTracedHop), shareText(c.RatioToLadderSwitch)),
+				fmt.Sprintf("the attach took %s [%s, %s] of its throughput (%s, rounds paired)", shareText(c.ThroughputCost.Median),
+					shareText(c.ThroughputCost.Low), shareText(c.ThroughputCost.High), levelText(c.ThroughputCost.Confidence)),
 			}
 		}
 		if o := a.Overhead; o.StatsOn {
 			v.Overhead = fmt.Sprintf("The attach's own cost: its programs ran %s per switch of the targets, %s per run, %s of a CPU (%s). %s",
-				units.Time(o.NsPerSwitch), units.Time(o.NsPerRun), figText(o.CPUShare, pctOf), levelText(o.CPUShare.Confidence), o.Method)
+				units.Time(o.NsPerSwitch), units.Time(o.NsPerRun), figText(o.CPUShare, shareText), levelText(o.CPUShare.Confidence), o.Method)
 		} else {
 			v.Overhead = "The attach's own cost: not known (the kernel kept no BPF run-time statistics)."
 		}
@@ -87,7 +87,7 @@ func attachViews(runs []*runView) []attachRun {
 	return out
 }
 
-func pctOf(x float64) string {
+func shareText(x float64) string {
 	switch a := max(x, -x); {
 	case a < 0.001 && x != 0:
 		return units.Percent(100*x, 3)
@@ -129,11 +129,11 @@ func attachTargetOf(t *result.AttachTarget) attachTargetView {
 	}
 	v.Headline = append(v.Headline,
 		fmt.Sprintf("Share of its CPU time lost to switching: %s (%s over %d windows) — the direct cost, %s per switch × %s switches/s, over its CPU time (%s CPUs busy on average).",
-			figText(t.ShareLost, pctOf), levelText(t.ShareLost.Confidence), t.ShareLost.Windows, units.Time(t.NsPerSwitch.Value),
+			figText(t.ShareLost, shareText), levelText(t.ShareLost.Confidence), t.ShareLost.Windows, units.Time(t.NsPerSwitch.Value),
 			units.Count(t.SwitchesPerS.Value), units.Sig(t.CPUPerS)),
-		fmt.Sprintf("Run-queue wait: %s of wall time, summed over its tasks (%s).", figText(t.RunQueue.ShareOfWall, pctOf), levelText(t.RunQueue.ShareOfWall.Confidence)),
+		fmt.Sprintf("Run-queue wait: %s of wall time, summed over its tasks (%s).", figText(t.RunQueue.ShareOfWall, shareText), levelText(t.RunQueue.ShareOfWall.Confidence)),
 		fmt.Sprintf("Switches: %s/s (%s); its own /proc counters say %s/s: counted here %s of theirs.",
-			figText(t.SwitchesPerS, units.Count), levelText(t.SwitchesPerS.Confidence), units.Count(t.Proc.SwitchesPerS), pctOf(t.Proc.Agreement)))
+			figText(t.SwitchesPerS, units.Count), levelText(t.SwitchesPerS.Confidence), units.Count(t.Proc.SwitchesPerS), shareText(t.Proc.Agreement)))
 	for _, k := range t.Kinds {
 		if k.PerS < 0.5 {
 			continue
@@ -142,7 +142,7 @@ func attachTargetOf(t *result.AttachTarget) attachTargetView {
 		if name == "" {
 			name = k.Kind
 		}
-		v.Kinds = append(v.Kinds, attachKindRow{Kind: name, PerS: units.Count(k.PerS), Share: pctOf(k.Share),
+		v.Kinds = append(v.Kinds, attachKindRow{Kind: name, PerS: units.Count(k.PerS), Share: shareText(k.Share),
 			Ns: optNs(k.NsPerSwitch), P50: optNs(k.P50), P99: optNs(k.P99)})
 	}
 	color := map[string]string{}
@@ -177,7 +177,7 @@ func attachTargetOf(t *result.AttachTarget) attachTargetView {
 			v.WhatIf = append(v.WhatIf, fmt.Sprintf("this machine's ladder: %s %s %s untraced (%s, the latest %s)", l.Name, l.Placement, units.Time(l.OneWayNs), n, l.At))
 		}
 		if wi.ShareAtLadder != nil {
-			v.WhatIf = append(v.WhatIf, fmt.Sprintf("at the ladder's bare hops this switch rate would cost %s of its CPU time (measured: %s)", pctOf(*wi.ShareAtLadder), pctOf(t.ShareLost.Value)))
+			v.WhatIf = append(v.WhatIf, fmt.Sprintf("at the ladder's bare hops this switch rate would cost %s of its CPU time (measured: %s)", shareText(*wi.ShareAtLadder), shareText(t.ShareLost.Value)))
 		}
 		for _, y := range wi.Why {
 			v.WhatIf = append(v.WhatIf, "why dearer: "+y)
@@ -190,7 +190,7 @@ func attachTargetOf(t *result.AttachTarget) attachTargetView {
 			for _, q := range p.Points {
 				s := fmt.Sprintf("pool %d: %s switches per query", q.Pool, units.Sig(q.SwitchesPerQuery))
 				if q.ShareLost != nil {
-					s += ", " + pctOf(*q.ShareLost) + " of the server's CPU"
+					s += ", " + shareText(*q.ShareLost) + " of the server's CPU"
 				}
 				pts = append(pts, s)
 			}
@@ -229,7 +229,7 @@ func windowsFig(t *result.AttachTarget) *Fig {
 	}
 	p := newPlot(520, 200, "the share of CPU time lost to switching in each window of "+t.Name)
 	xt, x0, x1 := linTicks(0, end, 5, func(v float64) string { return units.Sig(v) + " s" })
-	yt, y0, y1 := linTicks(0, hi*1.1, 4, func(v float64) string { return pctOf(v) })
+	yt, y0, y1 := linTicks(0, hi*1.1, 4, func(v float64) string { return shareText(v) })
 	p.x = scale{lo: x0, hi: x1, from: p.left, to: p.right}
 	p.y = scale{lo: y0, hi: y1, from: p.bot, to: p.top}
 	p.axes("share lost, window by window", "time", "share lost", xt, yt)
@@ -237,12 +237,12 @@ func windowsFig(t *result.AttachTarget) *Fig {
 	var g []Elem
 	for i := range xs {
 		px, py = append(px, p.x.pos(xs[i])), append(py, p.y.pos(ys[i]))
-		g = append(g, group(fmt.Sprintf("%s s: %s", units.Sig(xs[i]), pctOf(ys[i])), marker("circle", px[i], py[i], 3.5, "mk")))
+		g = append(g, group(fmt.Sprintf("%s s: %s", units.Sig(xs[i]), shareText(ys[i])), marker("circle", px[i], py[i], 3.5, "mk")))
 	}
 	e := group("", append(polyline(px, py, "ln net"), g...)...)
 	e.Class = "pc50"
 	p.add(e)
 	y := p.y.pos(t.ShareLost.Value)
-	p.add(group("the whole run: "+pctOf(t.ShareLost.Value), line(p.left, y, p.right, y, "hopmark")))
+	p.add(group("the whole run: "+shareText(t.ShareLost.Value), line(p.left, y, p.right, y, "hopmark")))
 	return &p.fig
 }
