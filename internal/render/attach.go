@@ -131,11 +131,14 @@ func processes(t *result.AttachTarget) string {
 	if t.Kind == "all" {
 		return "every task"
 	}
-	p := "processes"
+	p, th := "processes", "threads"
 	if t.Processes == 1 {
 		p = "process"
 	}
-	return fmt.Sprintf("%d %s, %d threads", t.Processes, p, t.Threads)
+	if t.Threads == 1 {
+		th = "thread"
+	}
+	return fmt.Sprintf("%d %s, %d %s", t.Processes, p, t.Threads, th)
 }
 
 func indirectText(in result.AttachIndirect) string {
