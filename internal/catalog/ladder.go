@@ -7,6 +7,7 @@ package catalog
 
 import (
 	"context"
+	"runtime"
 
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/model"
@@ -21,15 +22,31 @@ var (
 
 const oneThread = "a single thread: same-cpu means pinned to one CPU; there is no second context"
 
+// swapDescription and swapMechanism say what floor/asm-swap is on this
+// architecture: the two swaps are different code (floor.c, floor_arm64.c).
+func swapDescription() string {
+	if runtime.GOARCH == "arm64" {
+		return "hand-written arm64 swap of the AAPCS64 callee-saved registers (x19-x30, d8-d15), stack pointer and resume address between two stacks"
+	}
+	return "hand-written x86-64 swap of callee-saved registers, stack pointer and resume address between two stacks"
+}
+
+func swapMechanism() string {
+	if runtime.GOARCH == "arm64" {
+		return "called swap function (stores x19-x30 and d8-d15 on the stack, swaps sp, br to the other side's x30; all twenty callee-saved registers whether live or not; no FPCR/FPSR, SVE state or signal mask)"
+	}
+	return "inline stack switch (pushes rbp and a resume address, swaps rsp, jmp-based; the compiler saves only the callee-saved registers live across it; no FPU/SSE state, no signal mask)"
+}
+
 func floorRows() []*model.Benchmark {
 	return []*model.Benchmark{
 		&model.Benchmark{
 			Name: "floor/asm-swap", Rung: model.Floor, Kind: model.Switch,
-			Description: "hand-written x86-64 swap of callee-saved registers, stack pointer and resume address between two stacks",
+			Description: swapDescription(),
 			Op:          "round trip A -> B -> A through the swap (2 hops)", HopsPerOp: 2,
-			Switched: "another user-space stack in the same thread", Mechanism: "inline stack switch (pushes rbp and a resume address, swaps rsp, jmp-based; the compiler saves only the callee-saved registers live across it; no FPU/SSE state, no signal mask)",
+			Switched: "another user-space stack in the same thread", Mechanism: swapMechanism(),
 			Placements: single, Ladder: single, PlacementNote: oneThread,
-			StartIters: 1 << 16, Needs: needsAMD64, Run: inProcess(kernels.FloorAsm),
+			StartIters: 1 << 16, Needs: needsSwap, Run: inProcess(kernels.FloorAsm),
 			Hops: func(r model.Response) float64 { return float64(r.A.Ops + r.B.Ops) },
 		},
 		&model.Benchmark{

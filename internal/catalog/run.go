@@ -23,12 +23,14 @@ func needsCgo() (bool, string) {
 	return true, ""
 }
 
-func needsAMD64() (bool, string) {
+// needsSwap is the availability of the hand-written register swap
+// (floor.c on x86-64, floor_arm64.c on arm64).
+func needsSwap() (bool, string) {
 	if ok, why := needsCgo(); !ok {
 		return ok, why
 	}
-	if runtime.GOARCH != "amd64" {
-		return false, "the hand-written register swap exists for x86-64 only"
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		return false, "the hand-written register swap exists for x86-64 and arm64 only (this is " + runtime.GOARCH + ")"
 	}
 	return true, ""
 }
