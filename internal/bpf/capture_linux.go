@@ -24,6 +24,8 @@ import (
 	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/perf"
 	"github.com/cilium/ebpf/ringbuf"
+
+	"github.com/ctxbench/ctxbench/internal/phase"
 )
 
 // captureSetup is what Open decided for the capture.
@@ -108,8 +110,8 @@ func (t *Tracer) startCapture() error {
 		}
 		k = uint32(math.Round(q / (1 - q)))
 	}
-	bit := func(k Kind) uint64 {
-		if k == KindNone {
+	bit := func(k phase.Kind) uint64 {
+		if k == phase.KindNone {
 			return 0
 		}
 		return 1 << k
@@ -187,7 +189,7 @@ func (t *Tracer) resetCapture() error {
 	}
 	return errors.Join(
 		zeroPerCPU[uint64](t.objs.CapStats, numCapCounters, t.ncpu),
-		zeroPerCPU[uint64](t.objs.CapHist, NumCaptureBuckets, t.ncpu),
+		zeroPerCPU[uint64](t.objs.CapHist, phase.NumCaptureBuckets, t.ncpu),
 		zeroPerCPU[hopCapEst](t.objs.CapEsts, 1, t.ncpu),
 		t.cap.drain(nil),
 	)
@@ -198,16 +200,16 @@ const numCapCounters = 10
 
 // Captured reads the hops copied out in the window that Snapshot ended,
 // and the window's counts. It fails without Options.Capture.
-func (t *Tracer) Captured() ([]CapturedHop, CaptureStats, error) {
+func (t *Tracer) Captured() ([]phase.CapturedHop, phase.CaptureStats, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
-		return nil, CaptureStats{}, ErrClosed
+		return nil, phase.CaptureStats{}, ErrClosed
 	}
 	if t.cap == nil {
-		return nil, CaptureStats{}, errors.New("bpf: the tracer was opened without capture")
+		return nil, phase.CaptureStats{}, errors.New("bpf: the tracer was opened without capture")
 	}
-	st := CaptureStats{Method: t.cap.method, CrossCopy: t.cap.crossCopy, Hist: make([]uint64, NumCaptureBuckets)}
+	st := phase.CaptureStats{Method: t.cap.method, CrossCopy: t.cap.crossCopy, Hist: make([]uint64, phase.NumCaptureBuckets)}
 	u64 := make([]uint64, t.ncpu)
 	for k := uint32(0); k < numCapCounters; k++ {
 		if err := t.objs.CapStats.Lookup(k, &u64); err != nil {
@@ -238,7 +240,7 @@ func (t *Tracer) Captured() ([]CapturedHop, CaptureStats, error) {
 			st.Stale = sum
 		}
 	}
-	for k := uint32(0); k < NumCaptureBuckets; k++ {
+	for k := uint32(0); k < phase.NumCaptureBuckets; k++ {
 		if err := t.objs.CapHist.Lookup(k, &u64); err != nil {
 			return nil, st, fmt.Errorf("bpf: read capture histogram: %w", err)
 		}
@@ -246,7 +248,7 @@ func (t *Tracer) Captured() ([]CapturedHop, CaptureStats, error) {
 			st.Hist[k] += v
 		}
 	}
-	var hops []CapturedHop
+	var hops []phase.CapturedHop
 	err := t.cap.drain(func(raw []byte) {
 		h, ok := decodeHop(raw)
 		if !ok {
@@ -259,15 +261,15 @@ func (t *Tracer) Captured() ([]CapturedHop, CaptureStats, error) {
 }
 
 // decodeHop reads one record (struct cap_rec).
-func decodeHop(raw []byte) (CapturedHop, bool) {
+func decodeHop(raw []byte) (phase.CapturedHop, bool) {
 	var r hopCapRec
 	if len(raw) < binary.Size(r) {
-		return CapturedHop{}, false
+		return phase.CapturedHop{}, false
 	}
 	if err := binary.Read(bytes.NewReader(raw), binary.LittleEndian, &r); err != nil {
-		return CapturedHop{}, false
+		return phase.CapturedHop{}, false
 	}
-	h := CapturedHop{Start: r.H.Start, End: r.H.End, Waking: r.H.Tw, Handoff: r.H.H1, Threshold: r.H.Threshold, Seq: r.H.Seq,
+	h := phase.CapturedHop{Start: r.H.Start, End: r.H.End, Waking: r.H.Tw, Handoff: r.H.H1, Threshold: r.H.Threshold, Seq: r.H.Seq,
 		WakerCPU: int(r.H.WakerCpu), WakeeCPU: int(r.H.WakeeCpu), WakerTID: int(r.H.WakerTid), WakeeTID: int(r.H.WakeeTid),
 		PrevCPU: int(r.H.PrevCpu), Slow: r.H.Flags&1 != 0, Sampled: r.H.Flags&2 != 0}
 	for c := range 2 {
@@ -280,8 +282,8 @@ func decodeHop(raw []byte) (CapturedHop, bool) {
 				}
 				comm = append(comm, byte(ch))
 			}
-			h.Entries[c] = append(h.Entries[c], LogEntry{Ts: e.Ts, Wall: e.Wall, Ns: e.Ns, TID: e.Tid, Type: EntryType(e.Type),
-				Ctx: Context(e.Ctx), From: Kind(e.From), To: Kind(e.To), Comm: string(comm)})
+			h.Entries[c] = append(h.Entries[c], phase.LogEntry{Ts: e.Ts, Wall: e.Wall, Ns: e.Ns, TID: e.Tid, Type: phase.EntryType(e.Type),
+				Ctx: phase.Context(e.Ctx), From: phase.Kind(e.From), To: phase.Kind(e.To), Comm: string(comm)})
 		}
 	}
 	return h, true

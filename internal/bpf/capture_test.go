@@ -21,6 +21,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/phase"
 	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
@@ -109,9 +110,9 @@ func startSpinner(t *testing.T, cpu, burstUs, periodUs int) int {
 
 // captureRun runs a thread pipe ping-pong on cpus a and b under a tracer
 // with capture, and reads its hops.
-func captureRun(t *testing.T, opts CaptureOptions, a, b int, iters uint64) ([]CapturedHop, CaptureStats) {
+func captureRun(t *testing.T, opts CaptureOptions, a, b int, iters uint64) ([]phase.CapturedHop, phase.CaptureStats) {
 	t.Helper()
-	opts.Wake, opts.Sleep = KindEnterWrite, KindExitRead
+	opts.Wake, opts.Sleep = phase.KindEnterWrite, phase.KindExitRead
 	tr := openTracked(t, Options{Capture: &opts})
 	blk := kernels.Block{Iters: iters, Samples: 4, Warmup: 1, CPUA: a, CPUB: b}
 	if err := tr.Reset(); err != nil {
@@ -132,9 +133,9 @@ func captureRun(t *testing.T, opts CaptureOptions, a, b int, iters uint64) ([]Ca
 
 // Captured hops tile their length: every hop's parts add up to it, and the
 // parts the model names hold nearly all of it.
-func checkClosure(t *testing.T, split func(CapturedHop) HopBreakdown, hops []CapturedHop) []HopBreakdown {
+func checkClosure(t *testing.T, split func(phase.CapturedHop) phase.HopBreakdown, hops []phase.CapturedHop) []phase.HopBreakdown {
 	t.Helper()
-	var out []HopBreakdown
+	var out []phase.HopBreakdown
 	bad := 0
 	for _, h := range hops {
 		b := split(h)
@@ -174,7 +175,7 @@ func checkClosure(t *testing.T, split func(CapturedHop) HopBreakdown, hops []Cap
 	return out
 }
 
-func describe(b HopBreakdown) string {
+func describe(b phase.HopBreakdown) string {
 	var parts []string
 	for _, p := range b.Phases {
 		parts = append(parts, fmt.Sprintf("%s %s %.0f", p.Cause, p.Name, p.Ns))
@@ -188,7 +189,7 @@ func describe(b HopBreakdown) string {
 func TestCaptureSamplesClose(t *testing.T) {
 	needTracing(t)
 	cpu := runtime.NumCPU() - 1
-	split, _ := SplitHop("pipe")
+	split, _ := phase.SplitHop("pipe")
 	for _, perf := range []bool{false, true} {
 		t.Run(map[bool]string{false: "ring buffer", true: "perf event array"}[perf], func(t *testing.T) {
 			hops, st := captureRun(t, CaptureOptions{Quantile: 0.99, SampleEvery: 64, forcePerf: perf}, cpu, cpu, 20000)
@@ -202,14 +203,14 @@ func TestCaptureSamplesClose(t *testing.T) {
 			if n := uint64(len(hops)); n != st.SlowOut+st.SampleOut {
 				t.Errorf("%d hops read, %d slow and %d samples copied", n, st.SlowOut, st.SampleOut)
 			}
-			var samples []CapturedHop
+			var samples []phase.CapturedHop
 			for _, h := range hops {
 				if h.Sampled {
 					samples = append(samples, h)
 				}
 			}
 			checkClosure(t, split, samples)
-			if p50, p99 := HistQuantile(st.Hist, 0.5), HistQuantile(st.Hist, 0.99); !(p50 > 0 && p99 >= p50) {
+			if p50, p99 := phase.HistQuantile(st.Hist, 0.5), phase.HistQuantile(st.Hist, 0.99); !(p50 > 0 && p99 >= p50) {
 				t.Errorf("hop p50 %.0f p99 %.0f", p50, p99)
 			}
 		})
@@ -232,8 +233,8 @@ func TestCaptureNamesTheCompetitor(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tid := startSpinner(t, tc.b, 200, 1000)
 			hops, st := captureRun(t, CaptureOptions{AboveNs: 60000, SampleEvery: 32}, tc.a, tc.b, 5000)
-			split, _ := SplitHop("pipe")
-			var slow, typical []HopBreakdown
+			split, _ := phase.SplitHop("pipe")
+			var slow, typical []phase.HopBreakdown
 			var samples []float64
 			for _, h := range hops {
 				if h.Sampled {
@@ -298,7 +299,7 @@ func TestCaptureNamesTheCompetitor(t *testing.T) {
 }
 
 // others is the time a hop spent behind tasks other than comm.
-func others(b HopBreakdown, comm string) float64 {
+func others(b phase.HopBreakdown, comm string) float64 {
 	ns := 0.0
 	for _, p := range b.Phases {
 		if p.Cause == model.CauseOtherTask && (p.Task == nil || p.Task.Comm != comm) {
@@ -309,7 +310,7 @@ func others(b HopBreakdown, comm string) float64 {
 }
 
 // otherTask is the time a hop spent behind the named task.
-func otherTask(b HopBreakdown, comm string, pid int) float64 {
+func otherTask(b phase.HopBreakdown, comm string, pid int) float64 {
 	ns := 0.0
 	for _, p := range b.Phases {
 		if p.Cause == model.CauseOtherTask && p.Task != nil && p.Task.Comm == comm && p.Task.PID == pid {

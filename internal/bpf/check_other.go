@@ -2,6 +2,8 @@
 
 package bpf
 
+import "github.com/ctxbench/ctxbench/internal/phase"
+
 // Features is what this kernel offers for placing probes (nothing here).
 type Features struct {
 	RawTracepoint bool `json:"raw_tracepoint"`
@@ -16,4 +18,4 @@ func DetectFeatures() Features { return Features{} }
 func Check() error { return &MissingError{Reason: ErrUnsupported} }
 
 // MethodRawTracepoints names the only method implemented.
-const MethodRawTracepoints = "raw tracepoints only"
+const MethodRawTracepoints = phase.MethodRawTracepoints

@@ -7,6 +7,8 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/features"
+
+	"github.com/ctxbench/ctxbench/internal/phase"
 )
 
 // Features is what this kernel offers for placing probes. Raw tracepoints
@@ -43,4 +45,4 @@ func DetectFeatures() Features {
 
 // MethodRawTracepoints is the only method implemented: every boundary is a
 // raw tracepoint (attached by name, without tracefs).
-const MethodRawTracepoints = "raw tracepoints only"
+const MethodRawTracepoints = phase.MethodRawTracepoints

@@ -6,7 +6,7 @@ package bpf
 //
 //	go generate ./internal/bpf
 //
-// -type exports the C types the Go side reads; kinds.go mirrors enum kind
-// by name (TestKindsMatchObject checks it).
+// -type exports the C types the Go side reads; internal/phase/kinds.go
+// mirrors enum kind by name (TestKindsMatchObject checks it).
 
 //go:generate go tool bpf2go -cc clang -target amd64 -type cell -type cpu_state -type kvm_reason -type kind -type counter -type cap_rec -type cap_counter hop c/hop.bpf.c -- -I/usr/include/x86_64-linux-gnu -Wall -Werror

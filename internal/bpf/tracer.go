@@ -14,6 +14,8 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/rlimit"
+
+	"github.com/ctxbench/ctxbench/internal/phase"
 )
 
 // Options says what to attach.
@@ -251,9 +253,9 @@ func (t *Tracer) Reset() error {
 	// well under a microsecond).
 	time.Sleep(time.Millisecond)
 	err := errors.Join(
-		zeroPerCPU[hopCell](t.objs.Cells, NumContexts*NumKinds*NumKinds, t.ncpu),
-		zeroPerCPU[hopCell](t.objs.Cross, NumKinds, t.ncpu),
-		zeroPerCPU[uint64](t.objs.Events, NumKinds, t.ncpu),
+		zeroPerCPU[hopCell](t.objs.Cells, phase.NumContexts*phase.NumKinds*phase.NumKinds, t.ncpu),
+		zeroPerCPU[hopCell](t.objs.Cross, phase.NumKinds, t.ncpu),
+		zeroPerCPU[uint64](t.objs.Events, phase.NumKinds, t.ncpu),
 		zeroPerCPU[uint64](t.objs.Counters, nCounters, t.ncpu),
 		zeroPerCPU[hopKvmReason](t.objs.KvmReasons, numKVMReasons, t.ncpu),
 		zeroPerCPU[uint64](t.objs.TlbReasons, numTLBReasons, t.ncpu),
@@ -289,42 +291,42 @@ func zeroPerCPU[T any](m *ebpf.Map, n, ncpu int) error {
 // own syscalls (of a tracked process) and anything running meanwhile would
 // land in the window while it is being read, and the cells read first would
 // no longer add up to the span read last.
-func (t *Tracer) Snapshot() (Snapshot, error) {
+func (t *Tracer) Snapshot() (phase.Snapshot, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
-		return Snapshot{}, ErrClosed
+		return phase.Snapshot{}, ErrClosed
 	}
 	if err := t.objs.Paused.Set(uint32(1)); err != nil {
-		return Snapshot{}, fmt.Errorf("bpf: pause: %w", err)
+		return phase.Snapshot{}, fmt.Errorf("bpf: pause: %w", err)
 	}
 	time.Sleep(time.Millisecond) // programs already past the check finish
-	s := Snapshot{Method: MethodRawTracepoints, PerCPU: make([]Matrix, t.ncpu)}
+	s := phase.Snapshot{PerCPU: make([]phase.Matrix, t.ncpu)}
 	for c := range s.PerCPU {
 		s.PerCPU[c].CPU = c
 	}
 	cells := make([]hopCell, t.ncpu)
-	for k := uint32(0); k < NumContexts*NumKinds*NumKinds; k++ {
+	for k := uint32(0); k < phase.NumContexts*phase.NumKinds*phase.NumKinds; k++ {
 		if err := t.objs.Cells.Lookup(k, &cells); err != nil {
-			return Snapshot{}, fmt.Errorf("bpf: read cells: %w", err)
+			return phase.Snapshot{}, fmt.Errorf("bpf: read cells: %w", err)
 		}
-		x, from, to := k/(NumKinds*NumKinds), k/NumKinds%NumKinds, k%NumKinds
+		x, from, to := k/(phase.NumKinds*phase.NumKinds), k/phase.NumKinds%phase.NumKinds, k%phase.NumKinds
 		for c := range cells {
-			s.PerCPU[c].Cells[x][from][to] = Cell{Ns: cells[c].Ns, Count: cells[c].Count, Hist: cells[c].Hist}
+			s.PerCPU[c].Cells[x][from][to] = phase.Cell{Ns: cells[c].Ns, Count: cells[c].Count, Hist: cells[c].Hist}
 		}
 	}
-	for k := uint32(0); k < NumKinds; k++ {
+	for k := uint32(0); k < phase.NumKinds; k++ {
 		if err := t.objs.Cross.Lookup(k, &cells); err != nil {
-			return Snapshot{}, fmt.Errorf("bpf: read cross cells: %w", err)
+			return phase.Snapshot{}, fmt.Errorf("bpf: read cross cells: %w", err)
 		}
 		for c := range cells {
-			s.PerCPU[c].Cross[k] = Cell{Ns: cells[c].Ns, Count: cells[c].Count, Hist: cells[c].Hist}
+			s.PerCPU[c].Cross[k] = phase.Cell{Ns: cells[c].Ns, Count: cells[c].Count, Hist: cells[c].Hist}
 		}
 	}
 	u64 := make([]uint64, t.ncpu)
-	for k := uint32(0); k < NumKinds; k++ {
+	for k := uint32(0); k < phase.NumKinds; k++ {
 		if err := t.objs.Events.Lookup(k, &u64); err != nil {
-			return Snapshot{}, fmt.Errorf("bpf: read events: %w", err)
+			return phase.Snapshot{}, fmt.Errorf("bpf: read events: %w", err)
 		}
 		for c := range u64 {
 			s.PerCPU[c].Events[k] = u64[c]
@@ -332,7 +334,7 @@ func (t *Tracer) Snapshot() (Snapshot, error) {
 	}
 	for k := uint32(0); k < nCounters; k++ {
 		if err := t.objs.Counters.Lookup(k, &u64); err != nil {
-			return Snapshot{}, fmt.Errorf("bpf: read counters: %w", err)
+			return phase.Snapshot{}, fmt.Errorf("bpf: read counters: %w", err)
 		}
 		for c := range u64 {
 			m := &s.PerCPU[c]
@@ -354,7 +356,7 @@ func (t *Tracer) Snapshot() (Snapshot, error) {
 	}
 	for k := uint32(0); k < numTLBReasons; k++ {
 		if err := t.objs.TlbReasons.Lookup(k, &u64); err != nil {
-			return Snapshot{}, fmt.Errorf("bpf: read tlb reasons: %w", err)
+			return phase.Snapshot{}, fmt.Errorf("bpf: read tlb reasons: %w", err)
 		}
 		for c := range u64 {
 			s.PerCPU[c].TLBFlushes[k] = u64[c]
@@ -363,17 +365,17 @@ func (t *Tracer) Snapshot() (Snapshot, error) {
 	kr := make([]hopKvmReason, t.ncpu)
 	for k := uint32(0); k < numKVMReasons; k++ {
 		if err := t.objs.KvmReasons.Lookup(k, &kr); err != nil {
-			return Snapshot{}, fmt.Errorf("bpf: read kvm reasons: %w", err)
+			return phase.Snapshot{}, fmt.Errorf("bpf: read kvm reasons: %w", err)
 		}
 		for c := range kr {
 			if kr[c].Count > 0 {
-				s.PerCPU[c].KVMExits = append(s.PerCPU[c].KVMExits, KVMExit{Reason: k, Count: kr[c].Count, Ns: kr[c].Ns})
+				s.PerCPU[c].KVMExits = append(s.PerCPU[c].KVMExits, phase.KVMExit{Reason: k, Count: kr[c].Count, Ns: kr[c].Ns})
 			}
 		}
 	}
 	st := make([]hopCpuState, t.ncpu)
 	if err := t.objs.State.Lookup(uint32(0), &st); err != nil {
-		return Snapshot{}, fmt.Errorf("bpf: read state: %w", err)
+		return phase.Snapshot{}, fmt.Errorf("bpf: read state: %w", err)
 	}
 	for c := range st {
 		// A CPU whose state is from before the reset has recorded nothing.
@@ -384,8 +386,7 @@ func (t *Tracer) Snapshot() (Snapshot, error) {
 		m.FirstNs, m.LastNs = st[c].FirstTs, st[c].LastTs
 		m.SpanNs = m.LastNs - m.FirstNs
 	}
-	s.summed()
-	return s, nil
+	return phase.NewSnapshot(MethodRawTracepoints, s.PerCPU), nil
 }
 
 // Close detaches every probe and unloads everything. The kernel would do

@@ -2,6 +2,8 @@
 
 package bpf
 
+import "github.com/ctxbench/ctxbench/internal/phase"
+
 // Options says what to attach (see the linux/amd64 build).
 type Options struct {
 	Exclude []Group
@@ -17,13 +19,13 @@ func Open(Options) (*Tracer, error) {
 	return nil, &MissingError{Reason: ErrUnsupported}
 }
 
-func (*Tracer) Method() string              { return "" }
-func (*Tracer) Probes() []ProbeStatus       { return nil }
-func (*Tracer) Track(...int) error          { return ErrUnsupported }
-func (*Tracer) Untrack(...int) error        { return ErrUnsupported }
-func (*Tracer) Reset() error                { return ErrUnsupported }
-func (*Tracer) Snapshot() (Snapshot, error) { return Snapshot{}, ErrUnsupported }
-func (*Tracer) Close() error                { return nil }
-func (*Tracer) Captured() ([]CapturedHop, CaptureStats, error) {
-	return nil, CaptureStats{}, ErrUnsupported
+func (*Tracer) Method() string                    { return "" }
+func (*Tracer) Probes() []ProbeStatus             { return nil }
+func (*Tracer) Track(...int) error                { return ErrUnsupported }
+func (*Tracer) Untrack(...int) error              { return ErrUnsupported }
+func (*Tracer) Reset() error                      { return ErrUnsupported }
+func (*Tracer) Snapshot() (phase.Snapshot, error) { return phase.Snapshot{}, ErrUnsupported }
+func (*Tracer) Close() error                      { return nil }
+func (*Tracer) Captured() ([]phase.CapturedHop, phase.CaptureStats, error) {
+	return nil, phase.CaptureStats{}, ErrUnsupported
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/cilium/ebpf/link"
 
 	"github.com/ctxbench/ctxbench/internal/kernels"
+	"github.com/ctxbench/ctxbench/internal/phase"
 	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
@@ -45,26 +46,27 @@ func TestKindsMatchObject(t *testing.T) {
 	for _, v := range enum.Values {
 		name, ok := strings.CutPrefix(v.Name, "KIND_")
 		if !ok || name == "IRQ_FIRST" || name == "COUNT" {
-			if name == "COUNT" && Kind(v.Value) != kindCount {
-				t.Errorf("KIND_COUNT = %d, Go has %d", v.Value, kindCount)
+			// The defined kinds are those below KIND_COUNT.
+			if n := len(phase.AllKinds()); name == "COUNT" && v.Value != uint64(n) {
+				t.Errorf("KIND_COUNT = %d, Go has %d kinds", v.Value, n)
 			}
 			continue
 		}
 		want := strings.ReplaceAll(strings.ToLower(name), "_", "-")
-		if got := Kind(v.Value).String(); got != want {
+		if got := phase.Kind(v.Value).String(); got != want {
 			t.Errorf("%s = %d is %q in Go, want %q", v.Name, v.Value, got, want)
 		}
 	}
-	if got := spec.Maps["cells"].MaxEntries; got != NumContexts*NumKinds*NumKinds {
+	if got := spec.Maps["cells"].MaxEntries; got != phase.NumContexts*phase.NumKinds*phase.NumKinds {
 		// NCTX is 2, so CTX_TASK and CTX_IDLE are 0 and 1 as in Go (the
 		// enum is not in the object's BTF: only its constants are used).
-		t.Errorf("cells has %d entries, want NumContexts*NumKinds^2 = %d", got, NumContexts*NumKinds*NumKinds)
+		t.Errorf("cells has %d entries, want NumContexts*NumKinds^2 = %d", got, phase.NumContexts*phase.NumKinds*phase.NumKinds)
 	}
-	if got := spec.Maps["events"].MaxEntries; got != NumKinds {
-		t.Errorf("events has %d entries, want NumKinds = %d", got, NumKinds)
+	if got := spec.Maps["events"].MaxEntries; got != phase.NumKinds {
+		t.Errorf("events has %d entries, want NumKinds = %d", got, phase.NumKinds)
 	}
-	if got := len(hopCell{}.Hist); got != NumBuckets {
-		t.Errorf("the object's histograms have %d buckets, want NumBuckets = %d", got, NumBuckets)
+	if got := len(hopCell{}.Hist); got != phase.NumBuckets {
+		t.Errorf("the object's histograms have %d buckets, want NumBuckets = %d", got, phase.NumBuckets)
 	}
 }
 
@@ -330,7 +332,7 @@ func TestThreadPipeTrace(t *testing.T) {
 			t.Errorf("%s per hop %.3f, want about 1", name, r)
 		}
 	}
-	if got, want := m.Events[KindEnterWrite], hops; got < want || got > want+want/10 {
+	if got, want := m.Events[phase.KindEnterWrite], hops; got < want || got > want+want/10 {
 		t.Errorf("%d write entries for %d hops", got, want)
 	}
 	// The cells tile the span, up to the few segments a nested probe spoils
@@ -338,7 +340,7 @@ func TestThreadPipeTrace(t *testing.T) {
 	if d := math.Abs(float64(m.SpanNs) - float64(m.TracedNs())); m.SpanNs == 0 || d/float64(m.SpanNs) > 0.01 {
 		t.Errorf("cells sum to %d ns, the span is %d ns (misordered %d)", m.TracedNs(), m.SpanNs, m.Misordered)
 	}
-	b := PipeHop(m, hops)
+	b := phase.PipeHop(m, hops)
 	t.Logf("\n%s", b.String())
 	if b.Closure < 0.95 || b.Closure > 1.0001 {
 		for i, u := range b.Unattributed {
@@ -348,7 +350,7 @@ func TestThreadPipeTrace(t *testing.T) {
 		}
 		t.Errorf("closure %.3f, want within 5%% of 1", b.Closure)
 	}
-	for _, want := range []Kind{KindSwitch, KindEnterWrite, KindWaking} {
+	for _, want := range []phase.Kind{phase.KindSwitch, phase.KindEnterWrite, phase.KindWaking} {
 		found := false
 		for _, p := range b.Phases {
 			found = found || p.From == want
@@ -384,7 +386,7 @@ func TestResetAndUntrack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := s.Sum.Events[KindEnterWrite]; n != 0 {
+	if n := s.Sum.Events[phase.KindEnterWrite]; n != 0 {
 		t.Errorf("%d writes recorded from an untracked process", n)
 	}
 	for _, p := range tr.Probes() {

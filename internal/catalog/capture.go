@@ -15,8 +15,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/ctxbench/ctxbench/internal/bpf"
 	"github.com/ctxbench/ctxbench/internal/model"
+	"github.com/ctxbench/ctxbench/internal/phase"
 )
 
 // maxTypical is the typical hops a block keeps (those nearest the median).
@@ -25,12 +25,12 @@ const maxTypical = 16
 // captureOf keeps a block's hops. loop: the benchmark's hops are a loop
 // between samples, and a hop in which its tasks made other syscalls is the
 // loop's own work between two samples (not timed): counted, not kept.
-func captureOf(req model.CaptureRequest, hops []bpf.CapturedHop, st bpf.CaptureStats, split func(bpf.CapturedHop) bpf.HopBreakdown, loop bool) *model.Capture {
+func captureOf(req model.CaptureRequest, hops []phase.CapturedHop, st phase.CaptureStats, split func(phase.CapturedHop) phase.HopBreakdown, loop bool) *model.Capture {
 	c := &model.Capture{Threshold: req.Threshold, Method: st.Method, CrossCopy: st.CrossCopy,
 		Counts: model.CaptureCounts{Hops: st.Hops, Warmup: st.Warmup, Past: st.Past, Copied: st.SlowOut, Lost: st.SlowLost,
 			Sampled: st.SampleOut, SampleLost: st.SampleLost, Stale: st.Stale},
-		P50Ns: bpf.HistQuantile(st.Hist, 0.5), P90Ns: bpf.HistQuantile(st.Hist, 0.9), P99Ns: bpf.HistQuantile(st.Hist, 0.99),
-		P99_9Ns: bpf.HistQuantile(st.Hist, 0.999)}
+		P50Ns: phase.HistQuantile(st.Hist, 0.5), P90Ns: phase.HistQuantile(st.Hist, 0.9), P99Ns: phase.HistQuantile(st.Hist, 0.99),
+		P99_9Ns: phase.HistQuantile(st.Hist, 0.999)}
 	if st.Hops > 0 {
 		c.CaptureNsPerHop = float64(st.CaptureNs) / float64(st.Hops)
 	}
@@ -40,7 +40,7 @@ func captureOf(req model.CaptureRequest, hops []bpf.CapturedHop, st bpf.CaptureS
 	if !st.CrossCopy {
 		c.Notes = append(c.Notes, "this kernel cannot read another CPU's entries from BPF (bpf_map_lookup_percpu_elem, Linux 5.19+): a hop across CPUs shows the wakee's CPU only, the waker's part as not recorded")
 	}
-	var slow, samples []bpf.CapturedHop
+	var slow, samples []phase.CapturedHop
 	for _, h := range hops {
 		if loop && split(h).OtherSyscalls {
 			if h.Slow {
@@ -56,14 +56,14 @@ func captureOf(req model.CaptureRequest, hops []bpf.CapturedHop, st bpf.CaptureS
 		}
 	}
 	// The median band of the sampled hops.
-	slices.SortFunc(samples, func(a, b bpf.CapturedHop) int { return cmp.Compare(a.Ns(), b.Ns()) })
+	slices.SortFunc(samples, func(a, b phase.CapturedHop) int { return cmp.Compare(a.Ns(), b.Ns()) })
 	if n := len(samples); n > 0 {
 		c.MedianNs = float64(samples[n/2].Ns())
 		if n%2 == 0 {
 			c.MedianNs = (float64(samples[n/2-1].Ns()) + float64(samples[n/2].Ns())) / 2
 		}
 		band := samples[n*40/100 : max(n*40/100+1, n*60/100)]
-		slices.SortStableFunc(band, func(a, b bpf.CapturedHop) int {
+		slices.SortStableFunc(band, func(a, b phase.CapturedHop) int {
 			return cmp.Compare(math.Abs(float64(a.Ns())-c.MedianNs), math.Abs(float64(b.Ns())-c.MedianNs))
 		})
 		for _, h := range band[:min(len(band), maxTypical)] {
@@ -72,7 +72,7 @@ func captureOf(req model.CaptureRequest, hops []bpf.CapturedHop, st bpf.CaptureS
 		c.Counts.Typical = uint64(len(c.Typical))
 	}
 	// The slowest, then an even sample of the rest.
-	slices.SortFunc(slow, func(a, b bpf.CapturedHop) int { return cmp.Compare(b.Ns(), a.Ns()) })
+	slices.SortFunc(slow, func(a, b phase.CapturedHop) int { return cmp.Compare(b.Ns(), a.Ns()) })
 	keep := max(req.Keep, 1)
 	for _, h := range slow[:min(len(slow), keep)] {
 		c.Slow = append(c.Slow, wireHop(h, split))
@@ -97,7 +97,7 @@ func captureOf(req model.CaptureRequest, hops []bpf.CapturedHop, st bpf.CaptureS
 }
 
 // wireHop is a captured hop read through its model, as the worker sends it.
-func wireHop(h bpf.CapturedHop, split func(bpf.CapturedHop) bpf.HopBreakdown) model.CapturedHop {
+func wireHop(h phase.CapturedHop, split func(phase.CapturedHop) phase.HopBreakdown) model.CapturedHop {
 	b := split(h)
 	return model.CapturedHop{Ns: float64(b.Ns), Slow: h.Slow, WakerCPU: h.WakerCPU, WakeeCPU: h.WakeeCPU, WakerPID: h.WakerTID,
 		WakeePID: h.WakeeTID, Migrated: b.Migrated, ThresholdNs: float64(h.Threshold), Phases: b.Phases, Pieces: b.Pieces,

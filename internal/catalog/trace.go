@@ -14,6 +14,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/bpf"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/partner"
+	"github.com/ctxbench/ctxbench/internal/phase"
 )
 
 // noModel says why a benchmark has no phase model at its placement.
@@ -35,7 +36,7 @@ func traced(b *model.Benchmark, run func(context.Context, model.Request) (model.
 			return run(ctx, req)
 		}
 		cross := req.CPUA >= 0 && req.CPUB >= 0 && req.CPUA != req.CPUB
-		split, ok := bpf.Split(b.Phases, cross)
+		split, ok := phase.Split(b.Phases, cross)
 		if req.Load != nil {
 			// A load block is traced for its captured hops alone (below),
 			// at any placement; traced without capture, it is what the
@@ -106,7 +107,7 @@ func traced(b *model.Benchmark, run func(context.Context, model.Request) (model.
 			if err != nil {
 				return model.Response{}, err
 			}
-			split, _ := bpf.SplitHop(b.Phases)
+			split, _ := phase.SplitHop(b.Phases)
 			resp.Capture = captureOf(*req.Capture, hops, st, split, req.Load == nil)
 		}
 		if req.Load != nil {
@@ -120,7 +121,7 @@ func traced(b *model.Benchmark, run func(context.Context, model.Request) (model.
 		if cross {
 			m = s.Pair(req.CPUA, req.CPUB) // both timelines: the model joins them
 		}
-		if n := m.Events[bpf.KindKVMUserspaceExit]; b.Phases == "kvm-exit" && n > 0 {
+		if n := m.Events[phase.KindKVMUserspaceExit]; b.Phases == "kvm-exit" && n > 0 {
 			// The block's self-check makes exits of its own: a hop is an
 			// exit the tracer counted, not a nominal one.
 			hops = n
@@ -128,14 +129,14 @@ func traced(b *model.Benchmark, run func(context.Context, model.Request) (model.
 		resp.Explain = explainOf(split(m, hops))
 		if hops > 0 {
 			// Events a claim about the switch can be checked against, per hop.
-			for name, k := range map[string]bpf.Kind{"tlb_flush": bpf.KindTLBFlush, "fpu_save": bpf.KindFPUSave, "fpu_restore": bpf.KindFPULoad} {
+			for name, k := range map[string]phase.Kind{"tlb_flush": phase.KindTLBFlush, "fpu_save": phase.KindFPUSave, "fpu_restore": phase.KindFPULoad} {
 				resp.Explain.Counts[name] = float64(m.Events[k]) / float64(hops)
 			}
 			resp.Explain.Counts["tlb_switch_flushed"] = float64(m.TLBFlushes[0]) / float64(hops)
-			resp.Explain.Counts["tlb_switch_kept"] = float64(m.TLBFlushes[bpf.TLBKeptOnSwitch]) / float64(hops)
+			resp.Explain.Counts["tlb_switch_kept"] = float64(m.TLBFlushes[phase.TLBKeptOnSwitch]) / float64(hops)
 			if b.Phases == "kvm-exit" {
-				resp.Explain.Counts["kvm_exit"] = float64(m.Events[bpf.KindKVMExit]) / float64(hops)
-				resp.Explain.Counts["kvm_userspace_exit"] = float64(m.Events[bpf.KindKVMUserspaceExit]) / float64(hops)
+				resp.Explain.Counts["kvm_exit"] = float64(m.Events[phase.KindKVMExit]) / float64(hops)
+				resp.Explain.Counts["kvm_userspace_exit"] = float64(m.Events[phase.KindKVMUserspaceExit]) / float64(hops)
 				for _, r := range m.KVMExits {
 					resp.Explain.Counts[fmt.Sprintf("kvm_exit_reason_%d", r.Reason)] = float64(r.Count) / float64(hops)
 				}
@@ -148,7 +149,7 @@ func traced(b *model.Benchmark, run func(context.Context, model.Request) (model.
 	}
 }
 
-func explainOf(bd bpf.Breakdown) *model.Explain {
+func explainOf(bd phase.Breakdown) *model.Explain {
 	e := &model.Explain{Method: bd.Method, Model: bd.Model, Hops: bd.Hops, HopNsPerHop: bd.HopNsPerHop, FiringsPerHop: bd.FiringsPerHop,
 		OtherNsPerHop: bd.OtherNsPerHop, UnattributedNsPerHop: bd.UnattributedNsPerHop, Closure: bd.Closure,
 		Counts: map[string]float64{}, Notes: bd.Notes}
@@ -176,13 +177,13 @@ func explainOf(bd bpf.Breakdown) *model.Explain {
 
 // wirePhase is a phase as the worker sends it: its label, its identity
 // (kinds, side, the events that bound it) and its figures.
-func wirePhase(p bpf.Phase) model.ExplainPhase {
+func wirePhase(p phase.Phase) model.ExplainPhase {
 	w := model.ExplainPhase{Name: p.Name, What: p.What, Probes: p.Probes, Kinds: p.Kinds, NsPerHop: p.NsPerHop, PerHop: p.PerHop,
 		Firings: p.Firings, CPU: string(p.Side)}
-	if p.From != bpf.KindNone {
+	if p.From != phase.KindNone {
 		w.From = p.From.String()
 	}
-	if p.To != bpf.KindNone {
+	if p.To != phase.KindNone {
 		w.To = p.To.String()
 	}
 	return w
@@ -192,7 +193,7 @@ func wirePhase(p bpf.Phase) model.ExplainPhase {
 // its threshold, the syscalls its hops begin and end in, and how often a
 // hop is sampled so that a block gives about req.Capture.Samples of them.
 func captureOptions(b *model.Benchmark, req model.Request) (*bpf.CaptureOptions, error) {
-	wake, sleep, ok := bpf.HopCalls(b.Phases)
+	wake, sleep, ok := phase.HopCalls(b.Phases)
 	if !ok {
 		return nil, fmt.Errorf("%s: its hops wake no task (a yield, a VM's exit): there is no hop to capture", b.Name)
 	}

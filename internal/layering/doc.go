@@ -5,5 +5,7 @@
 // bring with them, so an arrow that runs back up through a third package
 // cannot hide. The layers are drawn in docs/architecture.md. A second test
 // reads the production code itself: nothing may tell a fake (a dry run's
-// executor) from the real thing by its type.
+// executor) from the real thing by its type. A third checks that
+// internal/phase, the reader of what the BPF tracer recorded, reaches
+// nothing that loads BPF, on any platform.
 package layering

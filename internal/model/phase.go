@@ -1,7 +1,7 @@
 package model
 
 // phase.go: the identity of a phase of a hop, apart from its label. The
-// phase models (internal/bpf) give every phase a kind, the worker sends it
+// phase models (internal/phase) give every phase a kind, the worker sends it
 // (ExplainPhase.Kinds), and explain's verdicts select phases by kind and
 // side, never by what their labels say: a label can be reworded without
 // changing a verdict.

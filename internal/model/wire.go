@@ -227,7 +227,7 @@ const (
 )
 
 // Explain is a traced block's hops split into phases on the kernel's
-// clock, as the worker read them (internal/bpf's phase models).
+// clock, as the worker read them (internal/phase's models).
 type Explain struct {
 	Method string `json:"method"`
 	Model  string `json:"model"`
@@ -261,7 +261,7 @@ type ExplainPhase struct {
 	Probes string `json:"probes"`
 	// Kinds is what work the phase is (the kinds of each of the model's
 	// phases it spans: one, or several where optional boundaries did not
-	// fire); From and To are the kernel events that bound it (internal/bpf
+	// fire); From and To are the kernel events that bound it (internal/phase
 	// kind names: "switch", "fpu-save", ...; empty for the interrupts and for
 	// the time between two CPUs' events, whose From is the first CPU's).
 	// Verdicts select phases by these, never by Name.

@@ -245,7 +245,7 @@ func stepDelta(steps []result.ExplainStep, to string, kinds ...model.PhaseKind) 
 func switchProbed(r *result.Result) bool { return r.Explain.Probes != model.ProbesLight }
 
 // The kernel events the FPU's save and restore are recorded at
-// (internal/bpf's kind names).
+// (internal/phase's kind names).
 const (
 	eventFPUSave = "fpu-save"
 	eventFPULoad = "fpu-load"

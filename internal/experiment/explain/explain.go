@@ -1,7 +1,7 @@
 // Package explain is the experiment that says where a hop's time goes:
 // each benchmark runs as two cells at its placement — untraced, and with
 // the kernel phase tracer attached in its worker (internal/catalog's traced
-// blocks, internal/bpf's phase models) — interleaved block by block in one
+// blocks, internal/phase's models) — interleaved block by block in one
 // sitting, so the probes' cost is measured beside the phases it bought.
 // The phases are the traced blocks' averages; they are never scaled to
 // fit: a model that does not close within 5% of the traced hop says so.

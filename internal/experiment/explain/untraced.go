@@ -7,7 +7,7 @@ package explain
 // before the read lands in the phase the event closes, the part after it
 // in the phase it opens, so over a chain of phases every firing is counted
 // once, split around its timestamp. A phase therefore holds, on average,
-// one firing per occurrence (bpf.Phase.Firings), and an interrupt two
+// one firing per occurrence (phase.Phase.Firings), and an interrupt two
 // (its entry and its exit). Taking out firings × the cost of one firing
 // leaves each phase as it would be untraced — provided every firing costs
 // about the same (where one kind costs more, its excess is spread over

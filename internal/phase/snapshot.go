@@ -1,4 +1,4 @@
-package bpf
+package phase
 
 import (
 	"math/bits"
@@ -59,9 +59,10 @@ func (c Cell) Quantile(q float64) uint64 {
 
 // Context is what ran on a CPU when the event that opened a segment
 // fired: a task, or the idle task of a CPU a tracked task left idle (enum
-// context in c/kinds.h). The same two kinds can be different work in the
-// two: an enqueue from a waker's syscall onto another CPU's runqueue, or
-// from the IPI handler on an idle wakee's CPU. The cells keep them apart.
+// context in internal/bpf/c/kinds.h). The same two kinds can be different
+// work in the two: an enqueue from a waker's syscall onto another CPU's
+// runqueue, or from the IPI handler on an idle wakee's CPU. The cells keep
+// them apart.
 type Context uint8
 
 // The contexts.
@@ -253,6 +254,11 @@ func (m *Matrix) add(o *Matrix) {
 	slices.SortFunc(m.KVMExits, func(a, b KVMExit) int { return int(a.Reason) - int(b.Reason) })
 }
 
+// MethodRawTracepoints is how the kernel is probed, the only method
+// implemented: every boundary is a raw tracepoint (attached by name,
+// without tracefs). The phase models are built on those boundaries.
+const MethodRawTracepoints = "raw tracepoints only"
+
 // Snapshot is everything the tracer has recorded since the last reset.
 type Snapshot struct {
 	// Method says how the kernel was probed ("raw tracepoints only").
@@ -282,12 +288,15 @@ func (s *Snapshot) Pair(a, b int) *Matrix {
 	return m
 }
 
-// summed builds Sum from PerCPU.
-func (s *Snapshot) summed() {
-	s.Sum = Matrix{CPU: -1}
+// NewSnapshot is the snapshot of perCPU (one matrix per possible CPU, in
+// CPU order) recorded by method, with Sum built from them: what the loader
+// (internal/bpf's Tracer.Snapshot) returns.
+func NewSnapshot(method string, perCPU []Matrix) Snapshot {
+	s := Snapshot{Method: method, PerCPU: perCPU, Sum: Matrix{CPU: -1}}
 	for i := range s.PerCPU {
 		s.Sum.add(&s.PerCPU[i])
 	}
+	return s
 }
 
 // bucket is the histogram bucket of a segment of ns, as the BPF side

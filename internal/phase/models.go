@@ -1,4 +1,4 @@
-package bpf
+package phase
 
 // The phase models: what a hop of each kind goes through on Linux 6.x
 // (EEVDF, delayed dequeue), as transitions between probe events. Each

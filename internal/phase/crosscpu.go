@@ -1,4 +1,4 @@
-package bpf
+package phase
 
 // crosscpu.go: the phase model of a hop across two CPUs. On one CPU a hop
 // is one timeline; across two it is a path through both: the waker's

@@ -1,11 +1,11 @@
-package bpf
+package phase
 
 import "fmt"
 
 // Kind is what opened a segment of a CPU's timeline: a kernel event seen by
-// a probe. The values are those of enum kind in c/kinds.h; the test
-// TestKindsMatchObject compares them with the generated object's, so the two
-// cannot drift apart.
+// a probe. The values are those of enum kind in internal/bpf/c/kinds.h;
+// internal/bpf's TestKindsMatchObject compares them with the generated
+// object's, so the two cannot drift apart.
 type Kind uint8
 
 // The event kinds. Enter*/Exit* are the raw sys_enter/sys_exit tracepoints

@@ -1,4 +1,4 @@
-package bpf
+package phase
 
 // check.go: the phase models as checked data. Every model is a set of
 // transitions and the paths hops take through them; check proves what
