@@ -1,17 +1,18 @@
 // Package counter reads the reference counter every timed loop reads beside
 // CLOCK_MONOTONIC_RAW, on the architectures ctxbench runs on:
 //
-//   - x86-64: the TSC, read with RDTSCP (internal/host/x86), which waits
-//     for the earlier instructions to complete. Its rate is constant on a
-//     CPU with constant_tsc but not architectural: it is measured over a
-//     run (the document's hz_measured).
+//   - x86-64: the TSC, read with RDTSCP, which waits for the earlier
+//     instructions to complete. Its rate is constant on a CPU with
+//     constant_tsc but not architectural: it is measured over a run (the
+//     document's hz_measured).
 //   - arm64: the generic timer's virtual count, CNTVCT_EL0, read after an
 //     ISB so that the read is not taken before the earlier instructions
-//     (the Arm Architecture Reference Manual, "Reading the system counter";
-//     Google Benchmark's cycleclock reads it the same way where PMCCNTR_EL0
-//     is not open to user space). Its frequency is architectural, in
-//     CNTFRQ_EL0: 1 GHz from Armv8.6, often 25 MHz before (a tick of 40 ns),
-//     24 MHz on Apple M1.
+//     (the counter may be read out of order otherwise; Linux reads it the
+//     same way, arch/arm64/include/asm/arch_timer.h). Google Benchmark's
+//     cycleclock reads the same counter where PMCCNTR_EL0 is not open to
+//     user space. Its frequency is architectural, in CNTFRQ_EL0: 1 GHz
+//     from Armv8.6, often 25 MHz before (a tick of 40 ns), 24 MHz on Apple
+//     M1.
 //
 // The C kernels read the same counter (internal/kernels/clock.h); the Go
 // timed loops (the goroutine kernels) read it here. Hand-written in Go

@@ -1,8 +1,9 @@
 package counter
 
-import "github.com/ctxbench/ctxbench/internal/host/x86"
-
 const name = "TSC"
 
-func read() uint64 { return x86.TSC() }
+// rdtscp is RDTSCP (counter_amd64.s).
+func rdtscp() uint64
+
+func read() uint64 { return rdtscp() }
 func hz() uint64   { return 0 }
