@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/partner"
@@ -19,6 +21,23 @@ import (
 func needsCgo() (bool, string) {
 	if !kernels.Built {
 		return false, "built without cgo: the C kernels are missing (rebuild with CGO_ENABLED=1 and a C compiler)"
+	}
+	return true, ""
+}
+
+// emulation is the emulator this process runs under ("" natively), read
+// once: host.Emulation.
+var emulation = sync.OnceValue(func() string { name, _ := host.Emulation(""); return name })
+
+// needsSingleThreaded is the availability of the rows whose sides are
+// single-threaded processes (process/pipe, process/futex): under qemu-user
+// every process holds a thread of the emulator's own, so no side can be.
+func needsSingleThreaded() (bool, string) {
+	if ok, why := needsCgo(); !ok {
+		return ok, why
+	}
+	if emu := emulation(); emu != "" {
+		return false, "emulated by " + emu + ", which runs a thread of its own in every process: no side can be single-threaded"
 	}
 	return true, ""
 }
