@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/testenv"
 )
@@ -132,7 +133,7 @@ func TestEveryKindReturnsSamples(t *testing.T) {
 	for _, k := range Kinds() {
 		t.Run(k.Name, func(t *testing.T) {
 			if ok, why := k.Available(); !ok {
-				testenv.SkipFor(t, why, testenv.Cgo, testenv.Root, testenv.CgroupCPU, testenv.UserNS)
+				testenv.SkipFor(t, why, testenv.Cgo, testenv.Root, testenv.CgroupCPU, testenv.UserNS, testenv.Native)
 			}
 			if k.heap >= gib {
 				testenv.SkipShort(t, "the 1 GiB parent")
@@ -163,6 +164,9 @@ func TestForkGrowsWithHeap(t *testing.T) {
 	testenv.SkipShort(t, "forks from a 256 MiB parent")
 	if !kernels.Built {
 		testenv.Skip(t, testenv.Cgo, "needs the C kernels")
+	}
+	if emu, _ := host.Emulation(""); emu != "" {
+		testenv.Skip(t, testenv.Native, "a ratio of times: emulated by %s, the times are the emulator's", emu)
 	}
 	small, err := Run("fork", Options{Samples: 9, CPU: -1})
 	if err != nil {
