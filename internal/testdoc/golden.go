@@ -34,7 +34,7 @@ func Golden(t testing.TB, name string, got []byte) {
 	if err != nil {
 		t.Fatalf("%v (go test -update in this package creates it)", err)
 	}
-	if !bytes.Equal(got, want) && !(runtime.GOARCH != "amd64" && lastDigits(want, got)) {
+	if !bytes.Equal(got, want) && (runtime.GOARCH == "amd64" || !lastDigits(want, got)) {
 		t.Errorf("%s differs from the golden file (go test -update in this package rewrites it; review the diff)\n%s", path, firstDiff(want, got))
 	}
 }
