@@ -166,6 +166,7 @@ type FingerprintFields struct {
 	Host         string `json:"host"`
 	CPU          string `json:"cpu"`
 	Microcode    string `json:"microcode,omitempty"`
+	CPUFeatures  string `json:"cpu_features,omitempty"` // arm64's Features (absent on x86-64, whose flags are not kept)
 	Kernel       string `json:"kernel"`
 	KernelBuild  string `json:"kernel_build"`
 	Virt         string `json:"virtualization"`
@@ -215,6 +216,7 @@ type MachineFields struct {
 	Host         string `json:"host"`
 	CPU          string `json:"cpu"`
 	Microcode    string `json:"microcode,omitempty"`
+	CPUFeatures  string `json:"cpu_features,omitempty"`
 	Virt         string `json:"virtualization"`
 	KVMBackend   string `json:"kvm_backend"`
 	Governor     string `json:"governor"`
@@ -239,7 +241,7 @@ type MachineFields struct {
 // kernel image (BOOT_IMAGE=, initrd=), which an upgrade of the kernel under
 // test changes without changing the machine.
 func (f FingerprintFields) Machine() (MachineFields, string) {
-	m := MachineFields{Host: f.Host, CPU: f.CPU, Microcode: f.Microcode, Virt: f.Virt, KVMBackend: f.KVMBackend,
+	m := MachineFields{Host: f.Host, CPU: f.CPU, Microcode: f.Microcode, CPUFeatures: f.CPUFeatures, Virt: f.Virt, KVMBackend: f.KVMBackend,
 		Governor: f.Governor, IdleDriver: f.IdleDriver, IdleGovernor: f.IdleGovernor, Cmdline: bootSettings(f.Cmdline),
 		SMT: f.SMT, LogicalCPUs: f.LogicalCPUs, Clocksource: f.Clocksource, HaltPollNS: f.HaltPollNS,
 		Autogroup: f.Autogroup, CgroupDepth: f.CgroupDepth,
@@ -278,7 +280,7 @@ func bootSettings(cmdline string) string {
 func FingerprintOf(d *Document) (FingerprintFields, string, []byte) {
 	e := d.Environment
 	f := FingerprintFields{
-		Host: e.Hostname, CPU: e.CPU.Model, Microcode: e.CPU.Microcode, Kernel: e.Kernel, KernelBuild: e.KernelBuild,
+		Host: e.Hostname, CPU: e.CPU.Model, Microcode: e.CPU.Microcode, CPUFeatures: strings.Join(e.CPU.Features, " "), Kernel: e.Kernel, KernelBuild: e.KernelBuild,
 		Virt: e.Virtualization.Label, KVMBackend: e.Virtualization.KVM.Backend, Governor: e.CPU.Governor,
 		IdleDriver: e.Idle.Driver, IdleGovernor: e.Idle.Governor, Cmdline: e.Cmdline, Mitigations: mitigationsLine(e.Mitigations),
 		SMT: e.CPU.SMTActive, LogicalCPUs: e.CPU.Logical, Clocksource: e.Clocksource, HaltPollNS: e.Virtualization.KVM.HaltPollNS,
