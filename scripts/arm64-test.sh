@@ -94,6 +94,8 @@ check({"floor", "goroutine", "thread", "process"} <= rungs, f"run: rungs measure
 for r in run["results"]:
     check(r["label"] and "emulated by qemu-user" in r["label"], f"run: {r['name']} {r['placement']} label {r['label']!r}")
     check(r["one_way_ns"]["median"] > 0 and r["samples"], f"run: {r['name']} {r['placement']} has no figure")
+floor = [r for r in run["results"] if r["name"] == "floor/asm-swap"]
+check(floor and "counter-resolution" in [w["code"] for w in floor[0].get("warnings") or []], "run: the floor does not state the counter's resolution")
 h = run.get("history") or {}
 check(not h.get("recorded") and "emulated" in h.get("note", ""), f"run: the history was used: {h}")
 text = " ".join(open(tmp + "/run.txt").read().split())

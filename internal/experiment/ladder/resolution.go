@@ -2,16 +2,18 @@ package ladder
 
 import (
 	"github.com/ctxbench/ctxbench/internal/host/counter"
+	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/units"
 )
 
 // resolution says, where the reference counter's rate is stated (arm64's
 // CNTVCT_EL0, often 25 MHz: 40 ns a tick, which CLOCK_MONOTONIC_RAW reads
-// there too), how finely a row was timed: a hop shorter than a tick (the
-// floor, coroutines) is a batch average, and its row says over how many
-// ticks a sample ran (code sub-tick); samples that spanned fewer than
-// counter.MinSampleTicks (fixed --iterations) are said too (code
+// there too), how finely a row was timed (code counter-resolution): the
+// floor's row always, and any row whose hop is shorter than a tick (a
+// batch average: coroutines, atomics), says the counter's resolution and
+// over how many ticks a sample ran; samples that spanned fewer than
+// counter.MinSampleTicks (fixed --iterations) are said instead (code
 // few-ticks). Nothing is said where the rate is not stated (the TSC, at
 // GHz: a sample spans millions of its ticks).
 func resolution(r *result.Result, t result.TSCInfo) {
@@ -29,10 +31,15 @@ func resolution(r *result.Result, t result.TSCInfo) {
 			Fix:     "drop --iterations: the calibration makes every sample span at least " + units.Count(counter.MinSampleTicks) + " ticks"})
 		return
 	}
-	if r.OneWayNS.Median < tickNS {
-		r.Warnings = append(r.Warnings, result.Warning{Code: "sub-tick",
-			Message: "one hop is " + units.Sig(r.OneWayNS.Median/tickNS) + " of a tick of " + clock + ": the figure is a batch average, each sample timing " +
-				units.Count(hops) + " hops over " + units.Count(spanTicks) + " ticks, so a sample reads within one tick, " + within,
-			Fix: "nothing to do; a finer counter (1 GHz from Armv8.6) resolves single hops"})
+	if r.OneWayNS.Median >= tickNS && r.Rung != string(model.Floor) {
+		return
 	}
+	what := units.Sig(r.OneWayNS.Median/tickNS) + " ticks"
+	if r.OneWayNS.Median < tickNS {
+		what = units.Sig(r.OneWayNS.Median/tickNS) + " of a tick"
+	}
+	r.Warnings = append(r.Warnings, result.Warning{Code: "counter-resolution",
+		Message: "one hop is " + what + " of " + clock + ": the figure is a batch average, each sample timing " +
+			units.Count(hops) + " hops over " + units.Count(spanTicks) + " ticks, so a sample reads within one tick, " + within,
+		Fix: "nothing to do; a finer counter (1 GHz from Armv8.6) resolves shorter samples"})
 }
