@@ -23,6 +23,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/phase"
 	"github.com/ctxbench/ctxbench/internal/testenv"
+	"github.com/ctxbench/ctxbench/internal/testenv/quiet"
 )
 
 // spinnerEnv makes the test binary a competing task (TestMain): on the
@@ -75,7 +76,7 @@ func spin(arg string) {
 
 // startSpinner starts the competing task on cpu; it is killed at the
 // test's end. It returns its TID.
-func startSpinner(t *testing.T, cpu, burstUs, periodUs int) int {
+func startSpinner(t testing.TB, cpu, burstUs, periodUs int) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d,%d,%d", spinnerEnv, cpu, burstUs, periodUs))
@@ -110,7 +111,7 @@ func startSpinner(t *testing.T, cpu, burstUs, periodUs int) int {
 
 // captureRun runs a thread pipe ping-pong on cpus a and b under a tracer
 // with capture, and reads its hops.
-func captureRun(t *testing.T, opts CaptureOptions, a, b int, iters uint64) ([]phase.CapturedHop, phase.CaptureStats) {
+func captureRun(t testing.TB, opts CaptureOptions, a, b int, iters uint64) ([]phase.CapturedHop, phase.CaptureStats) {
 	t.Helper()
 	opts.Wake, opts.Sleep = phase.KindEnterWrite, phase.KindExitRead
 	tr := openTracked(t, Options{Capture: &opts})
@@ -133,7 +134,7 @@ func captureRun(t *testing.T, opts CaptureOptions, a, b int, iters uint64) ([]ph
 
 // Captured hops tile their length: every hop's parts add up to it, and the
 // parts the model names hold nearly all of it.
-func checkClosure(t *testing.T, split func(phase.CapturedHop) phase.HopBreakdown, hops []phase.CapturedHop) []phase.HopBreakdown {
+func checkClosure(t testing.TB, split func(phase.CapturedHop) phase.HopBreakdown, hops []phase.CapturedHop) []phase.HopBreakdown {
 	t.Helper()
 	var out []phase.HopBreakdown
 	bad := 0
@@ -192,27 +193,30 @@ func TestCaptureSamplesClose(t *testing.T) {
 	split, _ := phase.SplitHop("pipe")
 	for _, perf := range []bool{false, true} {
 		t.Run(map[bool]string{false: "ring buffer", true: "perf event array"}[perf], func(t *testing.T) {
-			hops, st := captureRun(t, CaptureOptions{Quantile: 0.99, SampleEvery: 64, forcePerf: perf}, cpu, cpu, 20000)
-			want := map[bool]string{false: CaptureRingBuffer, true: CapturePerfArray}[perf]
-			if st.Method != want {
-				t.Errorf("method %q, want %q", st.Method, want)
-			}
-			if st.Hops < 50000 || st.SampleOut == 0 || st.Unreadable > 0 {
-				t.Fatalf("stats %+v", st)
-			}
-			if n := uint64(len(hops)); n != st.SlowOut+st.SampleOut {
-				t.Errorf("%d hops read, %d slow and %d samples copied", n, st.SlowOut, st.SampleOut)
-			}
-			var samples []phase.CapturedHop
-			for _, h := range hops {
-				if h.Sampled {
-					samples = append(samples, h)
+			quiet.Run(t, func(t testing.TB) {
+				const iters = 6000 // a short attempt: bursts of other work leave quiet stretches of a few seconds
+				hops, st := captureRun(t, CaptureOptions{Quantile: 0.99, SampleEvery: 64, forcePerf: perf}, cpu, cpu, iters)
+				want := map[bool]string{false: CaptureRingBuffer, true: CapturePerfArray}[perf]
+				if st.Method != want {
+					t.Errorf("method %q, want %q", st.Method, want)
 				}
-			}
-			checkClosure(t, split, samples)
-			if p50, p99 := phase.HistQuantile(st.Hist, 0.5), phase.HistQuantile(st.Hist, 0.99); !(p50 > 0 && p99 >= p50) {
-				t.Errorf("hop p50 %.0f p99 %.0f", p50, p99)
-			}
+				if st.Hops < 5*iters/2 || st.SampleOut == 0 || st.Unreadable > 0 {
+					t.Fatalf("stats %+v", st)
+				}
+				if n := uint64(len(hops)); n != st.SlowOut+st.SampleOut {
+					t.Errorf("%d hops read, %d slow and %d samples copied", n, st.SlowOut, st.SampleOut)
+				}
+				var samples []phase.CapturedHop
+				for _, h := range hops {
+					if h.Sampled {
+						samples = append(samples, h)
+					}
+				}
+				checkClosure(t, split, samples)
+				if p50, p99 := phase.HistQuantile(st.Hist, 0.5), phase.HistQuantile(st.Hist, 0.99); !(p50 > 0 && p99 >= p50) {
+					t.Errorf("hop p50 %.0f p99 %.0f", p50, p99)
+				}
+			})
 		})
 	}
 }
@@ -220,7 +224,10 @@ func TestCaptureSamplesClose(t *testing.T) {
 // A competing task in bursts of 200 µs on the woken side's CPU (at
 // SCHED_FIFO: the woken task cannot preempt it) makes hops slow; the
 // captured slow hops name it (comm and pid) and put at least 80% of their
-// excess over the median hop on it.
+// excess over the median hop on it. Other work on the CPUs (a compile, the
+// host) slows hops too, by interrupts and IPIs the spinner is not to
+// blame for: an attempt that fails while other work ran is measured again
+// (internal/testenv/quiet), a quiet one is judged at once.
 func TestCaptureNamesTheCompetitor(t *testing.T) {
 	needTracing(t)
 	if runtime.NumCPU() < 2 {
@@ -231,69 +238,71 @@ func TestCaptureNamesTheCompetitor(t *testing.T) {
 		a, b int
 	}{{"same-cpu", 1, 1}, {"cross-cpu", 0, 1}} {
 		t.Run(tc.name, func(t *testing.T) {
-			tid := startSpinner(t, tc.b, 200, 1000)
-			hops, st := captureRun(t, CaptureOptions{AboveNs: 60000, SampleEvery: 32}, tc.a, tc.b, 5000)
-			split, _ := phase.SplitHop("pipe")
-			var slow, typical []phase.HopBreakdown
-			var samples []float64
-			for _, h := range hops {
-				if h.Sampled {
-					samples = append(samples, float64(h.Ns()))
-				}
-			}
-			slices.Sort(samples)
-			if len(samples) < 20 {
-				t.Fatalf("%d samples (stats %+v)", len(samples), st)
-			}
-			median := samples[len(samples)/2]
-			bs := checkClosure(t, split, hops)
-			for i, h := range hops {
-				if h.Slow {
-					slow = append(slow, bs[i])
-				} else if float64(h.Ns()) < 1.2*median {
-					typical = append(typical, bs[i])
-				}
-			}
-			t.Logf("%d hops, %d past 60 µs, median %.0f ns; %d slow and %d typical kept", st.Hops, st.Past, median, len(slow), len(typical))
-			if len(slow) < 5 {
-				t.Fatalf("%d slow hops captured (stats %+v)", len(slow), st)
-			}
-			// A slow hop's excess over the median, and how much of it the
-			// spinner took. On a shared machine other tasks take CPUs too
-			// (a compiler, another benchmark): a hop they slowed names them,
-			// and is judged on its own.
-			var byIt, onlyIt, poor int
-			var excessSum, itSum float64
-			for _, b := range slow {
-				excess := float64(b.Ns) - median
-				it := otherTask(b, spinnerComm, tid)
-				if it == 0 {
-					continue
-				}
-				byIt++
-				excessSum += excess
-				itSum += it
-				if others(b, spinnerComm) > 0 {
-					continue
-				}
-				onlyIt++
-				if it < 0.8*excess {
-					poor++
-					if poor <= 3 {
-						t.Logf("slow hop of %d ns: %.0f of its %.0f ns excess on the spinner: %s", b.Ns, it, excess, describe(b))
+			quiet.Run(t, func(t testing.TB) {
+				tid := startSpinner(t, tc.b, 200, 1000)
+				hops, st := captureRun(t, CaptureOptions{AboveNs: 60000, SampleEvery: 32}, tc.a, tc.b, 1500)
+				split, _ := phase.SplitHop("pipe")
+				var slow, typical []phase.HopBreakdown
+				var samples []float64
+				for _, h := range hops {
+					if h.Sampled {
+						samples = append(samples, float64(h.Ns()))
 					}
 				}
-			}
-			t.Logf("%d slow hops name %s (pid %d), %d only it; it took %.0f%% of their excess", byIt, spinnerComm, tid, onlyIt, 100*itSum/excessSum)
-			if byIt < len(slow)/2 {
-				t.Errorf("only %d of %d slow hops name %s (pid %d)", byIt, len(slow), spinnerComm, tid)
-			}
-			if itSum < 0.8*excessSum {
-				t.Errorf("the hops that name %s put %.0f%% of their excess on it, want at least 80%%", spinnerComm, 100*itSum/excessSum)
-			}
-			if poor > onlyIt/10 {
-				t.Errorf("%d of %d slow hops slowed by %s alone put less than 80%% of their excess on it", poor, onlyIt, spinnerComm)
-			}
+				slices.Sort(samples)
+				if len(samples) < 20 {
+					t.Fatalf("%d samples (stats %+v)", len(samples), st)
+				}
+				median := samples[len(samples)/2]
+				bs := checkClosure(t, split, hops)
+				for i, h := range hops {
+					if h.Slow {
+						slow = append(slow, bs[i])
+					} else if float64(h.Ns()) < 1.2*median {
+						typical = append(typical, bs[i])
+					}
+				}
+				t.Logf("%d hops, %d past 60 µs, median %.0f ns; %d slow and %d typical kept", st.Hops, st.Past, median, len(slow), len(typical))
+				if len(slow) < 5 {
+					t.Fatalf("%d slow hops captured (stats %+v)", len(slow), st)
+				}
+				// A slow hop's excess over the median, and how much of it the
+				// spinner took. On a shared machine other tasks take CPUs too
+				// (a compiler, another benchmark): a hop they slowed names them,
+				// and is judged on its own.
+				var byIt, onlyIt, poor int
+				var excessSum, itSum float64
+				for _, b := range slow {
+					excess := float64(b.Ns) - median
+					it := otherTask(b, spinnerComm, tid)
+					if it == 0 {
+						continue
+					}
+					byIt++
+					excessSum += excess
+					itSum += it
+					if others(b, spinnerComm) > 0 {
+						continue
+					}
+					onlyIt++
+					if it < 0.8*excess {
+						poor++
+						if poor <= 3 {
+							t.Logf("slow hop of %d ns: %.0f of its %.0f ns excess on the spinner: %s", b.Ns, it, excess, describe(b))
+						}
+					}
+				}
+				t.Logf("%d slow hops name %s (pid %d), %d only it; it took %.0f%% of their excess", byIt, spinnerComm, tid, onlyIt, 100*itSum/excessSum)
+				if byIt < len(slow)/2 {
+					t.Errorf("only %d of %d slow hops name %s (pid %d)", byIt, len(slow), spinnerComm, tid)
+				}
+				if itSum < 0.8*excessSum {
+					t.Errorf("the hops that name %s put %.0f%% of their excess on it, want at least 80%%", spinnerComm, 100*itSum/excessSum)
+				}
+				if poor > onlyIt/10 {
+					t.Errorf("%d of %d slow hops slowed by %s alone put less than 80%% of their excess on it", poor, onlyIt, spinnerComm)
+				}
+			})
 		})
 	}
 }

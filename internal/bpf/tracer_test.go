@@ -26,7 +26,7 @@ import (
 )
 
 // needTracing skips a test on a machine that cannot trace, saying why.
-func needTracing(t *testing.T) {
+func needTracing(t testing.TB) {
 	t.Helper()
 	if err := Check(); err != nil {
 		testenv.Skip(t, testenv.BTF, "cannot trace here: %v", err)
@@ -290,7 +290,7 @@ func TestKilledTracerLeavesNothing(t *testing.T) {
 }
 
 // openTracked opens a tracer that tracks this process, closed at the end.
-func openTracked(t *testing.T, opts Options) *Tracer {
+func openTracked(t testing.TB, opts Options) *Tracer {
 	t.Helper()
 	needTracing(t)
 	if !kernels.Built {

@@ -13,7 +13,9 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"os"
 	"slices"
+	"strconv"
 
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/phase"
@@ -97,9 +99,25 @@ func captureOf(req model.CaptureRequest, hops []phase.CapturedHop, st phase.Capt
 }
 
 // wireHop is a captured hop read through its model, as the worker sends it.
+// Another task that is a thread of this worker (not a measured side) is
+// marked as ctxbench's own.
 func wireHop(h phase.CapturedHop, split func(phase.CapturedHop) phase.HopBreakdown) model.CapturedHop {
 	b := split(h)
+	for i, p := range b.Phases {
+		if p.Task != nil && ownThread(p.Task.PID) {
+			t := *p.Task
+			t.Self = true
+			b.Phases[i].Task = &t
+		}
+	}
 	return model.CapturedHop{Ns: float64(b.Ns), Slow: h.Slow, WakerCPU: h.WakerCPU, WakeeCPU: h.WakeeCPU, WakerPID: h.WakerTID,
 		WakeePID: h.WakeeTID, Migrated: b.Migrated, ThresholdNs: float64(h.Threshold), Phases: b.Phases, Pieces: b.Pieces,
 		Closure: b.Closure, Truncated: b.Truncated}
+}
+
+// ownThread says tid is a thread of this process (/proc/self/task/TID
+// exists while it lives; the worker's threads outlive its blocks).
+func ownThread(tid int) bool {
+	_, err := os.Stat("/proc/self/task/" + strconv.Itoa(tid))
+	return tid > 0 && err == nil
 }

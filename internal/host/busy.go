@@ -78,3 +78,25 @@ func sleepUntil(ctx context.Context, t time.Time) {
 	case <-timer.C:
 	}
 }
+
+// WaitQuiet waits for a stretch in which other work leaves cpus alone: it
+// keeps them busy (as BusyUntil, so they never idle) in windows of window,
+// and returns true at the end of the first window in which other work took
+// at most limit of their time — what was neither idle nor this process's
+// own CPU time — or false once bound has passed (or ctx is done) without
+// one. Its own spinning is this process's time, so only others' shows: a
+// task of another process on one of cpus takes its share of that CPU from
+// the spinner and is seen. Bursty neighbours (a compile, another
+// benchmark) leave quiet stretches; a block measured again in one of them
+// is clean, where one run again at once lands in the same burst.
+func WaitQuiet(ctx context.Context, cpus []int, limit float64, window, bound time.Duration) bool {
+	end := time.Now().Add(bound)
+	for time.Now().Before(end) && ctx.Err() == nil {
+		c0, own0 := ReadCPUClock(cpus), OwnCPU()
+		BusyUntil(ctx, cpus, time.Now().Add(window))
+		if OtherShare(c0, ReadCPUClock(cpus), OwnCPU()-own0, len(cpus)) <= limit {
+			return true
+		}
+	}
+	return false
+}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // userHZ is the unit of /proc/stat's counters: USER_HZ is 100 on every
@@ -142,4 +144,24 @@ func OtherCPUs(cpus []int) []int {
 		}
 	}
 	return out
+}
+
+// OwnCPU is the CPU time of this process and of its children it has
+// reaped (getrusage RUSAGE_SELF and RUSAGE_CHILDREN), in nanoseconds.
+func OwnCPU() int64 {
+	var self, kids unix.Rusage
+	_ = unix.Getrusage(unix.RUSAGE_SELF, &self)
+	_ = unix.Getrusage(unix.RUSAGE_CHILDREN, &kids)
+	return self.Utime.Nano() + self.Stime.Nano() + kids.Utime.Nano() + kids.Stime.Nano()
+}
+
+// OtherShare is the share of n CPUs' time between two readings that was
+// neither idle nor own (this process's CPU time meanwhile): other work, and
+// time the hypervisor stole (not idle either). 0 when no time passed.
+func OtherShare(c0, c1 CPUClock, own int64, n int) float64 {
+	wall := c1.At.Sub(c0.At).Nanoseconds() * int64(n)
+	if wall <= 0 {
+		return 0
+	}
+	return min(1, max(0, float64(wall-(c1.IdleNS-c0.IdleNS)-own)/float64(wall)))
 }

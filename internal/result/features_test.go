@@ -25,8 +25,7 @@ func TestFeaturesAreTheMachines(t *testing.T) {
 	f1, k1, _ := result.FingerprintOf(d)
 	d.Environment.CPU.Features = []string{"fp", "asimd"}
 	f2, k2, _ := result.FingerprintOf(d)
-	_, m1 := f1.Machine()
-	_, m2 := f2.Machine()
+	m1, m2 := f1.MachineKey(), f2.MachineKey()
 	if k1 == x86 || k1 == k2 || m1 == m2 {
 		t.Errorf("features do not tell machines apart: %s %s %s, machines %s %s", x86, k1, k2, m1, m2)
 	}

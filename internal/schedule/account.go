@@ -1,8 +1,6 @@
 package schedule
 
 import (
-	"golang.org/x/sys/unix"
-
 	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/model"
 )
@@ -23,12 +21,12 @@ type account struct {
 func beginAccount() account {
 	cpus, _ := host.Of(0)
 	others := host.OtherCPUs(cpus)
-	return account{cpus: cpus, others: others, clock: host.ReadCPUClock(cpus), oclock: host.ReadCPUClock(others), own: ownCPU(),
+	return account{cpus: cpus, others: others, clock: host.ReadCPUClock(cpus), oclock: host.ReadCPUClock(others), own: host.OwnCPU(),
 		ipis: host.ReadWakeupIPIs(cpus)}
 }
 
 func (a account) end() *model.Contention {
-	own := ownCPU()
+	own := host.OwnCPU()
 	c := host.ReadCPUClock(a.cpus)
 	ipis := host.ReadWakeupIPIs(a.cpus)
 	ct := &model.Contention{
@@ -48,13 +46,4 @@ func (a account) end() *model.Contention {
 		}
 	}
 	return ct
-}
-
-// ownCPU is the CPU time of this process and its reaped children.
-func ownCPU() int64 {
-	var self, kids unix.Rusage
-	_ = unix.Getrusage(unix.RUSAGE_SELF, &self)
-	_ = unix.Getrusage(unix.RUSAGE_CHILDREN, &kids)
-	ns := func(t unix.Timeval) int64 { return t.Nano() }
-	return ns(self.Utime) + ns(self.Stime) + ns(kids.Utime) + ns(kids.Stime)
 }

@@ -108,10 +108,16 @@ type Precision struct {
 // Defaults of the contention policy: a block in which other work took more
 // than a tenth of the measured CPUs' time (a competing measurement takes
 // about half; a quiet guest's own housekeeping about 1%) runs again, twice
-// at most.
+// at most. Before each re-run the scheduler waits, up to QuietWait, for a
+// stretch of QuietWindow in which other work leaves the block's CPUs under
+// the limit (keeping them busy meanwhile, host.WaitQuiet): other work comes
+// in bursts (a compile's jobs, another benchmark's blocks), and a block run
+// again at once lands in the same burst.
 const (
 	DefaultContention = 0.10
 	DefaultReruns     = 2
+	QuietWindow       = 200 * time.Millisecond
+	QuietWait         = 2 * time.Second
 )
 
 // Progress receives events between blocks, never inside one.
@@ -372,6 +378,9 @@ func (r *run) block(ctx context.Context, i, round int) (Block, error) {
 			return best, nil
 		}
 		r.rn.Progress.Block(c.Cell.Key(), "re-run (contended)")
+		if !r.rn.DryRun {
+			host.WaitQuiet(ctx, c.Cell.Affinity, limit, QuietWindow, QuietWait)
+		}
 	}
 }
 
