@@ -1,4 +1,4 @@
-//go:build linux && amd64
+//go:build linux && (amd64 || arm64)
 
 package bpf
 
@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -41,31 +42,6 @@ type InPlace struct {
 	stats  io.Closer // the kernel's BPF run-time statistics, on while loaded
 	closed bool
 }
-
-// inPlaceProbes is every probe of the in-place programs, in attach order:
-// the core ones first (without them there is no switch to see). A path
-// opens at __schedule's entry (sched_entry_tp, Linux 6.16+) and closes at
-// the FPU restore on the way to user space (x86_fpu_regs_activated); the
-// syscall probes, which fire on every syscall of the machine, are
-// attached for the full set, or where one of those is missing.
-var inPlaceProbes = []probeSpec{
-	{"sched_switch", "ctxb_in_switch", GroupCore},
-	{"sched_waking", "ctxb_in_waking", GroupCore},
-	{"sched_wakeup", "ctxb_in_wakeup", GroupCore},
-	{"sched_wakeup_new", "ctxb_in_wakeup_new", GroupCore},
-	{"sched_entry_tp", "ctxb_in_sched_entry", GroupSched},
-	{"x86_fpu_regs_activated", "ctxb_in_fpu_load", GroupSwitch},
-	{"sched_exit_tp", "ctxb_in_sched_exit", groupFull},
-	{"sys_enter", "ctxb_in_sys_enter", groupSyscalls},
-	{"sys_exit", "ctxb_in_sys_exit", groupSyscalls},
-}
-
-// The in-place programs' own groups: the scheduler's exit only with the
-// full set; the syscalls with the full set or as a fallback.
-const (
-	groupFull     Group = "full"
-	groupSyscalls Group = "syscalls"
-)
 
 // OpenInPlace checks the machine, loads the in-place programs and attaches
 // them. It refuses with a *MissingError as Open does. Nothing is a target
@@ -137,10 +113,17 @@ func (p *InPlace) attach(full, all bool) error {
 	attached := map[string]bool{}
 	for _, s := range inPlaceProbes {
 		st := ProbeStatus{Tracepoint: s.tracepoint, Group: s.group}
+		if why := s.absentOn(runtime.GOARCH); why != "" {
+			st.Reason = why
+			p.probes = append(p.probes, st)
+			continue
+		}
 		fallback := !attached["sched_entry_tp"] || !attached["x86_fpu_regs_activated"]
 		// With every task a target, __schedule's exit ends a kernel
-		// thread's path (it never returns to user space).
-		if s.group == groupFull && !full && !all || s.group == groupSyscalls && !full && !fallback {
+		// thread's path (it never returns to user space); without the
+		// FPU restore (arm64), it closes the switch of a task resumed in
+		// user space, which no syscall's return ends.
+		if s.group == groupFull && !full && !all && !fallback || s.group == groupSyscalls && !full && !fallback {
 			st.Reason = "not in the light set"
 			p.probes = append(p.probes, st)
 			continue

@@ -1,4 +1,4 @@
-//go:build !(linux && amd64)
+//go:build !(linux && (amd64 || arm64))
 
 package bpf
 
@@ -8,7 +8,7 @@ import "github.com/ctxbench/ctxbench/internal/phase"
 type InPlace struct{}
 
 // OpenInPlace reports ErrUnsupported: the programs are built for
-// linux/amd64 only.
+// linux/amd64 and linux/arm64 only.
 func OpenInPlace(InPlaceOptions) (*InPlace, error) { return nil, &MissingError{Reason: ErrUnsupported} }
 
 func (*InPlace) Probes() []ProbeStatus        { return nil }

@@ -1,4 +1,4 @@
-//go:build linux && amd64
+//go:build linux && (amd64 || arm64)
 
 package bpf
 
@@ -187,6 +187,7 @@ func attachWindow(t *testing.T, w *pipeLoad, opts InPlaceOptions, d time.Duratio
 // Counts and structure, not timing: the rate of a shared machine does not
 // enter, only what the kernel did.
 func TestInPlaceCountsTheKnownWorkload(t *testing.T) {
+	needTracing(t)
 	w := startPipeLoad(t, 20000)
 	for _, full := range []bool{false, true} {
 		d, proc, r := attachWindow(t, w, InPlaceOptions{Full: full}, time.Second)
@@ -222,6 +223,7 @@ func TestInPlaceCountsTheKnownWorkload(t *testing.T) {
 // A rate limit times at most its rate and counts every switch all the
 // same.
 func TestInPlaceRateLimit(t *testing.T) {
+	needTracing(t)
 	w := startPipeLoad(t, 20000)
 	d, proc, _ := attachWindow(t, w, InPlaceOptions{RateLimit: 2000}, time.Second)
 	got := d.Switches()

@@ -534,7 +534,7 @@ func InPlaceBreakdown(t *InPlaceTarget, switches uint64) Breakdown {
 			continue
 		}
 		attributed += tr.Ns
-		phases = append(phases, placed{a.order, phaseOf(a, tr, h)})
+		phases = append(phases, placed{a.order, md.phaseOf(a, tr, h)})
 	}
 	b.Phases = inOrder(phases, Phase{}, h)
 	b.HopNsPerHop = float64(b.TracedNs) / h

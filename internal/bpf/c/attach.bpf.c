@@ -739,8 +739,10 @@ int ctxb_in_sched_exit(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+#if !defined(__TARGET_ARCH_arm64)
 /* x86_fpu_regs_activated(fpu): the incoming task's FPU registers restored
- * on its way to user space: the path's end. */
+ * on its way to user space: the path's end. (arm64 restores its FPSIMD
+ * registers untraced: there sys_exit and sched_exit_tp end paths.) */
 SEC("raw_tracepoint/x86_fpu_regs_activated")
 int ctxb_in_fpu_load(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -751,6 +753,7 @@ int ctxb_in_fpu_load(struct bpf_raw_tracepoint_args *ctx)
 	finish(s);
 	return 0;
 }
+#endif
 
 /* --- wakeups ------------------------------------------------------------ */
 
