@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/spawn"
 	"golang.org/x/sys/unix"
@@ -202,7 +203,7 @@ func Run(name string, opt Options) (Result, error) {
 // measures the child before and after.
 func runInChild(ctx context.Context, k Kind, n int, a *acct, res *Result) error {
 	cmd := SelfCommand(k.Name, fmt.Sprint(n))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = host.DieWithParent(&syscall.SysProcAttr{Setpgid: true})
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -491,7 +492,7 @@ type procGroup struct {
 
 // start starts cmd in the group (see startAccounted).
 func (g *procGroup) start(cmd *exec.Cmd, a *acct) error {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: g.pgid, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = host.DieWithParent(&syscall.SysProcAttr{Setpgid: true, Pgid: g.pgid})
 	if err := startAccounted(cmd, a); err != nil {
 		return err
 	}

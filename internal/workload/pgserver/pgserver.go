@@ -20,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/workload/procs"
 	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
 )
@@ -155,7 +156,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 		"-D", data, "-A", "trust", "-U", "bench", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions")
 	initdb.Dir = dir.Path
 	initdb.Env = env
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	initdb.SysProcAttr = host.DieWithParent(&syscall.SysProcAttr{Credential: cred, Setpgid: true})
 	// On cancellation kill initdb's whole group: it runs postgres in bootstrap mode as a child.
 	initdb.Cancel = func() error { return syscall.Kill(-initdb.Process.Pid, syscall.SIGKILL) }
 	if out, err := initdb.CombinedOutput(); err != nil {
