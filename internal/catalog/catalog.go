@@ -34,6 +34,7 @@ var Entries = sync.OnceValue(func() []*model.Benchmark {
 			panic("catalog: duplicate benchmark " + b.Name) // a table error, caught by every test
 		}
 		seen[b.Name] = true
+		platformNeeds(b)
 		if b.Phases != "" {
 			b.Run = traced(b, b.Run)
 		}
@@ -41,11 +42,12 @@ var Entries = sync.OnceValue(func() []*model.Benchmark {
 	return all
 })
 
-// All returns every ladder benchmark (not the hidden ones) in ladder order.
+// All returns every ladder benchmark (not the hidden ones, nor the rows of
+// another platform's primitives: platform.go) in ladder order.
 func All() []*model.Benchmark {
 	var out []*model.Benchmark
 	for _, b := range Entries() {
-		if !b.Hidden {
+		if !b.Hidden && native(b) {
 			out = append(out, b)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ctxbench/ctxbench/internal/host"
+	"github.com/ctxbench/ctxbench/internal/host/platform"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
@@ -232,6 +233,9 @@ func (m *measureFlags) settings() (suite.Sampling, result.Settings, []model.Plac
 			if err != nil {
 				return suite.Sampling{}, set, nil, nil, &usageError{err.Error()}
 			}
+			if pin, why := platform.This.Gives(platform.Pinning); !pin && pl != model.Unpinned {
+				return suite.Sampling{}, set, nil, nil, usagef("--placement %s: %s", pl, why)
+			}
 			if !slices.Contains(placements, pl) {
 				placements = append(placements, pl)
 			}
@@ -270,6 +274,9 @@ func resolveCPUs(s string) ([]int, error) {
 	allowed, _ := host.Of(0)
 	if strings.TrimSpace(s) == "" {
 		return allowed, nil
+	}
+	if pin, why := platform.This.Gives(platform.Pinning); !pin {
+		return nil, usagef("--cpus: %s", why)
 	}
 	for _, part := range strings.Split(s, ",") {
 		if strings.TrimSpace(part) == "" {

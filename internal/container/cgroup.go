@@ -1,7 +1,6 @@
 package container
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -44,31 +43,6 @@ type mountEntry struct {
 	superOpts  []string
 }
 
-func readMounts() ([]mountEntry, error) {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []mountEntry
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// id parent maj:min root mountpoint opts [optional...] - fstype source superopts
-		pre, post, ok := strings.Cut(sc.Text(), " - ")
-		if !ok {
-			continue
-		}
-		a, b := strings.Fields(pre), strings.Fields(post)
-		if len(a) < 5 || len(b) < 3 {
-			continue
-		}
-		out = append(out, mountEntry{mountPoint: unescapeMount(a[4]), root: a[3], fsType: b[0],
-			superOpts: strings.Split(b[2], ",")})
-	}
-	return out, sc.Err()
-}
-
-// unescapeMount undoes mountinfo's octal escapes (\040 for space).
 func unescapeMount(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
@@ -349,21 +323,6 @@ func (c *Cgroup) attachThread(tid int) error {
 
 // Procs lists the pids in the cgroup.
 func (c *Cgroup) Procs() ([]int, error) { return readPids(filepath.Join(c.Dir(), "cgroup.procs")) }
-
-// PathOf reads which cgroup of hierarchy h the task is in, from
-// /proc/<pid>/cgroup (tid 0: the process; else /proc/<pid>/task/<tid>).
-// The path is as seen from the caller's cgroup namespace.
-func PathOf(h Hierarchy, pid, tid int) (string, error) {
-	file := fmt.Sprintf("/proc/%d/cgroup", pid)
-	if tid != 0 {
-		file = fmt.Sprintf("/proc/%d/task/%d/cgroup", pid, tid)
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", err
-	}
-	return cgroupLine(string(b), h)
-}
 
 // cgroupLine picks h's line out of a /proc/<pid>/cgroup file:
 // "0::/path" for v2, "N:ctrl1,ctrl2:/path" for v1.

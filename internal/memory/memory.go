@@ -24,6 +24,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/container"
 	"github.com/ctxbench/ctxbench/internal/host"
+	"github.com/ctxbench/ctxbench/internal/host/platform"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/spawn"
 	"golang.org/x/sys/unix"
@@ -56,6 +57,10 @@ func (k Kind) Available() (bool, string) {
 	case "thread":
 		if !kernels.Built {
 			return false, kernels.ErrNoCgo.Error()
+		}
+	case "process":
+		if ok, why := platform.This.Gives(platform.ExecTarget); !ok {
+			return false, why
 		}
 	case "container":
 		if err := container.Check(containerSpec); err != nil {
@@ -165,6 +170,7 @@ func Run(name string, opt Options) (Result, error) {
 	defer cancel()
 	res := Result{Kind: k.Name, Context: k.Context, Requested: n}
 	res.Limits, res.Notes = prepareLimits(k, n)
+	res.Notes = append(res.Notes, platformNotes()...)
 	settle = !opt.NoSettle
 	if !settle {
 		res.Notes = append(res.Notes, "meminfo read without waiting for it to settle")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ctxbench/ctxbench/internal/host/platform"
 	"github.com/ctxbench/ctxbench/internal/model"
 )
 
@@ -61,7 +62,9 @@ type Skip struct {
 // placements given, each benchmark runs at its ladder placements; given
 // placements a benchmark does not support are skipped with its reason.
 // It knows no topology: a level of it is skipped (Topology.Plan places
-// them).
+// them). On a platform that cannot pin (platform.Pinning), every cell is
+// unpinned: the ladder's placements become unpinned, and any other asked
+// for is skipped with the platform's reason.
 func Plan(benches []*model.Benchmark, placements []model.Placement, cpus []int) ([]Cell, []Skip) {
 	return Topology(nil).Plan(benches, placements, cpus)
 }
@@ -73,6 +76,7 @@ func Plan(benches []*model.Benchmark, placements []model.Placement, cpus []int) 
 func (t Topology) Plan(benches []*model.Benchmark, placements []model.Placement, cpus []int) ([]Cell, []Skip) {
 	var cells []Cell
 	var skips []Skip
+	pinning, noPin := platform.This.Gives(platform.Pinning)
 	for _, b := range benches {
 		if ok, why := b.Available(); !ok {
 			skips = append(skips, Skip{b.Name, "", why})
@@ -84,9 +88,20 @@ func (t Topology) Plan(benches []*model.Benchmark, placements []model.Placement,
 			if b.LadderLevels && slices.Contains(ps, model.CrossCPU) {
 				ps = append(slices.Clone(ps), t.ladder(cpus)...)
 			}
+			if !pinning {
+				ps = []model.Placement{model.Unpinned}
+			}
 		}
 		for _, p := range ps {
-			if !b.Supports(p) {
+			if !pinning && p != model.Unpinned {
+				skips = append(skips, Skip{b.Name, string(p), noPin})
+				continue
+			}
+			// Where nothing can be pinned every benchmark runs unpinned:
+			// a single context is where it is either way, and two go where
+			// the scheduler puts them (the CPUs each side was seen on say
+			// where).
+			if !b.Supports(p) && pinning {
 				skips = append(skips, Skip{b.Name, string(p), fmt.Sprintf("%s is not offered: %s", p, b.PlacementNote)})
 				continue
 			}

@@ -15,10 +15,9 @@ import (
 	"slices"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/ctxbench/ctxbench/internal/bpf"
 	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/kvm"
 	"github.com/ctxbench/ctxbench/internal/probe"
@@ -37,9 +36,8 @@ func missing(c testenv.Capability, value string) string {
 			return "not running as root"
 		}
 	case testenv.CPUs2:
-		var set unix.CPUSet
-		if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() < 2 {
-			return fmt.Sprintf("fewer than two CPUs allowed (%d, %v)", set.Count(), err)
+		if cpus, err := host.Of(0); err != nil || len(cpus) < 2 {
+			return fmt.Sprintf("fewer than two CPUs allowed (%d, %v)", len(cpus), err)
 		}
 	case testenv.Cgo:
 		if !kernels.Built {
