@@ -9,6 +9,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/suite"
 )
@@ -94,21 +95,14 @@ func runAA(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, si
 	if err != nil {
 		return err
 	}
-	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr)
-	if err != nil {
-		return err
+	ms := mf.measurement(set)
+	ms.compose = func(spec session.Spec) (session.Spec, error) {
+		spec.History = mf.historyPath(stderr)
+		return suite.AA(spec, suite.AAOptions{Benches: benches, Placements: placements, Sampling: o, Sittings: sittings}), nil
 	}
-	spec.History = mf.historyPath(stderr)
-	spec = suite.AA(spec, suite.AAOptions{Benches: benches, Placements: placements, Sampling: o, Sittings: sittings})
-	doc, err := session.Run(ctx, spec)
-	if suite.Refused(err) {
-		return &usageError{err.Error()}
+	ms.show = func(w io.Writer, doc *result.Document) { render.AA(w, doc) }
+	ms.failures = func(doc *result.Document) error {
+		return failed(doc, "measurements", len(doc.Failures)+sittings*len(benches))
 	}
-	if err != nil {
-		return err
-	}
-	if err := present(doc, mf, stdout, stderr, func(w io.Writer) { render.AA(w, doc) }); err != nil {
-		return err
-	}
-	return failed(doc, "measurements", len(doc.Failures)+sittings*len(benches))
+	return ms.run(ctx, stdout, stderr)
 }

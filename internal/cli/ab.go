@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/suite"
 )
@@ -78,24 +79,12 @@ func runAB(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, o 
 	if err != nil {
 		return err
 	}
-	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr)
-	if err != nil {
-		return err
-	}
 	o.Benches, o.Placements, o.Sampling = benches, placements, so
-	spec = suite.AB(spec, o)
-	doc, err := session.Run(ctx, spec)
-	if suite.Refused(err) {
-		return &usageError{err.Error()}
+	ms := mf.measurement(set)
+	ms.compose = func(spec session.Spec) (session.Spec, error) { return suite.AB(spec, o), nil }
+	ms.show = func(w io.Writer, doc *result.Document) { render.AB(w, doc) }
+	ms.failures = func(doc *result.Document) error {
+		return failed(doc, "measurements", len(doc.Results)+len(doc.Failures))
 	}
-	if suite.SetupFailed(err) {
-		return &exitError{ExitFailure, oneLine(err.Error())}
-	}
-	if err != nil {
-		return err
-	}
-	if err := present(doc, mf, stdout, stderr, func(w io.Writer) { render.AB(w, doc) }); err != nil {
-		return err
-	}
-	return failed(doc, "measurements", len(doc.Results)+len(doc.Failures))
+	return ms.run(ctx, stdout, stderr)
 }

@@ -1,9 +1,11 @@
 // Package cli is ctxbench's command line: subcommands, flags, help with
 // examples, and the mapping of errors to exit statuses. It parses and
-// presents: a suite (internal/suite) composes each command's session from
-// the values the flags give, session.Run runs it, and a renderer shows the
-// document. Main takes its streams as arguments so tests can drive the
-// whole CLI in-process, the way benchstat's main does.
+// presents: each command parses its flags into its experiment's options, a
+// suite (internal/suite) composes its session from them, and one path
+// (present.go) runs it with session.Run, writes the exports and shows the
+// document's view through render's one table engine. Main takes its
+// streams as arguments so tests can drive the whole CLI in-process, the
+// way benchstat's main does.
 package cli
 
 import (

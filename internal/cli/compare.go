@@ -18,13 +18,15 @@ import (
 	"github.com/ctxbench/ctxbench/internal/result"
 )
 
+// compareFlags are compare's flags.
+type compareFlags struct {
+	alpha, failPct  float64
+	format          string
+	ignorePlacement bool
+}
+
 func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		alpha, failPct  float64
-		failSet         bool
-		format          string
-		ignorePlacement bool
-	)
+	cf := &compareFlags{}
 	cmd := &cobra.Command{
 		Use:   "compare [LABEL=]BASE.json [LABEL=]NEW.json... | BEFORE.json... -- AFTER.json...",
 		Short: "compare result files benchstat-style: medians, changes with their intervals, blocks as the unit",
@@ -78,81 +80,111 @@ interval lies above the threshold; 2 for unreadable or malformed files.`,
   ctxbench compare before/*.json -- after/*.json
   ctxbench compare old.json new.json --format json | jq '.tables[].rows[].changes[] | select(.significant)'`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			failSet = cmd.Flags().Changed("fail-on-regression")
-			if failSet && (failPct < 0 || math.IsNaN(failPct)) {
-				return usagef("--fail-on-regression must be a percentage >= 0, got %v", failPct)
-			}
-			if !(alpha > 0 && alpha < 1) {
-				return usagef("--alpha must be between 0 and 1 (exclusive), got %v", alpha)
-			}
-			var write func(io.Writer, *compare.Comparison) error
-			switch format {
-			case "text":
-				write = render.CompareText
-			case "csv":
-				write = render.CompareCSV
-			case "markdown", "md":
-				write = render.CompareMarkdown
-			case "json":
-				write = render.CompareJSON
-			default:
-				return usagef("--format must be text, csv, markdown or json, got %q", format)
-			}
-			inputs, err := loadInputs(args, cmd.InOrStdin())
-			if err != nil {
-				return err
-			}
-			opts := compare.Options{Alpha: alpha, IgnorePlacement: ignorePlacement}
-			var c *compare.Comparison
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				if dash == 0 || dash == len(args) {
-					return usagef("compare BEFORE... -- AFTER...: each side of \"--\" needs at least one file")
-				}
-				c, err = compare.CompareSets(inputs[:dash], inputs[dash:], opts)
-			} else {
-				c, err = compare.Compare(inputs, opts)
-			}
-			if err != nil {
-				return &usageError{err.Error()}
-			}
-			var buf bytes.Buffer
-			if format == "text" { // a terminal view: laid out for its width
-				var werr error
-				viewAs(&buf, stdout, func(w io.Writer) { werr = write(w, c) })
-				if werr != nil {
-					return werr
-				}
-			} else if err := write(&buf, c); err != nil {
-				return err
-			}
-			if _, err := stdout.Write(buf.Bytes()); err != nil {
-				return err
-			}
-			if format == "csv" {
-				for _, m := range render.CompareMessages(c) {
-					fmt.Fprintln(stderr, m)
-				}
-			}
-			if failSet {
-				if regs := c.Regressions(failPct); len(regs) > 0 {
-					parts := make([]string, len(regs))
-					for i, r := range regs {
-						parts[i] = r.String()
-					}
-					return &exitError{ExitRegression, fmt.Sprintf("%d regression(s) whose whole interval lies above +%g%%: %s",
-						len(regs), failPct, strings.Join(parts, "; "))}
-				}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return cf.run(cmd, args, stdout, stderr) },
 	}
 	f := cmd.Flags()
-	f.Float64Var(&alpha, "alpha", compare.DefaultAlpha, "1 − the confidence of the change's interval (the Mann-Whitney test on blocks it inverts)")
-	f.Var((*percentValue)(&failPct), "fail-on-regression", "exit with status 3 when a slowdown's whole interval lies above `PCT` percent (e.g. 5 or 5%)")
-	f.StringVar(&format, "format", "text", "output format: text, csv (footnotes and warnings to stderr), markdown, or json (one document: inputs, tables, notes, hints and environment differences)")
-	f.BoolVar(&ignorePlacement, "ignore-placement", false, "match rows by benchmark name only (compare a same-cpu file with a cross-cpu one)")
+	f.Float64Var(&cf.alpha, "alpha", compare.DefaultAlpha, "1 − the confidence of the change's interval (the Mann-Whitney test on blocks it inverts)")
+	f.Var((*percentValue)(&cf.failPct), "fail-on-regression", "exit with status 3 when a slowdown's whole interval lies above `PCT` percent (e.g. 5 or 5%)")
+	f.StringVar(&cf.format, "format", "text", "output format: text, csv (footnotes and warnings to stderr), markdown, or json (one document: inputs, tables, notes, hints and environment differences)")
+	f.BoolVar(&cf.ignorePlacement, "ignore-placement", false, "match rows by benchmark name only (compare a same-cpu file with a cross-cpu one)")
 	return cmd
+}
+
+// run compares the files: the flags checked, the files read and compared
+// (as files, or as two sets of sittings around "--"), the comparison
+// written in the format asked for, and regressions past
+// --fail-on-regression turned into exit status 3.
+func (cf *compareFlags) run(cmd *cobra.Command, args []string, stdout, stderr io.Writer) error {
+	failOn := cmd.Flags().Lookup("fail-on-regression")
+	if failOn.Changed && (cf.failPct < 0 || math.IsNaN(cf.failPct)) {
+		return usagef("--%s must be a percentage >= 0, got %v", failOn.Name, cf.failPct)
+	}
+	if !(cf.alpha > 0 && cf.alpha < 1) {
+		return usagef("--alpha must be between 0 and 1 (exclusive), got %v", cf.alpha)
+	}
+	write, err := compareWriter(cf.format)
+	if err != nil {
+		return err
+	}
+	inputs, err := loadInputs(args, cmd.InOrStdin())
+	if err != nil {
+		return err
+	}
+	opts := compare.Options{Alpha: cf.alpha, IgnorePlacement: cf.ignorePlacement}
+	var c *compare.Comparison
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		if dash == 0 || dash == len(args) {
+			return usagef("compare BEFORE... -- AFTER...: each side of \"--\" needs at least one file")
+		}
+		c, err = compare.CompareSets(inputs[:dash], inputs[dash:], opts)
+	} else {
+		c, err = compare.Compare(inputs, opts)
+	}
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	if err := cf.write(c, write, stdout, stderr); err != nil {
+		return err
+	}
+	if failOn.Changed {
+		return regressions(c, cf.failPct)
+	}
+	return nil
+}
+
+// compareWriter is the writer of --format.
+func compareWriter(format string) (func(io.Writer, *compare.Comparison) error, error) {
+	switch format {
+	case "text":
+		return render.CompareText, nil
+	case "csv":
+		return render.CompareCSV, nil
+	case "markdown", "md":
+		return render.CompareMarkdown, nil
+	case "json":
+		return render.CompareJSON, nil
+	}
+	return nil, usagef("--format must be text, csv, markdown or json, got %q", format)
+}
+
+// write writes the comparison to stdout once it is whole: the text as a
+// terminal view laid out for stdout's width, the others as they are; the
+// CSV's footnotes and warnings go to stderr.
+func (cf *compareFlags) write(c *compare.Comparison, write func(io.Writer, *compare.Comparison) error, stdout, stderr io.Writer) error {
+	var buf bytes.Buffer
+	if cf.format == "text" {
+		var werr error
+		viewAs(&buf, stdout, func(w io.Writer) { werr = write(w, c) })
+		if werr != nil {
+			return werr
+		}
+	} else if err := write(&buf, c); err != nil {
+		return err
+	}
+	if _, err := stdout.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	if cf.format == "csv" {
+		for _, m := range render.CompareMessages(c) {
+			fmt.Fprintln(stderr, m)
+		}
+	}
+	return nil
+}
+
+// regressions is exit status 3 naming every slowdown whose whole interval
+// lies above failPct percent; nil when none does.
+func regressions(c *compare.Comparison, failPct float64) error {
+	regs := c.Regressions(failPct)
+	if len(regs) == 0 {
+		return nil
+	}
+	parts := make([]string, len(regs))
+	for i, r := range regs {
+		parts[i] = r.String()
+	}
+	return &exitError{ExitRegression, fmt.Sprintf("%d regression(s) whose whole interval lies above +%g%%: %s",
+		len(regs), failPct, strings.Join(parts, "; "))}
 }
 
 // percentValue is a float flag that accepts a trailing "%".

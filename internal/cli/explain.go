@@ -6,17 +6,20 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/suite"
 )
 
 func newExplain(stdout, stderr io.Writer) *cobra.Command {
 	mf := &measureFlags{}
-	var probeFlag, captureFlag string
+	var o suite.ExplainOptions // the sweep, filled from the flags
+	var probeFlag string
 	cmd := &cobra.Command{
 		Use:   "explain NAME...",
 		Short: "where a hop's time goes: the kernel's phases of each switch, measured with BPF",
@@ -69,12 +72,8 @@ against off, paired rounds).`,
 			if err != nil {
 				return &usageError{err.Error()}
 			}
-			probes, err := probeSet(probeFlag)
-			if err != nil {
-				return err
-			}
-			capture, err := captureThreshold(cmd, captureFlag)
-			if err != nil {
+			o.Benches = benches
+			if o.Probes, err = probeSet(probeFlag); err != nil {
 				return err
 			}
 			if err := mf.refuseTables("explain writes JSON only (--export-json)"); err != nil {
@@ -85,7 +84,7 @@ against off, paired rounds).`,
 					return &usageError{"explain: " + err.Error()}
 				}
 			}
-			return runExplain(cmd.Context(), mf, benches, probes, capture, stdout, stderr)
+			return runExplain(cmd.Context(), mf, o, stdout, stderr)
 		},
 	}
 	mf.register(cmd)
@@ -98,7 +97,7 @@ against off, paired rounds).`,
 	mf.jsonOnly(cmd)
 	_ = f.MarkHidden("no-perf-check")
 	f.Lookup("placement").Usage = "same-cpu, and/or cross-cpu or a level of the CPU topology (" + levelNames() + "): across two CPUs the phases join both CPUs' timelines (default same-cpu)"
-	f.StringVar(&captureFlag, "capture-above", "", "capture the hops past this threshold in the kernel, with what ran on their CPUs: a duration (50us) or a percentile of the cell's hops (p99, p99.9; from p50 to p99.99)")
+	captureFlag(f, &o.Capture, "capture the hops past this threshold in the kernel, with what ran on their CPUs: a duration (50us) or a percentile of the cell's hops (p99, p99.9; from p50 to p99.99)")
 	f.StringVar(&probeFlag, "probes", "full", "the probe set: full (every boundary the phase models know) or light (syscalls, wakeup and switch only: a smaller perturbation, coarser phases)")
 	f.Lookup("runs").Usage = "measured samples per benchmark, untraced and traced each (default: 40; --quick 12; --thorough 160)"
 	f.Lookup("min-time").Usage = fmt.Sprintf("target duration of one sample; ops per sample are calibrated to it (default %v, with every preset)", suite.ExplainMinTime)
@@ -119,38 +118,51 @@ func probeSet(v string) (string, error) {
 	return "", usagef("--probes must be full or light, got %q", v)
 }
 
-// captureThreshold reads --capture-above: nil when not given.
-func captureThreshold(cmd *cobra.Command, v string) (*model.Threshold, error) {
-	if !cmd.Flags().Changed("capture-above") {
-		return nil, nil
-	}
-	th, err := model.ParseThreshold(v)
-	if err != nil {
-		return nil, &usageError{err.Error()}
-	}
-	return &th, nil
+// captureAbove is the flag of the slow-hop capture, explain's and load's.
+const captureAbove = "capture-above"
+
+// captureFlag defines --capture-above: parsed once, when the flags are,
+// into the threshold the experiment's options hold (nil: not given). A
+// value it refuses is bad input, named with the flag (flagError).
+func captureFlag(f *pflag.FlagSet, th **model.Threshold, usage string) {
+	f.Var(thresholdValue{th}, captureAbove, usage)
 }
 
-func runExplain(ctx context.Context, mf *measureFlags, benches []*model.Benchmark, probes string, capture *model.Threshold, stdout, stderr io.Writer) error {
-	o, set, placements, _, err := mf.settings()
+// thresholdValue is the experiment's *model.Threshold as a flag's value.
+type thresholdValue struct{ th **model.Threshold }
+
+func (v thresholdValue) Type() string { return "THRESHOLD" }
+
+func (v thresholdValue) String() string {
+	if v.th == nil || *v.th == nil {
+		return ""
+	}
+	return (*v.th).String()
+}
+
+func (v thresholdValue) Set(s string) error {
+	th, err := model.ParseThreshold(s)
 	if err != nil {
 		return err
 	}
-	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr)
+	*v.th = &th
+	return nil
+}
+
+func runExplain(ctx context.Context, mf *measureFlags, o suite.ExplainOptions, stdout, stderr io.Writer) error {
+	var set result.Settings
+	var err error
+	o.Sampling, set, o.Placements, _, err = mf.settings()
 	if err != nil {
 		return err
 	}
-	spec = suite.Explain(spec, suite.ExplainOptions{Benches: benches, Placements: placements, Probes: probes, Sampling: o,
-		MinTimeGiven: mf.fs.Changed("min-time"), Capture: capture})
-	doc, err := session.Run(ctx, spec)
-	if suite.Refused(err) {
-		return &usageError{err.Error()}
+	ms := mf.measurement(set)
+	ms.compose = func(spec session.Spec) (session.Spec, error) {
+		return suite.Explain(spec, o), nil
 	}
-	if err != nil {
-		return err
+	ms.show = func(w io.Writer, doc *result.Document) { render.Explain(w, doc) }
+	ms.failures = func(doc *result.Document) error {
+		return failed(doc, "measurements", len(doc.Failures)+len(doc.Results))
 	}
-	if err := present(doc, mf, stdout, stderr, func(w io.Writer) { render.Explain(w, doc) }); err != nil {
-		return err
-	}
-	return failed(doc, "measurements", len(doc.Failures)+len(doc.Results))
+	return ms.run(ctx, stdout, stderr)
 }

@@ -178,7 +178,7 @@ func historyView(path string, ms []store.Machine) *render.History {
 	h := &render.History{Store: path, Machines: []render.HistoryMachine{}}
 	// The machine part of each fingerprint, how many builds share it, and
 	// the usual host probe reading of each machine (the lower quartile of
-	// its readings, as the runs take it).
+	// its uncontended sittings' readings, as the runs take it).
 	builds, readings := map[string]int{}, map[string][]float64{}
 	keys := make([]string, len(ms))
 	for i, m := range ms {
@@ -186,6 +186,9 @@ func historyView(path string, ms []store.Machine) *render.History {
 		builds[keys[i]]++
 		for _, ps := range m.Cells {
 			for _, p := range ps {
+				if p.Contended { // the runs leave contended sittings out of the reading too
+					continue
+				}
 				for _, r := range p.BlockProbes {
 					if r > 0 {
 						readings[keys[i]] = append(readings[keys[i]], r)
@@ -199,11 +202,7 @@ func historyView(path string, ms []store.Machine) *render.History {
 		// A description that is not the fields' JSON (written by another
 		// version) leaves them empty rather than hiding the cells.
 		_ = json.Unmarshal([]byte(m.Description), &hm.Fields)
-		usual := 0.0
-		if r := readings[keys[i]]; len(r) > 0 {
-			sort.Float64s(r)
-			usual = r[(len(r)-1)/4]
-		}
+		usual := stats.UsualReading(readings[keys[i]])
 		cellKeys := make([]store.CellKey, 0, len(m.Cells))
 		for k := range m.Cells {
 			cellKeys = append(cellKeys, k)

@@ -358,3 +358,24 @@ func TestMeasureStoreFlag(t *testing.T) {
 		}
 	}
 }
+
+// The host's usual reading that history judges sittings against is the
+// runs' own: from uncontended sittings only. A contended sitting whose
+// probe read five times as fast (its blocks ran beside other work, not the
+// host's usual state) leaves it unchanged.
+func TestHistoryUsualReadingLeavesContendedOut(t *testing.T) {
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	cell := func(i int, probe float64, contended bool) store.Past {
+		return store.Past{SittingID: int64(i), Started: at.Add(time.Duration(i) * time.Hour), Cell: store.Cell{
+			CellKey: store.CellKey{Name: "thread/pipe", Placement: "same-cpu", CPUs: "1"}, Median: 2500,
+			BlockMedians: []float64{2500, 2500, 2500}, BlockProbes: []float64{probe, probe, probe}, Contended: contended}}
+	}
+	key := store.CellKey{Name: "thread/pipe", Placement: "same-cpu", CPUs: "1"}
+	m := store.Machine{Fingerprint: "f", Description: "{}", First: at, Cells: map[store.CellKey][]store.Past{
+		key: {cell(0, 50000, false), cell(1, 50000, false), cell(2, 10000, true), cell(3, 10000, true)}}}
+	h := historyView("x", []store.Machine{m})
+	pts := h.Machines[0].Cells[0].Points
+	if len(pts) != 4 || pts[0].HostSlow == nil || math.Abs(*pts[0].HostSlow) > 1e-9 || pts[2].HostSlow == nil || math.Abs(*pts[2].HostSlow+0.8) > 1e-9 {
+		t.Fatalf("host slow of the points: %v; want 0 for the uncontended, −80%% for the contended ones", pts)
+	}
+}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -47,44 +46,26 @@ func (e *lifecycleExports) list(csv, markdown func(io.Writer, *result.Document) 
 	return []export{jsonExport(e.json), {"--export-csv", e.csv, csv}, {"--export-markdown", e.markdown, markdown}}
 }
 
-// runLifecycle measures creation or memory kinds as compose makes them
-// into the session, writes the exports and prints its table; custom says
-// the run's sizes were set by flags rather than each kind's defaults.
-func runLifecycle(ctx context.Context, cpus []int, lf *lockFlags, custom, quiet bool, exports []export, stdout, stderr io.Writer,
-	compose func(session.Spec) session.Spec, show func(io.Writer, *result.Document)) error {
+// lifecycle is the one path of spawn and memory: the kinds compose makes
+// into the session, measured on cpus, written to exports and shown by
+// show under the host's line; custom says the run's sizes were set by
+// flags rather than each kind's defaults.
+func lifecycle(cpus []int, lf *lockFlags, custom, quiet bool, exports []export,
+	compose func(session.Spec) session.Spec, show func(io.Writer, *result.Document)) measurement {
 	set := result.Settings{Preset: "default", CPUs: cpus}
 	if custom {
 		set.Preset = "custom"
 	}
-	spec, err := newSpec(set, lf, quiet, stderr)
-	if err != nil {
-		return err
-	}
-	doc, err := session.Run(ctx, compose(spec))
-	if err != nil {
-		return err
-	}
-	if err := presentLifecycle(doc, exports, quiet, stdout, stderr, show); err != nil {
-		return err
-	}
-	return failed(doc, "measurements", len(doc.Failures)+len(doc.Spawn)+len(doc.Memory))
-}
-
-// presentLifecycle writes a creation or memory document's exports, then
-// its table: on stdout, or stderr when an export took stdout.
-func presentLifecycle(doc *result.Document, exports []export, quiet bool, stdout, stderr io.Writer, show func(io.Writer, *result.Document)) error {
-	out, err := saveExports(doc, exports, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	if !quiet {
-		view(out, func(w io.Writer) {
+	return measurement{settings: set, lock: lf, quiet: quiet, exports: exportsOf(exports...),
+		compose: func(spec session.Spec) (session.Spec, error) { return compose(spec), nil },
+		show: func(w io.Writer, doc *result.Document) {
 			fmt.Fprintf(w, "ctxbench — %s\n", doc.Environment.HostLine())
 			show(w, doc)
 			render.Missing(w, doc)
-		})
-	}
-	return nil
+		},
+		failures: func(doc *result.Document) error {
+			return failed(doc, "measurements", len(doc.Failures)+len(doc.Spawn)+len(doc.Memory))
+		}}
 }
 
 func newSpawnCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -121,8 +102,8 @@ minimal static ELF in a memfd, so no dynamic loading is timed.`,
 			if err := checkAll(exports); err != nil {
 				return err
 			}
-			return runLifecycle(cmd.Context(), cpuList, &lf, runs != 0, quiet, exports, stdout, stderr,
-				func(spec session.Spec) session.Spec { return suite.Spawn(spec, kinds, runs) }, render.Spawn)
+			return lifecycle(cpuList, &lf, runs != 0, quiet, exports,
+				func(spec session.Spec) session.Spec { return suite.Spawn(spec, kinds, runs) }, render.Spawn).run(cmd.Context(), stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
@@ -180,8 +161,8 @@ allows, and why not more). Kinds: ` + strings.Join(suite.MemoryKinds(), ", ") + 
 			if err := checkAll(exports); err != nil {
 				return err
 			}
-			return runLifecycle(cmd.Context(), cpuList, &lf, len(counts) > 0, quiet, exports, stdout, stderr,
-				func(spec session.Spec) session.Spec { return suite.Memory(spec, kinds, counts, settle) }, render.Memory)
+			return lifecycle(cpuList, &lf, len(counts) > 0, quiet, exports,
+				func(spec session.Spec) session.Spec { return suite.Memory(spec, kinds, counts, settle) }, render.Memory).run(cmd.Context(), stdout, stderr)
 		},
 	}
 	f := cmd.Flags()

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -10,21 +9,29 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/suite"
 )
 
-// loadFlags are the load command's own flags.
+// loadFlags are the load command's own flags. The values that need no
+// parsing of their own are bound to the sweep itself (o: the experiment's
+// options); the lists are parsed into it by sweep. block, warmup and probe
+// are kept to tell a value given from the preset's.
 type loadFlags struct {
+	o                          suite.LoadOptions
 	kinds, utilizations, rates []string
-	contexts                   int
-	work, block, warmup, probe time.Duration
 	arrivals                   string
-	noReference, keepBusy      bool
-	captureAbove               string
+	block, warmup, probe       *pflag.Flag
 }
+
+// loadRefused are the measure flags load takes no value of: its blocks are
+// schedules of requests. They stay parsed, hidden from its --help, so that
+// a value given is refused with why.
+var loadRefused = []string{"warmup", "samples-per-block", "min-time", "iterations", "no-perf-check"}
 
 // The load presets: blocks per level, each block's schedule and each
 // calibration probe's. --quick keeps four blocks of 0.3 s (its intervals at
@@ -101,24 +108,28 @@ needs what explain needs (root or CAP_BPF and CAP_PERFMON, BTF).`,
 	f := cmd.Flags()
 	f.Lookup("runs").Usage = "blocks per load level, each a worker process: the unit of every interval (default 10; --quick 4; --thorough 20)"
 	f.Lookup("span").DefValue = "0"
-	for _, name := range []string{"warmup", "samples-per-block", "min-time", "iterations", "no-perf-check", "export-gobench"} {
+	for _, name := range append([]string{"export-gobench"}, loadRefused...) {
 		_ = f.MarkHidden(name)
 	}
+	o := &lf.o
 	f.StringSliceVar(&lf.kinds, "kind", []string{"thread"}, "thread (threads of one process) and/or process (single-threaded processes)")
 	f.StringSliceVar(&lf.utilizations, "utilization", nil, "target utilisations of the contexts' CPUs, in percent (default 25,50,75,90)")
 	f.StringSliceVar(&lf.rates, "rate", nil, "request rates per second instead of utilisations, e.g. 1000,5000,20000")
-	f.IntVar(&lf.contexts, "contexts", 4, "woken contexts (a request goes to one asleep, else to the least loaded)")
-	f.DurationVar(&lf.work, "work", 20*time.Microsecond, "computation per request (a fixed number of iterations of a multiply-add, measured on the contexts' CPU)")
+	f.IntVar(&o.Contexts, "contexts", 4, "woken contexts (a request goes to one asleep, else to the least loaded)")
+	f.DurationVar(&o.Work, "work", 20*time.Microsecond, "computation per request (a fixed number of iterations of a multiply-add, measured on the contexts' CPU)")
 	f.StringVar(&lf.arrivals, "arrivals", "poisson", "poisson (exponential gaps) or constant")
-	f.DurationVar(&lf.block, "block", 0, "each block's schedule, warm-up included")
-	f.Lookup("block").DefValue = "1s; --quick 300ms; --thorough 2s"
-	f.DurationVar(&lf.warmup, "warmup-time", 0, "the start of each block whose requests are served but not measured")
-	f.Lookup("warmup-time").DefValue = "a tenth of --block"
-	f.DurationVar(&lf.probe, "probe", 0, "each calibration block's schedule (utilisation levels)")
-	f.Lookup("probe").DefValue = "300ms; --quick 150ms; --thorough 500ms"
-	f.BoolVar(&lf.keepBusy, "keep-busy", false, "keep the contexts' CPU from idling between requests (a SCHED_IDLE spinner any request preempts): the wake-up without the idle CPU's exit")
-	f.BoolVar(&lf.noReference, "no-reference", false, "do not measure the ladder's futex hop beside the lightest level")
-	f.StringVar(&lf.captureAbove, "capture-above", "", "capture each level's wake-ups past this threshold in the kernel, in traced blocks beside its own: a duration (50us) or a percentile of the level's wake-ups (p99; from p50 to p99.99)")
+	f.DurationVar(&o.Block, "block", 0, "each block's schedule, warm-up included")
+	lf.block = f.Lookup("block")
+	lf.block.DefValue = "1s; --quick 300ms; --thorough 2s"
+	f.DurationVar(&o.Warmup, "warmup-time", 0, "the start of each block whose requests are served but not measured")
+	lf.warmup = f.Lookup("warmup-time")
+	lf.warmup.DefValue = "a tenth of --block"
+	f.DurationVar(&o.Probe, "probe", 0, "each calibration block's schedule (utilisation levels)")
+	lf.probe = f.Lookup("probe")
+	lf.probe.DefValue = "300ms; --quick 150ms; --thorough 500ms"
+	f.BoolVar(&o.KeepBusy, "keep-busy", false, "keep the contexts' CPU from idling between requests (a SCHED_IDLE spinner any request preempts): the wake-up without the idle CPU's exit")
+	f.BoolVar(&o.NoReference, "no-reference", false, "do not measure the ladder's futex hop beside the lightest level")
+	captureFlag(f, &o.Capture, "capture each level's wake-ups past this threshold in the kernel, in traced blocks beside its own: a duration (50us) or a percentile of the level's wake-ups (p99; from p50 to p99.99)")
 	return cmd
 }
 
@@ -146,40 +157,77 @@ func parseNumbers(flag string, items []string, lo, hi float64, unit string) ([]f
 }
 
 func runLoad(ctx context.Context, cmd *cobra.Command, mf *measureFlags, lf *loadFlags, stdout, stderr io.Writer) error {
-	given := func(name string) bool { return cmd.Flags().Changed(name) }
-	for _, name := range []string{"warmup", "samples-per-block", "min-time", "iterations", "no-perf-check"} {
-		if given(name) {
+	for _, name := range loadRefused {
+		if cmd.Flags().Changed(name) {
 			return usagef("--%s is not offered by load: its blocks are schedules of requests (see --block, --warmup-time, --runs)", name)
 		}
 	}
 	if mf.exportGoBench != "" {
 		return usagef("--export-gobench is not offered by load: its figures are percentiles, not samples")
 	}
-	var kinds []suite.LoadKind
+	if err := lf.sweep(cmd); err != nil {
+		return err
+	}
+	sampling, set, placements, cpus, err := mf.settings()
+	if err != nil {
+		return err
+	}
+	if err := lf.schedule(sampling, &set); err != nil {
+		return err
+	}
+	lf.o.Placements, lf.o.CPUs, lf.o.Settings = placements, cpus, set
+	plan, err := suite.PlanLoad(lf.o)
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	if lf.o.Capture != nil && !mf.dryRun {
+		if err := suite.CheckTracing(); err != nil {
+			return &usageError{"load --" + captureAbove + ": " + err.Error()}
+		}
+	}
+	if !mf.quiet {
+		noteLoad(stderr, "load", plan.Levels, "levels")
+	}
+	ms := mf.measurement(plan.Settings)
+	ms.compose = func(spec session.Spec) (session.Spec, error) { return plan.Spec(spec), nil }
+	ms.exports = mf.exportsAs(render.LoadCSV, render.LoadMarkdown)
+	ms.show = func(w io.Writer, doc *result.Document) { render.Loads(w, doc, style(w)) }
+	ms.failures = func(doc *result.Document) error {
+		levels := 0
+		for _, s := range doc.Loads {
+			levels += len(s.Levels)
+		}
+		return failed(doc, "load levels", len(doc.Failures)+levels)
+	}
+	return ms.run(ctx, stdout, stderr)
+}
+
+// sweep parses what is swept into the experiment's options: the kinds,
+// the levels (utilisations or rates) and the arrivals, and checks the
+// values bound to it.
+func (lf *loadFlags) sweep(cmd *cobra.Command) error {
+	o := &lf.o
+	o.Kinds = nil
 	for _, s := range lf.kinds {
 		for _, part := range strings.Split(s, ",") {
 			k, err := suite.ParseLoadKind(strings.TrimSpace(part))
 			if err != nil {
 				return usagef("--kind: %v", err)
 			}
-			kinds = append(kinds, k)
+			o.Kinds = append(o.Kinds, k)
 		}
 	}
-	o := suite.LoadOptions{Kinds: kinds, Contexts: lf.contexts, Work: lf.work, Reference: !lf.noReference, KeepBusy: lf.keepBusy}
-	capture, err := captureThreshold(cmd, lf.captureAbove)
-	if err != nil {
-		return err
-	}
-	o.Capture = capture
+	rate, util := cmd.Flags().Lookup("rate"), cmd.Flags().Lookup("utilization")
+	var err error
 	switch {
-	case given("rate") && given("utilization"):
-		return usagef("give the load levels as --utilization or as --rate, not both")
-	case given("rate"):
-		if o.Rates, err = parseNumbers("rate", lf.rates, 0, 5e6, "/s"); err != nil {
+	case rate.Changed && util.Changed:
+		return usagef("give the load levels as --%s or as --%s, not both", util.Name, rate.Name)
+	case rate.Changed:
+		if o.Rates, err = parseNumbers(rate.Name, lf.rates, 0, 5e6, "/s"); err != nil {
 			return err
 		}
-	case given("utilization"):
-		us, err := parseNumbers("utilization", lf.utilizations, 0, 100, "%")
+	case util.Changed:
+		us, err := parseNumbers(util.Name, lf.utilizations, 0, 100, "%")
 		if err != nil {
 			return err
 		}
@@ -189,11 +237,11 @@ func runLoad(ctx context.Context, cmd *cobra.Command, mf *measureFlags, lf *load
 	default:
 		o.Utilizations = []float64{0.25, 0.5, 0.75, 0.9}
 	}
-	if lf.contexts < 1 || lf.contexts > 1024 {
-		return usagef("--contexts must be between 1 and 1024, got %d", lf.contexts)
+	if o.Contexts < 1 || o.Contexts > 1024 {
+		return usagef("--contexts must be between 1 and 1024, got %d", o.Contexts)
 	}
-	if lf.work < 0 || lf.work > time.Second {
-		return usagef("--work must be between 0 and 1s, got %v", lf.work)
+	if o.Work < 0 || o.Work > time.Second {
+		return usagef("--work must be between 0 and 1s, got %v", o.Work)
 	}
 	switch lf.arrivals {
 	case "poisson":
@@ -202,73 +250,43 @@ func runLoad(ctx context.Context, cmd *cobra.Command, mf *measureFlags, lf *load
 	default:
 		return usagef("--arrivals %q: want poisson or constant", lf.arrivals)
 	}
-	sampling, set, placements, cpus, err := mf.settings()
-	if err != nil {
-		return err
-	}
-	p := loadPresets[mf.preset().name]
-	o.Blocks, o.Block, o.Probe = p.blocks, p.block, p.probe
-	if given("runs") {
+	return nil
+}
+
+// schedule sets each level's blocks from the preset the measure flags
+// chose (loadPresets) and the values given: --runs blocks, --block,
+// --warmup-time and --probe (a block or warm-up given makes the record
+// "custom"), --span and --timeout.
+func (lf *loadFlags) schedule(sampling suite.Sampling, set *result.Settings) error {
+	o := &lf.o
+	p := loadPresets[sampling.Preset]
+	o.Blocks = p.blocks
+	if sampling.Given.Runs {
 		o.Blocks = sampling.Runs
 	}
-	if given("block") {
-		if lf.block < 50*time.Millisecond || lf.block > time.Hour {
-			return usagef("--block must be between 50ms and 1h, got %v", lf.block)
-		}
-		o.Block, set.Preset = lf.block, "custom"
+	if !lf.block.Changed {
+		o.Block = p.block
+	} else if o.Block < 50*time.Millisecond || o.Block > time.Hour {
+		return usagef("--%s must be between 50ms and 1h, got %v", lf.block.Name, o.Block)
+	} else {
+		set.Preset = "custom"
 	}
-	o.Warmup = o.Block / 10
-	if given("warmup-time") {
-		if lf.warmup < 0 || lf.warmup >= o.Block {
-			return usagef("--warmup-time must be at least 0 and shorter than --block (%v), got %v", o.Block, lf.warmup)
-		}
-		o.Warmup, set.Preset = lf.warmup, "custom"
+	if !lf.warmup.Changed {
+		o.Warmup = o.Block / 10
+	} else if o.Warmup < 0 || o.Warmup >= o.Block {
+		return usagef("--%s must be at least 0 and shorter than --%s (%v), got %v", lf.warmup.Name, lf.block.Name, o.Block, o.Warmup)
+	} else {
+		set.Preset = "custom"
 	}
-	if given("probe") {
-		if lf.probe < 50*time.Millisecond || lf.probe > time.Minute {
-			return usagef("--probe must be between 50ms and 1m, got %v", lf.probe)
-		}
-		o.Probe = lf.probe
+	if !lf.probe.Changed {
+		o.Probe = p.probe
+	} else if o.Probe < 50*time.Millisecond || o.Probe > time.Minute {
+		return usagef("--%s must be between 50ms and 1m, got %v", lf.probe.Name, o.Probe)
 	}
-	if given("span") {
+	o.Span = 0 // load does not pace unless --span says so
+	if sampling.Given.Span {
 		o.Span = sampling.Span
 	}
 	o.Timeout = sampling.Timeout
-	o.Placements, o.CPUs, o.Settings = placements, cpus, set
-	plan, err := suite.PlanLoad(o)
-	if err != nil {
-		return &usageError{err.Error()}
-	}
-	if capture != nil && !mf.dryRun {
-		if err := suite.CheckTracing(); err != nil {
-			return &usageError{"load --capture-above: " + err.Error()}
-		}
-	}
-	if !mf.quiet {
-		noteLoad(stderr, "load", plan.Levels, "levels")
-	}
-	spec, err := newSpec(plan.Settings, &mf.lockFlags, mf.quiet, stderr)
-	if err != nil {
-		return err
-	}
-	doc, err := session.Run(ctx, plan.Spec(spec))
-	if err != nil {
-		return err
-	}
-	table, err := saveExports(doc, []export{jsonExport(mf.exportJSON),
-		{"--export-csv", mf.exportCSV, render.LoadCSV}, {"--export-markdown", mf.exportMarkdown, render.LoadMarkdown}}, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	if !mf.quiet {
-		render.Loads(table, doc, style(table))
-		if mf.exportJSON != "" && mf.exportJSON != "-" {
-			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
-		}
-	}
-	levels := 0
-	for _, s := range doc.Loads {
-		levels += len(s.Levels)
-	}
-	return failed(doc, "load levels", len(doc.Failures)+levels)
+	return nil
 }

@@ -167,82 +167,19 @@ func (m *measureFlags) preset() preset {
 }
 
 // settings validates the flags into the scheduler's sampling options and
-// the document's settings record.
+// the document's settings record, with the placements and CPUs asked for.
 func (m *measureFlags) settings() (suite.Sampling, result.Settings, []model.Placement, []int, error) {
-	p := m.preset()
-	o := suite.Sampling{Runs: p.runs, SamplesPerBlock: p.block, Warmup: p.warmup, MinTime: p.minTime, Span: p.span,
-		PerfCheck: !m.noPerf, Timeout: m.timeout}
-	set := result.Settings{Preset: p.name}
-	// A value given is used as given or refused: never replaced by a
-	// default (--runs 0 is an error, not "the default").
-	given := func(name string) bool { return m.fs != nil && m.fs.Changed(name) }
-	custom := false
-	if given("runs") {
-		if m.runs < 1 || m.runs > 100000 {
-			return suite.Sampling{}, set, nil, nil, usagef("--runs must be between 1 and 100000, got %d", m.runs)
-		}
-		o.Runs, custom = m.runs, true
+	o, err := m.sampling()
+	if err != nil {
+		return suite.Sampling{}, result.Settings{}, nil, nil, err
 	}
-	if given("warmup") {
-		if m.warmup < 0 || m.warmup > 1000 {
-			return suite.Sampling{}, set, nil, nil, usagef("--warmup must be between 0 and 1000, got %d", m.warmup)
-		}
-		o.Warmup, custom = m.warmup, true
-	}
-	if given("samples-per-block") {
-		if m.block < 1 || m.block > 10000 {
-			return suite.Sampling{}, set, nil, nil, usagef("--samples-per-block must be between 1 and 10000, got %d", m.block)
-		}
-		o.SamplesPerBlock, custom = m.block, true
-	}
-	if given("min-time") {
-		if m.minTime < 10*time.Microsecond || m.minTime > 10*time.Second {
-			return suite.Sampling{}, set, nil, nil, usagef("--min-time must be between 10µs and 10s, got %v", m.minTime)
-		}
-		o.MinTime, custom = m.minTime, true
-	}
-	if given("target-ci") && !(m.targetCI > 0 && m.targetCI < 100) {
-		return suite.Sampling{}, set, nil, nil, usagef("--target-ci must be a percentage between 0 and 100 (exclusive), got %v", m.targetCI)
-	}
-	if given("target-budget") && (m.targetBudget < time.Second || m.targetBudget > 24*time.Hour) {
-		return suite.Sampling{}, set, nil, nil, usagef("--target-budget must be between 1s and 24h, got %v", m.targetBudget)
-	}
-	if given("target-budget") && !given("target-ci") {
-		return suite.Sampling{}, set, nil, nil, usagef("--target-budget needs --target-ci")
-	}
-	if given("span") {
-		if m.span < 0 || m.span > 24*time.Hour {
-			return suite.Sampling{}, set, nil, nil, usagef("--span must be between 0 (no pacing) and 24h, got %v", m.span)
-		}
-		o.Span, custom = m.span, true
-	}
-	if given("timeout") && (m.timeout < time.Second || m.timeout > 24*time.Hour) {
-		return suite.Sampling{}, set, nil, nil, usagef("--timeout must be between 1s and 24h, got %v", m.timeout)
-	}
-	if given("iterations") && (m.iterations < 1 || m.iterations > 1<<40) {
-		return suite.Sampling{}, set, nil, nil, usagef("--iterations must be between 1 and 2^40, got %d", m.iterations)
-	}
-	o.Iterations = m.iterations
-	if custom || m.iterations > 0 {
+	set := result.Settings{Preset: o.Preset}
+	if o.Given != (suite.Given{}) || o.Iterations > 0 {
 		set.Preset = "custom"
 	}
-	var placements []model.Placement
-	for _, s := range m.placements {
-		for _, part := range strings.Split(s, ",") {
-			pl, err := model.ParsePlacement(strings.TrimSpace(part)) // "" included: an empty --placement is refused
-			if err != nil {
-				return suite.Sampling{}, set, nil, nil, &usageError{err.Error()}
-			}
-			if pin, why := platform.This.Gives(platform.Pinning); !pin && pl != model.Unpinned {
-				return suite.Sampling{}, set, nil, nil, usagef("--placement %s: %s", pl, why)
-			}
-			if !slices.Contains(placements, pl) {
-				placements = append(placements, pl)
-			}
-		}
-	}
-	if given("placement") && len(placements) == 0 {
-		return suite.Sampling{}, set, nil, nil, usagef("--placement needs %s", model.PlacementNames("and/or"))
+	placements, err := m.placementList()
+	if err != nil {
+		return suite.Sampling{}, set, nil, nil, err
 	}
 	cpus, err := resolveCPUs(m.cpus)
 	if err != nil {
@@ -255,17 +192,102 @@ func (m *measureFlags) settings() (suite.Sampling, result.Settings, []model.Plac
 		return suite.Sampling{}, set, nil, nil, err
 	}
 	seed := int64(m.seed)
-	if !given("seed") {
+	if !m.given("seed") {
 		seed = time.Now().UnixNano()
 	}
 	for _, pl := range placements {
 		set.Placements = append(set.Placements, string(pl))
 	}
 	set.CPUs, set.Seed, set.DryRun = cpus, seed, m.dryRun
+	return o, o.Record(set), placements, cpus, nil
+}
+
+// given says whether the flag name was given on the command line.
+func (m *measureFlags) given(name string) bool { return m.fs != nil && m.fs.Changed(name) }
+
+// sampling is the preset the flags chose with each sampling value they
+// gave, checked against its range: a value given is used as given or
+// refused, never replaced by a default (--runs 0 is an error, not "the
+// default"). Given records which were given, so that a command's own
+// defaults replace only the preset's.
+func (m *measureFlags) sampling() (suite.Sampling, error) {
+	p := m.preset()
+	o := suite.Sampling{Runs: p.runs, SamplesPerBlock: p.block, Warmup: p.warmup, MinTime: p.minTime, Span: p.span,
+		PerfCheck: !m.noPerf, Timeout: m.timeout, Preset: p.name}
+	if m.given("runs") {
+		if m.runs < 1 || m.runs > 100000 {
+			return o, usagef("--runs must be between 1 and 100000, got %d", m.runs)
+		}
+		o.Runs, o.Given.Runs = m.runs, true
+	}
+	if m.given("warmup") {
+		if m.warmup < 0 || m.warmup > 1000 {
+			return o, usagef("--warmup must be between 0 and 1000, got %d", m.warmup)
+		}
+		o.Warmup, o.Given.Warmup = m.warmup, true
+	}
+	if m.given("samples-per-block") {
+		if m.block < 1 || m.block > 10000 {
+			return o, usagef("--samples-per-block must be between 1 and 10000, got %d", m.block)
+		}
+		o.SamplesPerBlock, o.Given.SamplesPerBlock = m.block, true
+	}
+	if m.given("min-time") {
+		if m.minTime < 10*time.Microsecond || m.minTime > 10*time.Second {
+			return o, usagef("--min-time must be between 10µs and 10s, got %v", m.minTime)
+		}
+		o.MinTime, o.Given.MinTime = m.minTime, true
+	}
+	if m.given("target-ci") && !(m.targetCI > 0 && m.targetCI < 100) {
+		return o, usagef("--target-ci must be a percentage between 0 and 100 (exclusive), got %v", m.targetCI)
+	}
+	if m.given("target-budget") && (m.targetBudget < time.Second || m.targetBudget > 24*time.Hour) {
+		return o, usagef("--target-budget must be between 1s and 24h, got %v", m.targetBudget)
+	}
+	if m.given("target-budget") && !m.given("target-ci") {
+		return o, usagef("--target-budget needs --target-ci")
+	}
+	if m.given("span") {
+		if m.span < 0 || m.span > 24*time.Hour {
+			return o, usagef("--span must be between 0 (no pacing) and 24h, got %v", m.span)
+		}
+		o.Span, o.Given.Span = m.span, true
+	}
+	if m.given("timeout") && (m.timeout < time.Second || m.timeout > 24*time.Hour) {
+		return o, usagef("--timeout must be between 1s and 24h, got %v", m.timeout)
+	}
+	if m.given("iterations") && (m.iterations < 1 || m.iterations > 1<<40) {
+		return o, usagef("--iterations must be between 1 and 2^40, got %d", m.iterations)
+	}
+	o.Iterations = m.iterations
 	if m.targetCI > 0 {
 		o.TargetCI, o.TargetBudget = m.targetCI/100, m.targetBudget
 	}
-	return o, o.Record(set), placements, cpus, nil
+	return o, nil
+}
+
+// placementList reads --placement: each placement once, in the order
+// given; an empty one is refused.
+func (m *measureFlags) placementList() ([]model.Placement, error) {
+	var placements []model.Placement
+	for _, s := range m.placements {
+		for _, part := range strings.Split(s, ",") {
+			pl, err := model.ParsePlacement(strings.TrimSpace(part)) // "" included: an empty --placement is refused
+			if err != nil {
+				return nil, &usageError{err.Error()}
+			}
+			if pin, why := platform.This.Gives(platform.Pinning); !pin && pl != model.Unpinned {
+				return nil, usagef("--placement %s: %s", pl, why)
+			}
+			if !slices.Contains(placements, pl) {
+				placements = append(placements, pl)
+			}
+		}
+	}
+	if m.given("placement") && len(placements) == 0 {
+		return nil, usagef("--placement needs %s", model.PlacementNames("and/or"))
+	}
+	return placements, nil
 }
 
 // resolveCPUs parses --cpus and checks every CPU against this process's
@@ -528,65 +550,31 @@ func colorOn(mode colorMode, tty bool, noColor, term string) bool {
 	return noColor == "" && tty && term != "dumb"
 }
 
-// newSpec frames the session of a measuring command: the tool, the
-// command line, the settings record, the CPUs, the seed, the lock, and the
-// progress bar on a terminal. The suite completes it with the command's
-// steps.
-func newSpec(set result.Settings, lf *lockFlags, quiet bool, stderr io.Writer) (session.Spec, error) {
-	spec := session.Spec{Tool: tool(), Command: append([]string{"ctxbench"}, os.Args[1:]...), Settings: set,
-		CPUs: set.CPUs, Seed: set.Seed, DryRun: set.DryRun, Log: stderr}
-	lock, err := lf.lock(stderr)
-	if err != nil {
-		return spec, err
-	}
-	spec.Lock = lock
-	if !quiet && isTTY(stderr) {
-		spec.Progress = newProgressBar(stderr)
-	}
-	if quiet {
-		spec.Log = io.Discard
-	}
-	return spec, nil
-}
-
-// present writes the document's exports, then shows it with show on the
-// terminal — stdout, or stderr when an export claims stdout ("-") — and
-// says where the JSON went.
-func present(doc *result.Document, mf *measureFlags, stdout, stderr io.Writer, show func(io.Writer)) error {
-	table, err := saveExports(doc, mf.exports(doc), stdout, stderr)
-	if err != nil {
-		return err
-	}
-	if !mf.quiet {
-		view(table, show)
-		if mf.exportJSON != "" && mf.exportJSON != "-" {
-			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
-		}
-	}
-	return nil
-}
-
 // exports is the table of what a measuring command can write, by flag.
 // A document with creation or memory sections (the default ladder) also
 // writes them beside the CSV, one file each (their columns differ):
 // FILE.csv → FILE-creation.csv, FILE-memory.csv; the Markdown export holds
 // every section in one file.
 func (m *measureFlags) exports(doc *result.Document) []export {
-	ex := []export{
-		jsonExport(m.exportJSON),
-		{"--export-csv", m.exportCSV, render.CSV},
-		{"--export-markdown", m.exportMarkdown, render.Markdown},
-		{"--export-gobench", m.exportGoBench, render.GoBench},
-	}
-	if doc != nil && m.exportCSV != "" && m.exportCSV != "-" {
+	ex := append(m.exportsAs(render.CSV, render.Markdown)(doc), export{"--export-gobench", m.exportGoBench, render.GoBench})
+	if csv := ex[1]; doc != nil && csv.path != "" && csv.path != "-" {
 		if len(doc.Spawn) > 0 {
-			ex = append(ex, export{"--export-csv", sectionPath(m.exportCSV, "creation"), render.SpawnCSV})
+			ex = append(ex, export{csv.flag, sectionPath(csv.path, "creation"), render.SpawnCSV})
 		}
 		if len(doc.Memory) > 0 {
-			ex = append(ex, export{"--export-csv", sectionPath(m.exportCSV, "memory"), render.MemoryCSV})
+			ex = append(ex, export{csv.flag, sectionPath(csv.path, "memory"), render.MemoryCSV})
 		}
 	}
 	return ex
+}
+
+// exportsAs is the JSON, CSV and Markdown exports of the measure flags,
+// the tables written by csv and markdown: a command whose tables are its
+// own (load) passes its writers.
+func (m *measureFlags) exportsAs(csv, markdown func(io.Writer, *result.Document) error) func(*result.Document) []export {
+	return func(*result.Document) []export {
+		return []export{jsonExport(m.exportJSON), {"--export-csv", m.exportCSV, csv}, {"--export-markdown", m.exportMarkdown, markdown}}
+	}
 }
 
 // sectionPath names a section's file beside path: ladder.csv →

@@ -46,12 +46,6 @@ func checkExports(pairs ...[2]string) error {
 	return nil
 }
 
-// saveJSON writes the document when asked and returns where the tables go:
-// stdout, unless the JSON claimed it.
-func saveJSON(doc *result.Document, path string, stdout, stderr io.Writer) (io.Writer, error) {
-	return saveExports(doc, []export{jsonExport(path)}, stdout, stderr)
-}
-
 // failed is the exit error of a run in which some measurements failed: how
 // many of how many, and the first (the tables may have been silenced by -q).
 func failed(doc *result.Document, what string, total int) error {

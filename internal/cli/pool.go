@@ -28,7 +28,9 @@ type poolFlags struct {
 	seed                                  seedValue
 	pgDSN, redisURL                       string
 	lf                                    lockFlags
-	flags                                 *pflag.FlagSet // what was given, for the settings record
+	// custom says a flag changed how each point is sampled (window
+	// length, warm-up, repetitions): the record's preset is then "custom".
+	custom bool
 }
 
 func newPool(stdout, stderr io.Writer) *cobra.Command {
@@ -55,7 +57,6 @@ method. Needs: apt-get install -y postgresql redis-server`,
   ctxbench pool --export-json pools.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			pf.flags = cmd.Flags()
 			cfg, err := pf.config(cmd.Flags())
 			if err != nil {
 				return err
@@ -131,16 +132,16 @@ func (pf *poolFlags) config(f *pflag.FlagSet) (suite.PoolConfig, error) {
 		cfg.Placements = pf.placements
 	}
 	if f.Changed("duration") {
-		cfg.Duration = pf.duration
+		cfg.Duration, pf.custom = pf.duration, true
 	}
 	if givenAs(f, "warmup-time", "warmup") != "" {
-		cfg.Warmup = pf.warmupTime
+		cfg.Warmup, pf.custom = pf.warmupTime, true
 	}
 	if as := givenAs(f, "runs", "repetitions"); as != "" {
 		if pf.runs < 1 || pf.runs > 100000 {
 			return cfg, usagef("%s must be between 1 and 100000, got %d", as, pf.runs)
 		}
-		cfg.Repetitions = pf.runs
+		cfg.Repetitions, pf.custom = pf.runs, true
 	}
 	if pf.quietWait < 0 {
 		return cfg, usagef("--wait-quiet must not be negative, got %v", pf.quietWait)
@@ -168,7 +169,8 @@ func (pf *poolFlags) config(f *pflag.FlagSet) (suite.PoolConfig, error) {
 	return cfg, checkExports([2]string{"--export-json", pf.exportJSON})
 }
 
-// runPool measures the sweep and reports it.
+// runPool measures the sweep and reports it. The sweep tells its own
+// progress (prog): the session's progress bar and log stay off.
 func runPool(ctx context.Context, pf *poolFlags, cfg suite.PoolConfig, stdout, stderr io.Writer) error {
 	var prog suite.PoolProgress // nil: quiet
 	if !pf.quiet && isTTY(stderr) {
@@ -176,60 +178,43 @@ func runPool(ctx context.Context, pf *poolFlags, cfg suite.PoolConfig, stdout, s
 	} else if !pf.quiet {
 		prog = &poolLog{w: stderr}
 	}
-	spec, err := newSpec(poolSettings(cfg, pf.quick, pf.flags), &pf.lf, true, stderr)
-	if err != nil {
-		return err
+	ms := measurement{settings: pf.settings(cfg), lock: &pf.lf, quiet: pf.quiet, exports: onlyJSON(pf.exportJSON)}
+	ms.compose = func(spec session.Spec) (session.Spec, error) {
+		spec.Progress, spec.Log = nil, io.Discard
+		return suite.Pool(spec, cfg, prog), nil
 	}
-	doc, err := session.Run(ctx, suite.Pool(spec, cfg, prog))
 	if p, ok := prog.(*poolProgress); ok {
-		p.end()
+		ms.after = p.end
 	}
-	if err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case suite.Refused(err):
-			return usagef("%v", err)
-		case suite.Missing(err):
-			return &exitError{ExitFailure, err.Error()}
-		}
-		return err
+	ms.show = func(w io.Writer, doc *result.Document) {
+		render.Pools(w, doc.Pools)
+		render.Missing(w, doc)
 	}
-	res := doc.Pools
-	out, err := saveJSON(doc, pf.exportJSON, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	if !pf.quiet {
-		view(out, func(w io.Writer) {
-			render.Pools(w, res)
-			render.Missing(w, doc)
-		})
-	}
-	windows := 0
-	for _, s := range res.Servers {
-		for _, se := range s.Series {
-			for _, p := range se.Points {
-				windows += len(p.Windows)
+	ms.failures = func(doc *result.Document) error {
+		windows := 0
+		for _, s := range doc.Pools.Servers {
+			for _, se := range s.Series {
+				for _, p := range se.Points {
+					windows += len(p.Windows)
+				}
 			}
 		}
+		return failed(doc, "windows", windows+len(doc.Failures))
 	}
-	return failed(doc, "windows", windows+len(doc.Failures))
+	return ms.run(ctx, stdout, stderr)
 }
 
-// poolSettings is the settings record of a sweep: its preset, placements
-// and seed. As run's, a preset whose sampling a flag changed (window
-// length, warm-up, repetitions) is recorded as "custom", never as the
-// preset it no longer is.
-func poolSettings(cfg suite.PoolConfig, quick bool, f *pflag.FlagSet) result.Settings {
+// settings is the settings record of a sweep: its preset, placements and
+// seed. As run's, a preset whose sampling a flag changed (window length,
+// warm-up, repetitions) is recorded as "custom", never as the preset it no
+// longer is.
+func (pf *poolFlags) settings(cfg suite.PoolConfig) result.Settings {
 	preset := "default"
-	if quick {
+	switch {
+	case pf.custom:
+		preset = "custom"
+	case pf.quick:
 		preset = "quick"
-	}
-	for _, name := range []string{"duration", "warmup-time", "warmup", "runs", "repetitions"} {
-		if fl := f.Lookup(name); fl != nil && fl.Changed {
-			preset = "custom"
-		}
 	}
 	return result.Settings{Preset: preset, Placements: cfg.Placements, Seed: int64(cfg.Seed)}
 }

@@ -49,30 +49,19 @@ publication got wrong. With no names it runs them all; some take minutes
 				return err
 			}
 			set := result.Settings{Preset: map[bool]string{true: "quick", false: "as-published"}[quick], CPUs: cpuList}
-			spec, err := newSpec(set, &lf, quiet, stderr)
-			if err != nil {
-				return err
+			ms := measurement{settings: set, lock: &lf, quiet: quiet, exports: onlyJSON(exportJSON)}
+			ms.compose = func(spec session.Spec) (session.Spec, error) {
+				spec.Progress = nil // long experiments log a line per stage instead
+				return suite.Replicate(spec, suite.ReplicateOptions{Experiments: xs, Quick: quick, Stderr: stderr})
 			}
-			spec.Progress = nil // long experiments log a line per stage instead
-			spec, err = suite.Replicate(spec, suite.ReplicateOptions{Experiments: xs, Quick: quick, Stderr: stderr})
-			if err != nil {
-				return &usageError{err.Error()}
+			ms.show = func(w io.Writer, doc *result.Document) { render.Replications(w, doc) }
+			ms.failures = func(doc *result.Document) error {
+				if failures := suite.FailedPublished(doc, xs); failures > 0 {
+					return &exitError{ExitFailure, fmt.Sprintf("%d of %d experiments failed", failures, len(xs))}
+				}
+				return nil
 			}
-			doc, err := session.Run(cmd.Context(), spec)
-			if err != nil {
-				return err
-			}
-			out, err := saveJSON(doc, exportJSON, stdout, stderr)
-			if err != nil {
-				return err
-			}
-			if !quiet {
-				view(out, func(w io.Writer) { render.Replications(w, doc) })
-			}
-			if failures := suite.FailedPublished(doc, xs); failures > 0 {
-				return &exitError{ExitFailure, fmt.Sprintf("%d of %d experiments failed", failures, len(xs))}
-			}
-			return nil
+			return ms.run(cmd.Context(), stdout, stderr)
 		},
 	}
 	f := cmd.Flags()

@@ -13,6 +13,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/machine"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/suite"
 )
@@ -103,73 +104,65 @@ func runRing(ctx context.Context, mf *measureFlags, rf *ringFlags, stdout, stder
 	if err := mf.refuseTables("ring's points are in --export-json"); err != nil {
 		return err
 	}
-	var kinds []suite.RingKind
-	for _, s := range rf.kinds {
-		for _, part := range strings.Split(s, ",") {
-			k, err := suite.ParseRingKind(strings.TrimSpace(part))
-			if err != nil {
-				return &usageError{err.Error()}
-			}
-			kinds = append(kinds, k)
-		}
-	}
-	tasks, err := suite.ParseRingTasks(rf.tasks)
-	if err != nil {
-		return usagef("--tasks: %v", err)
-	}
-	wss, err := suite.ParseRingWorkingSets(rf.workingSets)
-	if err != nil {
-		return usagef("--working-set: %v", err)
-	}
-	stack, err := suite.ParseRingBytes(rf.stack)
-	if err != nil || stack < 16<<10 || stack > 1<<30 {
-		return usagef("--stack %q: want a size from 16KiB to 1GiB", rf.stack)
-	}
-	if err := catalog.CheckContainerPreset(rf.container); err != nil {
-		return &usageError{"--container: " + err.Error()}
-	}
-	var ipc model.RingIPC
-	switch rf.ipc {
-	case "pipe":
-	case "eventfd":
-		ipc = model.RingEventfd
-	default:
-		return usagef("--ipc %q: want pipe or eventfd", rf.ipc)
-	}
-	so, set, placements, cpus, err := mf.settings()
-	if err != nil {
+	var o suite.RingOptions
+	if err := rf.sweep(&o.RingSweep); err != nil {
 		return err
 	}
-	plan, err := suite.PlanRing(suite.RingOptions{
-		Kinds: kinds, Tasks: tasks, WorkingSets: wss, Placements: placements, StackBytes: stack, IPC: ipc, Container: rf.container,
-		CPUs: cpus, Sampling: so, Preset: mf.preset().name, Settings: set,
-		RunsGiven: mf.fs.Changed("runs"), BlockGiven: mf.fs.Changed("samples-per-block"), WarmupGiven: mf.fs.Changed("warmup"),
-	})
+	var err error
+	if o.Sampling, o.Settings, o.Placements, o.CPUs, err = mf.settings(); err != nil {
+		return err
+	}
+	plan, err := suite.PlanRing(o)
 	if err != nil {
 		return &usageError{err.Error()}
 	}
 	if !mf.quiet {
 		noteLoad(stderr, "ring", plan.Points, "points")
 	}
-	spec, err := newSpec(plan.Settings, &mf.lockFlags, mf.quiet, stderr)
-	if err != nil {
-		return err
+	ms := mf.measurement(plan.Settings)
+	ms.compose = func(spec session.Spec) (session.Spec, error) { return plan.Spec(spec), nil }
+	ms.show = func(w io.Writer, doc *result.Document) { render.Rings(w, doc, style(w)) }
+	ms.failures = func(doc *result.Document) error {
+		return failed(doc, "ring points", len(doc.Failures)+len(doc.Rings))
 	}
-	doc, err := session.Run(ctx, plan.Spec(spec))
-	if err != nil {
-		return err
-	}
-	table, err := saveJSON(doc, mf.exportJSON, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	if !mf.quiet {
-		view(table, func(w io.Writer) { render.Rings(w, doc, style(w)) })
-		if mf.exportJSON != "" && mf.exportJSON != "-" {
-			fmt.Fprintf(table, "\nresults written to %s\n", mf.exportJSON)
+	return ms.run(ctx, stdout, stderr)
+}
+
+// sweep parses the ring's own flags into the experiment's options: the
+// kinds, sizes and working sets swept, each member's stack, the links and
+// the container preset.
+func (rf *ringFlags) sweep(o *suite.RingSweep) error {
+	for _, s := range rf.kinds {
+		for _, part := range strings.Split(s, ",") {
+			k, err := suite.ParseRingKind(strings.TrimSpace(part))
+			if err != nil {
+				return &usageError{err.Error()}
+			}
+			o.Kinds = append(o.Kinds, k)
 		}
 	}
-	return failed(doc, "ring points", len(doc.Failures)+len(doc.Rings))
+	var err error
+	if o.Tasks, err = suite.ParseRingTasks(rf.tasks); err != nil {
+		return usagef("--tasks: %v", err)
+	}
+	if o.WorkingSets, err = suite.ParseRingWorkingSets(rf.workingSets); err != nil {
+		return usagef("--working-set: %v", err)
+	}
+	if o.StackBytes, err = suite.ParseRingBytes(rf.stack); err != nil || o.StackBytes < 16<<10 || o.StackBytes > 1<<30 {
+		return usagef("--stack %q: want a size from 16KiB to 1GiB", rf.stack)
+	}
+	if err := catalog.CheckContainerPreset(rf.container); err != nil {
+		return &usageError{"--container: " + err.Error()}
+	}
+	o.ContainerPreset = rf.container
+	switch rf.ipc {
+	case "pipe":
+	case "eventfd":
+		o.IPC = model.RingEventfd
+	default:
+		return usagef("--ipc %q: want pipe or eventfd", rf.ipc)
+	}
+	return nil
 }
 
 // refuseEmptyElements refuses a comma-separated list flag, among names,

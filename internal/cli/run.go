@@ -10,6 +10,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/suite"
 )
@@ -51,29 +52,21 @@ func runLadder(ctx context.Context, mf *measureFlags, benches []*model.Benchmark
 	if err != nil {
 		return err
 	}
-	spec, err := newSpec(set, &mf.lockFlags, mf.quiet, stderr)
-	if err != nil {
-		return err
+	ms := mf.measurement(set)
+	ms.compose = func(spec session.Spec) (session.Spec, error) {
+		spec.History = mf.historyPath(stderr)
+		return suite.Ladder(spec, suite.LadderOptions{Benches: benches, Placements: placements, Sampling: o,
+			Full: ladderRun, SwitchesOnly: mf.switchesOnly, Quick: mf.quick}), nil
 	}
-	spec.History = mf.historyPath(stderr)
-	spec = suite.Ladder(spec, suite.LadderOptions{Benches: benches, Placements: placements, Sampling: o,
-		Full: ladderRun, SwitchesOnly: mf.switchesOnly, Quick: mf.quick})
-	doc, err := session.Run(ctx, spec)
-	if suite.Refused(err) {
-		return &usageError{err.Error()}
-	}
-	if err != nil {
-		return err
-	}
-	err = present(doc, mf, stdout, stderr, func(w io.Writer) {
+	ms.show = func(w io.Writer, doc *result.Document) {
 		render.Ladder(w, doc, style(w))
 		render.Spawn(w, doc)
 		render.Memory(w, doc)
 		render.Hierarchy(w, doc)
 		render.Missing(w, doc)
-	})
-	if err != nil {
-		return err
 	}
-	return failed(doc, "measurements", len(doc.Failures)+len(doc.Results)+len(doc.Spawn)+len(doc.Memory))
+	ms.failures = func(doc *result.Document) error {
+		return failed(doc, "measurements", len(doc.Failures)+len(doc.Results)+len(doc.Spawn)+len(doc.Memory))
+	}
+	return ms.run(ctx, stdout, stderr)
 }

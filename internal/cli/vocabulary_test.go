@@ -121,7 +121,7 @@ func poolConfig(t *testing.T, args ...string) (suite.PoolConfig, result.Settings
 	if err != nil {
 		t.Fatalf("%v: %v", args, err)
 	}
-	return cfg, poolSettings(cfg, pf.quick, cmd.Flags())
+	return cfg, pf.settings(cfg)
 }
 
 // A sampling flag makes pool's preset "custom", as it does run's.
@@ -260,7 +260,7 @@ func TestLifecycleExports(t *testing.T) {
 	} {
 		ex := lifecycleExports{json: filepath.Join(dir, c.name+".json"), csv: filepath.Join(dir, c.name+".csv"), markdown: filepath.Join(dir, c.name+".md")}
 		var out, errb bytes.Buffer
-		if err := presentLifecycle(doc, ex.list(c.csv, c.markdown), false, &out, &errb, c.show); err != nil {
+		if err := lifecycle(nil, nil, false, false, ex.list(c.csv, c.markdown), nil, c.show).present(doc, &out, &errb); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		if _, err := result.Load(ex.json, nil); err != nil {
@@ -285,7 +285,7 @@ func TestLifecycleExports(t *testing.T) {
 		out.Reset()
 		errb.Reset()
 		ex = lifecycleExports{csv: "-"}
-		if err := presentLifecycle(doc, ex.list(c.csv, c.markdown), false, &out, &errb, c.show); err != nil {
+		if err := lifecycle(nil, nil, false, false, ex.list(c.csv, c.markdown), nil, c.show).present(doc, &out, &errb); err != nil {
 			t.Fatal(err)
 		}
 		if recs, err := csv.NewReader(&out).ReadAll(); err != nil || len(recs) != c.rows+1 {

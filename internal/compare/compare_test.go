@@ -289,6 +289,9 @@ func TestEnvironmentCheckCoversTheFingerprint(t *testing.T) {
 			t.Errorf("no %q among the differences:\n%s", want, all)
 		}
 	}
+	if want := fmt.Sprintf("min time ns differs: %d (a) vs %d (b)", a.Settings.MinTimeNS, b.Settings.MinTimeNS); !strings.Contains(all, want) {
+		t.Errorf("no %q (whole numbers as recorded) among the differences:\n%s", want, all)
+	}
 	if strings.Count(all, "kernel differs") != 1 {
 		t.Errorf("the kernel is warned about more than once:\n%s", all)
 	}
@@ -405,5 +408,23 @@ func TestCompareSets(t *testing.T) {
 	}
 	if _, err := compare.CompareSets(nil, before, compare.Options{}); err == nil {
 		t.Error("an empty side was accepted")
+	}
+}
+
+// A set whose files' fingerprints differ names the fields that do, also
+// one the first file leaves out (no commit recorded) and another has.
+func TestCompareSetsNamesTheBuildPartsThatDiffer(t *testing.T) {
+	a, b := doc(t, testdoc.Options{Seed: 1}), doc(t, testdoc.Options{Seed: 2})
+	a.Tool.Commit, b.Tool.Commit = "", "0123abcd"
+	c, err := compare.CompareSets([]compare.Input{in("a", a), in("b", b)}, []compare.Input{in("c", doc(t, testdoc.Options{Seed: 3}))}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hints := strings.Join(c.Hints, "\n")
+	if !strings.Contains(hints, "the before set's files do not share one fingerprint (commit)") {
+		t.Errorf("the before set's differing commit is not named:\n%s", hints)
+	}
+	if strings.Contains(hints, "the after set") {
+		t.Errorf("a set of one file called unlike itself:\n%s", hints)
 	}
 }

@@ -1,10 +1,25 @@
 // Package experiment is the contract every experiment keeps: what it is
-// given to run with (Env) and what it hands back (Part). The experiments
-// themselves live in the packages below — ladder, ring, lifecycle
-// (creation and memory), pool, replicate — and each supplies only its plan
-// and its aggregation: the scheduler (internal/schedule) runs the blocks,
-// and the session (internal/session) turns the parts into one result
-// document. No experiment imports another.
+// given to run with (Env) and what it hands back (Part), and what every
+// experiment checks the same way: its blocks (blocks.go), the placement its
+// sides were seen at (placement.go), and the slow-hop capture's blocks
+// aggregated for explain and load alike (capture.go).
+//
+// The experiments live in the packages below, one each:
+//   - ladder: the switch ladder, and an interleaved A/B's two sides of each
+//     cell with their paired change (ab.go: ctxbench ab);
+//   - ring: N contexts passing a token around a ring (ctxbench ring);
+//   - lifecycle: creation and memory per context (ctxbench spawn, memory);
+//   - pool: connection pools against real servers (ctxbench pool);
+//   - aa: the A/A self-test, the same cells in several sittings (ctxbench aa);
+//   - explain: the kernel phases of a hop, traced with BPF (ctxbench explain);
+//   - load: wake-up and request latency under open-loop load (ctxbench load);
+//   - replicate: the published experiments and every published figure
+//     (ctxbench replicate).
+//
+// Each supplies only its plan and its aggregation: the scheduler
+// (internal/schedule) runs the blocks, the session (internal/session) turns
+// the parts into one result document, and internal/suite composes the
+// experiments of each command. No experiment imports another.
 package experiment
 
 import (

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -29,28 +30,29 @@ const (
 
 // ParseThreshold reads --capture-above: a duration ("50us", "1.5ms") above
 // zero, or a percentile of the cell's hops ("p99", "p99.9") from p50 to
-// p99.99. The error is one line that says what is wrong.
+// p99.99. The error is one line that says what is wrong with the value;
+// the command line, which parses the flag, names it.
 func ParseThreshold(s string) (Threshold, error) {
 	v := strings.TrimSpace(s)
 	if q, ok := strings.CutPrefix(strings.ToLower(v), "p"); ok {
 		p, err := strconv.ParseFloat(q, 64)
 		if err != nil || math.IsNaN(p) || math.IsInf(p, 0) {
-			return Threshold{}, fmt.Errorf("--capture-above %q: a percentile is p followed by a number, like p99 or p99.9", s)
+			return Threshold{}, errors.New("a percentile is p followed by a number, like p99 or p99.9")
 		}
 		if p/100 < MinCaptureQuantile || p/100 > MaxCaptureQuantile {
-			return Threshold{}, fmt.Errorf("--capture-above %q: a percentile must be from p%g to p%g", s, 100*MinCaptureQuantile, 100*MaxCaptureQuantile)
+			return Threshold{}, fmt.Errorf("a percentile must be from p%g to p%g", 100*MinCaptureQuantile, 100*MaxCaptureQuantile)
 		}
 		return Threshold{Quantile: p / 100}, nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		return Threshold{}, fmt.Errorf("--capture-above %q: want a duration above zero (50us, 1ms) or a percentile of the cell's hops (p99, p99.9)", s)
+		return Threshold{}, errors.New("want a duration above zero (50us, 1ms) or a percentile of the cell's hops (p99, p99.9)")
 	}
 	if d <= 0 {
-		return Threshold{}, fmt.Errorf("--capture-above %q: a duration must be above zero", s)
+		return Threshold{}, errors.New("a duration must be above zero")
 	}
 	if d > time.Minute {
-		return Threshold{}, fmt.Errorf("--capture-above %q: a hop longer than a minute is not a hop", s)
+		return Threshold{}, errors.New("a hop longer than a minute is not a hop")
 	}
 	return Threshold{AboveNs: d.Nanoseconds()}, nil
 }

@@ -1,7 +1,8 @@
 package result
 
-// history.go: the two intervals of a figure and the fingerprint that says
-// which sittings are of one machine.
+// history.go: the two intervals of a figure, the host's state, and what
+// the machine's history knew of a run (the fingerprint that says which
+// sittings are of one machine is fingerprint.go's).
 //
 // A figure's precision interval (ci_low, ci_high) says where this sitting's
 // median lies; it comes from the sitting's own blocks. Its reproducibility
@@ -11,13 +12,7 @@ package result
 // internal/store). A figure whose machine has not learned it carries null.
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/stats"
 )
@@ -135,7 +130,7 @@ type History struct {
 	// this one.
 	Before int `json:"sittings_before"`
 	// Machine is the key of the fingerprint's machine part
-	// (FingerprintFields.Machine): the noise is learned from every
+	// (FingerprintFields.MachineKey): the noise is learned from every
 	// sitting of the machine, MachineBefore of them in Builds builds
 	// (kernels, ctxbench builds, figure-changing settings; this run's
 	// included).
@@ -150,162 +145,6 @@ type History struct {
 	Recorded   bool    `json:"recorded"`
 	// Note says why the run was not recorded or not read, in one line.
 	Note string `json:"note,omitempty"`
-}
-
-// FingerprintFields are what must be equal for two sittings to belong to
-// one history: the machine (by host name: a container or CI runner whose
-// name changes every run starts a history every run) and its kernel, boot
-// options and mitigations, how it is virtualized, what sets its clock, idle
-// and scheduling behaviour, the build of ctxbench (commit, or a hash of the
-// executable when no clean commit is recorded), and the settings that
-// change a figure (not those that only change its precision, such as
-// --runs). compare warns about every field of it that differs between
-// two runs (internal/compare attrs and fingerprintDiffs), so a change
-// tested against reproducibility never crosses one of those unsaid.
-type FingerprintFields struct {
-	Host         string `json:"host"`
-	CPU          string `json:"cpu"`
-	Microcode    string `json:"microcode,omitempty"`
-	Kernel       string `json:"kernel"`
-	KernelBuild  string `json:"kernel_build"`
-	Virt         string `json:"virtualization"`
-	KVMBackend   string `json:"kvm_backend"`
-	Governor     string `json:"governor"`
-	IdleDriver   string `json:"idle_driver"`
-	IdleGovernor string `json:"idle_governor"`
-	Cmdline      string `json:"cmdline"`
-	Mitigations  string `json:"mitigations"`
-	SMT          bool   `json:"smt_active"`
-	LogicalCPUs  int    `json:"logical_cpus"`
-	Clocksource  string `json:"clocksource"`
-	HaltPollNS   int64  `json:"kvm_halt_poll_ns"`
-	Autogroup    bool   `json:"sched_autogroup"`
-	CgroupDepth  int    `json:"cgroup_depth"`
-	// The settings that move a wake-up's tail (the preemption model, the
-	// tick, isolated and tickless CPUs, the CPU latency limit) shape the
-	// machine's noise; a BPF scheduler loaded through sched_ext is what
-	// one tests (the build's part).
-	Preempt       string `json:"preempt,omitempty"`
-	HZ            int    `json:"hz,omitempty"`
-	Isolated      string `json:"isolated_cpus,omitempty"`
-	NoHZFull      string `json:"nohz_full,omitempty"`
-	DMALatencyUS  int64  `json:"cpu_dma_latency_us,omitempty"`
-	SchedExt      string `json:"sched_ext,omitempty"`
-	Version       string `json:"version"`
-	Commit        string `json:"commit,omitempty"`
-	Build         string `json:"build,omitempty"`
-	GoVersion     string `json:"go_version"`
-	CC            string `json:"cc,omitempty"`
-	Cgo           bool   `json:"cgo"`
-	MinTimeNS     int64  `json:"min_time_ns"`
-	Iterations    uint64 `json:"iterations,omitempty"`
-	SamplesPerBlk int    `json:"samples_per_block"`
-	Warmup        int    `json:"warmup"`
-	SpanNS        int64  `json:"span_ns"`
-}
-
-// MachineFields are the fingerprint's fields that identify the machine and
-// its noise: the hardware, how it is virtualised, what sets its clock, its
-// idle and scheduling behaviour and the boot settings that shape them.
-// The rest — the kernel release and build, the mitigations it applies,
-// the ctxbench build and the settings that change a figure — is what is
-// under test (BuildFields). The machine's noise is learned across builds;
-// figures are compared per build.
-type MachineFields struct {
-	Host         string `json:"host"`
-	CPU          string `json:"cpu"`
-	Microcode    string `json:"microcode,omitempty"`
-	Virt         string `json:"virtualization"`
-	KVMBackend   string `json:"kvm_backend"`
-	Governor     string `json:"governor"`
-	IdleDriver   string `json:"idle_driver"`
-	IdleGovernor string `json:"idle_governor"`
-	Cmdline      string `json:"cmdline"`
-	SMT          bool   `json:"smt_active"`
-	LogicalCPUs  int    `json:"logical_cpus"`
-	Clocksource  string `json:"clocksource"`
-	HaltPollNS   int64  `json:"kvm_halt_poll_ns"`
-	Autogroup    bool   `json:"sched_autogroup"`
-	CgroupDepth  int    `json:"cgroup_depth"`
-	Preempt      string `json:"preempt,omitempty"`
-	HZ           int    `json:"hz,omitempty"`
-	Isolated     string `json:"isolated_cpus,omitempty"`
-	NoHZFull     string `json:"nohz_full,omitempty"`
-	DMALatencyUS int64  `json:"cpu_dma_latency_us,omitempty"`
-}
-
-// Machine is the machine part of f: its fields, their key (16 hex digits
-// of their SHA-256). The kernel command line leaves out what names the
-// kernel image (BOOT_IMAGE=, initrd=), which an upgrade of the kernel under
-// test changes without changing the machine.
-func (f FingerprintFields) Machine() (MachineFields, string) {
-	m := MachineFields{Host: f.Host, CPU: f.CPU, Microcode: f.Microcode, Virt: f.Virt, KVMBackend: f.KVMBackend,
-		Governor: f.Governor, IdleDriver: f.IdleDriver, IdleGovernor: f.IdleGovernor, Cmdline: bootSettings(f.Cmdline),
-		SMT: f.SMT, LogicalCPUs: f.LogicalCPUs, Clocksource: f.Clocksource, HaltPollNS: f.HaltPollNS,
-		Autogroup: f.Autogroup, CgroupDepth: f.CgroupDepth,
-		Preempt: f.Preempt, HZ: f.HZ, Isolated: f.Isolated, NoHZFull: f.NoHZFull, DMALatencyUS: f.DMALatencyUS}
-	b, _ := json.Marshal(m) // strings and integers always encode
-	sum := sha256.Sum256(b)
-	return m, hex.EncodeToString(sum[:8])
-}
-
-// MachineKeyOf is the machine key of a fingerprint's recorded description
-// (the JSON FingerprintOf returns); false when it is not one.
-func MachineKeyOf(description []byte) (string, bool) {
-	var f FingerprintFields
-	if err := json.Unmarshal(description, &f); err != nil || f.Host == "" && f.CPU == "" {
-		return "", false
-	}
-	_, k := f.Machine()
-	return k, true
-}
-
-// bootSettings is a kernel command line without the words that name the
-// kernel image and its initial ramdisk.
-func bootSettings(cmdline string) string {
-	var keep []string
-	for _, w := range strings.Fields(cmdline) {
-		if strings.HasPrefix(w, "BOOT_IMAGE=") || strings.HasPrefix(w, "initrd=") {
-			continue
-		}
-		keep = append(keep, w)
-	}
-	return strings.Join(keep, " ")
-}
-
-// FingerprintOf gives the fields of a document's fingerprint, their key
-// (16 hex digits of their SHA-256) and their JSON.
-func FingerprintOf(d *Document) (FingerprintFields, string, []byte) {
-	e := d.Environment
-	f := FingerprintFields{
-		Host: e.Hostname, CPU: e.CPU.Model, Microcode: e.CPU.Microcode, Kernel: e.Kernel, KernelBuild: e.KernelBuild,
-		Virt: e.Virtualization.Label, KVMBackend: e.Virtualization.KVM.Backend, Governor: e.CPU.Governor,
-		IdleDriver: e.Idle.Driver, IdleGovernor: e.Idle.Governor, Cmdline: e.Cmdline, Mitigations: mitigationsLine(e.Mitigations),
-		SMT: e.CPU.SMTActive, LogicalCPUs: e.CPU.Logical, Clocksource: e.Clocksource, HaltPollNS: e.Virtualization.KVM.HaltPollNS,
-		Autogroup: e.Scheduler.Autogroup, CgroupDepth: e.Cgroup.Depth,
-		Preempt: e.Scheduler.Preempt, HZ: e.Scheduler.HZ, Isolated: e.Scheduler.Isolated, NoHZFull: e.Scheduler.NoHZFull, SchedExt: e.Scheduler.SchedExt,
-		DMALatencyUS: dmaLatency(e.Idle.DMALatencyUS),
-		Version:      d.Tool.Version, Commit: d.Tool.Commit, Build: d.Tool.Build, GoVersion: d.Tool.GoVersion, CC: d.Tool.CC, Cgo: d.Tool.Cgo,
-		MinTimeNS: d.Settings.MinTimeNS, Iterations: d.Settings.Iterations, SamplesPerBlk: d.Settings.SamplesPerBlock,
-		Warmup: d.Settings.Warmup, SpanNS: d.Settings.SpanNS,
-	}
-	b, _ := json.Marshal(f) // a struct of strings and integers always encodes
-	sum := sha256.Sum256(b)
-	return f, hex.EncodeToString(sum[:8]), b
-}
-
-// mitigationsLine is the mitigations in a stable order, one string.
-func mitigationsLine(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%s=%s;", k, m[k])
-	}
-	return b.String()
 }
 
 // CellCPUs names the CPUs a row's sides were allowed, as the history keys
@@ -328,13 +167,4 @@ func CellCPUs(r *Result) string {
 		out += strconv.Itoa(c)
 	}
 	return out
-}
-
-// dmaLatency is the CPU latency limit as the fingerprint holds it: 0 where
-// it could not be read.
-func dmaLatency(v *int64) int64 {
-	if v == nil {
-		return 0
-	}
-	return *v
 }

@@ -140,8 +140,10 @@ type Result struct {
 	// or null where no kernel switch is expected (floor, goroutines,
 	// reference rows).
 	SwitchesPerHop *float64 `json:"switches_per_hop"`
-	// Multiple is the median as a multiple of the document's baseline row
-	// (Derived.Baseline); nil without one.
+	// Multiple is the row as a multiple of the document's baseline row
+	// (Derived.Baseline): MultipleInterval's median where there is one (the
+	// median of the per-round ratios), else the ratio of the two medians;
+	// nil without a baseline.
 	Multiple *float64 `json:"multiple_of_baseline,omitempty"`
 	// MultipleInterval is the multiple taken round by round against the
 	// baseline (their blocks interleaved), with its interval; absent when

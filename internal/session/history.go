@@ -55,7 +55,7 @@ type history struct {
 // are said in one line and noted.
 func openHistory(ctx context.Context, path string, d *result.Document, log io.Writer) *history {
 	f, fp, desc := result.FingerprintOf(d)
-	_, mk := f.Machine()
+	mk := f.MachineKey()
 	hs := &history{fp: fp, desc: desc, h: &result.History{Fingerprint: fp, Machine: mk}, log: log, cache: map[string]stats.Between{},
 		past: map[store.CellKey][]store.Past{}}
 	st, notes, err := store.Open(ctx, path)

@@ -26,7 +26,7 @@ type hostModel struct {
 // hostModel estimates the reference reading and the slope from the
 // machine's recorded blocks and the document's sittings: the slope within
 // each cell of each build (stats.HostSlope), the reference the usual
-// reading (usual).
+// reading (stats.UsualReading).
 func (hs *history) hostModel(sittings [][]result.Result) hostModel {
 	groups := map[string][]stats.ProbePoint{}
 	var readings []float64
@@ -75,7 +75,7 @@ func (hs *history) hostModel(sittings [][]result.Result) hostModel {
 		gs = append(gs, groups[g])
 	}
 	slope := stats.HostSlope(gs)
-	st := &result.HostState{ReferenceNS: usual(readings), Slope: slope, Sittings: len(bySitting)}
+	st := &result.HostState{ReferenceNS: stats.UsualReading(readings), Slope: slope, Sittings: len(bySitting)}
 	switch {
 	case !slope.OK:
 		st.Note = fmt.Sprintf("no host effect could be estimated: %d probed blocks with too little spread in the host's speed; figures are not adjusted", slope.N)
@@ -83,15 +83,6 @@ func (hs *history) hostModel(sittings [][]result.Result) hostModel {
 		st.Note = fmt.Sprintf("no host effect resolved: the blocks' figures did not move with the host's speed (slope %.2f [%.2f, %.2f] at 95%%); figures are not adjusted", slope.Beta, slope.Lo, slope.Hi)
 	}
 	return hostModel{ref: st.ReferenceNS, beta: slope.Applied, state: st}
-}
-
-// usual is the host's usual reading: the lower quartile of the readings,
-// which stays in the host's fast state while up to three quarters of the
-// blocks ran slow (slow states only ever raise a reading).
-func usual(readings []float64) float64 {
-	s := slices.Clone(readings)
-	slices.Sort(s)
-	return s[(len(s)-1)/4]
 }
 
 // adjusted is a recorded sitting's figure with the host's state taken out

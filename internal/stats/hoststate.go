@@ -28,7 +28,28 @@ package stats
 
 import (
 	"math"
+	"slices"
 )
+
+// UsualReading is the host's usual reading, the reference the host-adjusted
+// figures are moved to: the lower quartile of the positive probe readings,
+// which stays in the host's fast state while up to three quarters of the
+// blocks ran slow (slow states only ever raise a reading); 0 without one.
+// A run's host state (internal/session) and the history's view of each
+// machine (ctxbench history) both take it here.
+func UsualReading(readings []float64) float64 {
+	var s []float64
+	for _, r := range readings {
+		if r > 0 {
+			s = append(s, r)
+		}
+	}
+	if len(s) == 0 {
+		return 0
+	}
+	slices.Sort(s)
+	return s[(len(s)-1)/4]
+}
 
 // MinProbeBlocks is the fewest probed blocks (over all groups) a slope is
 // estimated from.

@@ -179,3 +179,35 @@ func TestAdjustedComparisonKeepsTheHostOut(t *testing.T) {
 		t.Errorf("adjusted comparison: %s; want ≤ 8%% false, ≥ 80%% found", summary)
 	}
 }
+
+// The usual reading is the lower quartile of the positive readings: it
+// stays on the host's fast reading while up to three quarters of the
+// blocks ran slow, moves once more than that did, and is 0 without a
+// reading.
+func TestUsualReading(t *testing.T) {
+	fast, slow := 100.0, 150.0
+	readings := func(nFast, nSlow int) []float64 {
+		var r []float64
+		for range nSlow {
+			r = append(r, slow)
+		}
+		for range nFast {
+			r = append(r, fast)
+		}
+		return append(r, 0, -1) // unread blocks
+	}
+	if u := UsualReading(readings(3, 9)); u != fast {
+		t.Errorf("3 fast, 9 slow: usual %v, want the fast reading %v", u, fast)
+	}
+	if u := UsualReading(readings(2, 10)); u != slow {
+		t.Errorf("2 fast, 10 slow: usual %v, want %v (more than three quarters slow)", u, slow)
+	}
+	if u := UsualReading([]float64{0, -5}); u != 0 {
+		t.Errorf("no reading: usual %v, want 0", u)
+	}
+	in := []float64{130, 110, 120}
+	UsualReading(in)
+	if in[0] != 130 || in[1] != 110 {
+		t.Errorf("the caller's readings were reordered: %v", in)
+	}
+}

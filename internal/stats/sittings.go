@@ -258,7 +258,7 @@ func FigureOf(s Summary) SittingFigure {
 // should be learned from sittings before b (it may include a): a change is
 // never judged by a spread it inflated itself.
 func SittingChange(a, b SittingFigure, between Between, alpha float64) Change {
-	c := Change{Method: "sittings", Ratio: math.NaN(), P: math.NaN(), N1: a.Blocks, N2: b.Blocks}
+	c := Change{Method: UnitSittings, Ratio: math.NaN(), P: math.NaN(), N1: a.Blocks, N2: b.Blocks}
 	sa, okA := a.se()
 	sb, okB := b.se()
 	if !okA || !okB || !between.OK || !(alpha > 0 && alpha < 1) {

@@ -22,6 +22,7 @@ const (
 	UnitPairedRounds = "rounds paired"   // alternating whole runs, paired round by round
 	UnitWindows      = "windows"         // a pool's measured windows, interleaved round by round
 	UnitSets         = "sittings (sets)" // SetChange: whole runs on each side, each one unit
+	UnitSittings     = "sittings"        // SittingChange: two sittings against the between-sitting spread learned
 )
 
 // verdictUnits are the units whose intervals may carry a verdict

@@ -148,12 +148,8 @@ func valuesRows(rows, cols int) string {
 // NULL).
 const (
 	qHistory = `SELECT s.id, s.started_ns,
-		c.id, c.name, c.placement, c.cpus, c.median, c.ci_low, c.ci_high, c.confidence, c.iterations, c.contended,
-		b.block, b.median, b.probe
-	FROM fingerprints f
-	JOIN sittings s ON s.fingerprint_id = f.id
-	JOIN cells c ON c.sitting_id = s.id
-	LEFT JOIN block_medians b ON b.cell_id = c.id
+		` + cellColumns + `
+	` + historyJoins + `
 	WHERE f.fingerprint = ?
 	ORDER BY s.started_ns, s.id, c.id, b.block`
 	qSittings = `SELECT count(*) FROM sittings s JOIN fingerprints f ON f.id = s.fingerprint_id WHERE f.fingerprint = ?`
@@ -166,13 +162,21 @@ const (
 // order they were first recorded.
 const qEvery = `SELECT f.fingerprint, f.description, f.first_ns,
 		s.id, s.started_ns,
-		c.id, c.name, c.placement, c.cpus, c.median, c.ci_low, c.ci_high, c.confidence, c.iterations, c.contended,
-		b.block, b.median, b.probe
-	FROM fingerprints f
+		` + cellColumns + `
+	` + historyJoins + `
+	ORDER BY f.first_ns, f.id, s.started_ns, s.id, c.id, b.block`
+
+// cellColumns are a history row's cell and block (cellRow scans them, in
+// this order), historyJoins the tables they come from: qHistory and qEvery
+// read the same rows, one fingerprint's or every one's.
+const (
+	cellColumns = `c.id, c.name, c.placement, c.cpus, c.median, c.ci_low, c.ci_high, c.confidence, c.iterations, c.contended,
+		b.block, b.median, b.probe`
+	historyJoins = `FROM fingerprints f
 	JOIN sittings s ON s.fingerprint_id = f.id
 	JOIN cells c ON c.sitting_id = s.id
-	LEFT JOIN block_medians b ON b.cell_id = c.id
-	ORDER BY f.first_ns, f.id, s.started_ns, s.id, c.id, b.block`
+	LEFT JOIN block_medians b ON b.cell_id = c.id`
+)
 
 // PostgreSQL's schema: the same tables, columns and constraints as SQLite's
 // in PostgreSQL's types, inside a schema of their own, ctxbench, so that

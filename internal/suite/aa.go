@@ -43,7 +43,7 @@ func AA(spec session.Spec, o AAOptions) session.Spec {
 	}}
 	spec.Derive = []func(*result.Document){func(d *result.Document) {
 		if d.AA != nil {
-			d.AA = compare.SelfTest(d.AA.Runs, d.AA.SittingSeconds, compare.DefaultAlpha, d.HostState)
+			compare.SelfTest(d.AA, compare.DefaultAlpha, d.HostState)
 		}
 	}}
 	return spec

@@ -19,42 +19,41 @@ import (
 // part of the block.
 const ExplainMinTime = 10 * time.Millisecond
 
-// ExplainOptions are what explain measures: the benchmarks, each at one
-// CPU untraced and traced, with the flags' sampling; MinTimeGiven keeps
-// the flags' sample length instead of ExplainMinTime.
+// ExplainSweep is the explain experiment's options, which the command
+// line fills from its flags: the benchmarks, placements (none: same-cpu),
+// probe set and the slow-hop capture's threshold (nil: off). Explain sets
+// their sampling.
+type ExplainSweep = explain.Options
+
+// ExplainOptions are what explain measures: the experiment's own options,
+// each benchmark untraced and traced, sampled as the flags say (Sampling:
+// the flags' terms, which Explain makes the scheduler's, ExplainSweep's;
+// its samples last ExplainMinTime unless the flags gave --min-time).
 type ExplainOptions struct {
-	Benches      []*model.Benchmark
-	Placements   []model.Placement // none: same-cpu
-	Probes       string            // model.ProbesFull or model.ProbesLight
-	Sampling     Sampling
-	MinTimeGiven bool
-	// Capture turns the slow-hop capture on (nil: off).
-	Capture *model.Threshold
+	ExplainSweep
+	Sampling Sampling
 }
 
 // Explain is the kernel phases of each benchmark's hop, and the ladder's
 // steps and published causes judged by them (explain.Derive).
 func Explain(spec session.Spec, o ExplainOptions) session.Spec {
 	spec = begin(spec, schedule.FakeExecutor{Seed: spec.Seed})
-	placements := o.Placements
-	if len(placements) == 0 {
-		placements = []model.Placement{model.SameCPU}
+	eo := o.ExplainSweep
+	if len(eo.Placements) == 0 {
+		eo.Placements = []model.Placement{model.SameCPU}
 	}
 	spec.Settings.Placements = nil
-	for _, p := range placements {
+	for _, p := range eo.Placements {
 		spec.Settings.Placements = append(spec.Settings.Placements, string(p))
 	}
 	smp := o.Sampling
-	if !o.MinTimeGiven {
+	if !smp.Given.MinTime {
 		smp.MinTime = ExplainMinTime
 	}
-	spec.Settings = smp.Record(spec.Settings) // what the samples were, not the preset's
-	s := smp.options()
-	if o.Capture != nil {
-		spec.Settings.CaptureAbove = o.Capture.String()
-	}
+	spec.Settings = recordCapture(smp.Record(spec.Settings), eo.Capture) // what the samples were, not the preset's
+	eo.Sampling = smp.options()
 	spec.Steps = []session.Step{func(ctx context.Context, env experiment.Env) (experiment.Part, error) {
-		return explain.Run(ctx, env, explain.Options{Benches: o.Benches, Placements: placements, Probes: o.Probes, Sampling: s, Capture: o.Capture})
+		return explain.Run(ctx, env, eo)
 	}}
 	spec.Derive = []func(*result.Document){explain.Derive}
 	return spec

@@ -21,7 +21,7 @@ func TestExplainRecordsItsSampleLength(t *testing.T) {
 	} {
 		spec := session.Spec{DryRun: true}
 		spec.Settings.MinTimeNS = c.flag.Nanoseconds()
-		got := Explain(spec, ExplainOptions{Sampling: Sampling{MinTime: c.flag, Runs: 4, SamplesPerBlock: 2}, MinTimeGiven: c.given})
+		got := Explain(spec, ExplainOptions{Sampling: Sampling{MinTime: c.flag, Runs: 4, SamplesPerBlock: 2, Given: Given{MinTime: c.given}}})
 		if got.Settings.MinTimeNS != c.want.Nanoseconds() {
 			t.Errorf("--min-time given %v (%v): settings record %v, the samples are %v", c.given, c.flag, time.Duration(got.Settings.MinTimeNS), c.want)
 		}

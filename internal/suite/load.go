@@ -23,32 +23,20 @@ type LoadKind = load.Kind
 // ParseLoadKind reads --kind in the load experiment's terms.
 func ParseLoadKind(s string) (LoadKind, error) { return load.ParseKind(s) }
 
-// LoadOptions are a load sweep as the flags give it.
+// LoadSweep is the load experiment's options, which the command line fills
+// from its flags: the one type from a flag to the experiment.
+type LoadSweep = load.Options
+
+// LoadOptions are a load sweep: the experiment's own options, and what the
+// suite adds around them.
 type LoadOptions struct {
-	Kinds        []LoadKind
-	Placements   []model.Placement // none: same-cpu
-	Utilizations []float64         // fractions; or
-	Rates        []float64         // requests per second
-	Contexts     int
-	Work         time.Duration
-	Poisson      bool
-	KeepBusy     bool
-	Block        time.Duration
-	Warmup       time.Duration
-	Blocks       int
-	Probe        time.Duration
-	Span         time.Duration
-	Timeout      time.Duration
-	// Reference also measures the ladder's futex hop of each kind at each
-	// placement in the same sitting (a quick ladder cell), beside the
-	// lightest level's wake-up.
-	Reference bool
-	CPUs      []int
-	Topology  []result.TopologyLevel
-	Settings  result.Settings
-	// Capture captures each level's slow wake-ups in traced blocks beside
-	// its own (nil: off).
-	Capture *model.Threshold
+	LoadSweep
+	// NoReference leaves out the ladder's futex hop of each kind at each
+	// placement, measured otherwise in the same sitting (a quick ladder
+	// cell) and set beside the lightest level's wake-up.
+	NoReference bool
+	CPUs        []int
+	Settings    result.Settings
 }
 
 // Load is a planned load sweep.
@@ -64,13 +52,10 @@ type Load struct {
 
 // PlanLoad plans the sweep; every error is the input's fault.
 func PlanLoad(o LoadOptions) (*Load, error) {
-	lo := load.Options{Kinds: o.Kinds, Placements: o.Placements, Utilizations: o.Utilizations, Rates: o.Rates,
-		Contexts: o.Contexts, Work: o.Work, Poisson: o.Poisson, KeepBusy: o.KeepBusy, Block: o.Block, Warmup: o.Warmup, Blocks: o.Blocks,
-		Probe: o.Probe, Span: o.Span, Timeout: o.Timeout, Capture: o.Capture}
-	if o.Topology == nil && slices.ContainsFunc(o.Placements, model.Placement.IsLevel) {
-		o.Topology = machine.Topology(machine.Options{})
+	lo := o.LoadSweep
+	if lo.Topology == nil && slices.ContainsFunc(lo.Placements, model.Placement.IsLevel) {
+		lo.Topology = experiment.Topology(machine.Topology(machine.Options{}))
 	}
-	lo.Topology = experiment.Topology(o.Topology)
 	cells, skipped, err := load.Plan(lo, o.CPUs)
 	if err != nil {
 		return nil, err
@@ -81,22 +66,19 @@ func PlanLoad(o LoadOptions) (*Load, error) {
 		}
 		return nil, fmt.Errorf("nothing to run")
 	}
-	set := o.Settings
-	set.Runs, set.SamplesPerBlock, set.Warmup, set.MinTimeNS, set.SpanNS = o.Blocks, 1, 0, o.Block.Nanoseconds(), o.Span.Nanoseconds()
-	if len(o.Placements) == 0 {
+	set := recordCapture(o.Settings, lo.Capture)
+	set.Runs, set.SamplesPerBlock, set.Warmup, set.MinTimeNS, set.SpanNS = lo.Blocks, 1, 0, lo.Block.Nanoseconds(), lo.Span.Nanoseconds()
+	if len(lo.Placements) == 0 {
 		set.Placements = []string{string(model.SameCPU)}
 	}
-	if o.Capture != nil {
-		set.CaptureAbove = o.Capture.String()
-	}
 	l := &Load{Settings: set, Levels: len(cells), o: lo, cells: cells, skipped: skipped}
-	if o.Reference {
-		for _, k := range o.Kinds {
+	if !o.NoReference {
+		for _, k := range lo.Kinds {
 			if b := catalog.Lookup(load.ReferenceOf(k)); b != nil && !slices.Contains(l.ref, b) {
 				l.ref = append(l.ref, b)
 			}
 		}
-		l.refAt = o.Placements
+		l.refAt = lo.Placements
 		if len(l.refAt) == 0 {
 			l.refAt = []model.Placement{model.SameCPU}
 		}

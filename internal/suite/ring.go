@@ -40,27 +40,25 @@ var ringRuns = map[string][2]int{"quick": {6, 3}, "default": {30, 5}, "thorough"
 // ringWarmup is the least warm-up of every block of a process ring.
 const ringWarmup = 40 * time.Millisecond
 
-// RingOptions are a ring sweep as the flags give it.
+// RingSweep is the ring experiment's options, which the command line
+// fills from its flags (kinds, sizes, working sets, placements, stack,
+// links, container preset); PlanRing sets their sampling.
+type RingSweep = ring.Options
+
+// RingOptions are a ring sweep: the experiment's own options, with the
+// flags' sampling and what the suite adds around them.
 type RingOptions struct {
-	Kinds       []RingKind
-	Tasks       []int
-	WorkingSets []int64
-	Placements  []model.Placement // none: same-cpu
-	StackBytes  int64
-	IPC         model.RingIPC
-	Container   string // the preset of container rings' members
-	CPUs        []int
-	// Topology is the levels of the CPU topology a level placement runs at
+	RingSweep
+	CPUs []int
+	// Levels are the levels of the CPU topology a level placement runs at
 	// (nil: read from this machine where one is asked for).
-	Topology []result.TopologyLevel
-	Sampling Sampling // the rounds per sample (Iterations), the watchdog and the perf check
-	// Preset is the base preset the flags chose (quick, default or
-	// thorough), Settings the record the flags made; the ring's own
-	// samples, blocks and warm-up replace the preset's where RunsGiven,
-	// BlockGiven and WarmupGiven say the flags did not give them.
-	Preset                             string
-	Settings                           result.Settings
-	RunsGiven, BlockGiven, WarmupGiven bool
+	Levels []result.TopologyLevel
+	// Sampling is the flags' (the rounds per sample are its Iterations);
+	// the ring's own samples, blocks and warm-up replace the preset's
+	// where the flags gave none (Sampling.Given), Settings is the record
+	// the flags made.
+	Sampling Sampling
+	Settings result.Settings
 }
 
 // Ring is a planned ring sweep: what it records and how many points it
@@ -79,11 +77,11 @@ func PlanRing(o RingOptions) (*Ring, error) {
 	smp := o.Sampling
 	// The base preset, not the recorded one: "--quick --runs 3" is
 	// recorded as custom but still takes quick's samples per block.
-	if d := ringRuns[o.Preset]; d[0] > 0 {
-		if !o.RunsGiven {
+	if d := ringRuns[smp.Preset]; d[0] > 0 {
+		if !smp.Given.Runs {
 			smp.Runs = d[0]
 		}
-		if !o.BlockGiven {
+		if !smp.Given.SamplesPerBlock {
 			smp.SamplesPerBlock = d[1]
 		}
 	}
@@ -92,27 +90,23 @@ func PlanRing(o RingOptions) (*Ring, error) {
 	// lat_ctx (8 alternating rounds, 8 processes) ctxbench read 1.022x with
 	// one 2 ms warm-up sample and 1.004x with twenty. So unless --warmup
 	// says otherwise, a process ring warms up for ringWarmup.
-	if !o.WarmupGiven && smp.MinTime > 0 && slices.ContainsFunc(o.Kinds, func(k ring.Kind) bool {
+	if !smp.Given.Warmup && smp.MinTime > 0 && slices.ContainsFunc(o.Kinds, func(k ring.Kind) bool {
 		return k == ring.Process || k == ring.ProcessMT || k == ring.Container
 	}) {
 		smp.Warmup = max(smp.Warmup, int((ringWarmup+smp.MinTime-1)/smp.MinTime))
 	}
 	set := smp.Record(o.Settings)
-	placements := o.Placements
-	if len(placements) == 0 {
-		placements = []model.Placement{model.SameCPU}
+	ro := o.RingSweep
+	if len(ro.Placements) == 0 {
+		ro.Placements = []model.Placement{model.SameCPU}
 		set.Placements = []string{string(model.SameCPU)}
 	}
-	ro := ring.Options{
-		Kinds: o.Kinds, Tasks: o.Tasks, WorkingSets: o.WorkingSets, Placements: placements,
-		Runs: smp.Runs, SamplesPerBlock: smp.SamplesPerBlock, Warmup: smp.Warmup,
-		MinTime: smp.MinTime, Rounds: smp.Iterations, StackBytes: o.StackBytes, IPC: o.IPC,
-		ContainerPreset: o.Container, Timeout: smp.Timeout, PerfCheck: smp.PerfCheck,
+	ro.Runs, ro.SamplesPerBlock, ro.Warmup, ro.MinTime = smp.Runs, smp.SamplesPerBlock, smp.Warmup, smp.MinTime
+	ro.Rounds, ro.Timeout, ro.PerfCheck = smp.Iterations, smp.Timeout, smp.PerfCheck
+	if o.Levels == nil && slices.ContainsFunc(ro.Placements, model.Placement.IsLevel) {
+		o.Levels = machine.Topology(machine.Options{})
 	}
-	if o.Topology == nil && slices.ContainsFunc(placements, model.Placement.IsLevel) {
-		o.Topology = machine.Topology(machine.Options{})
-	}
-	ro.Topology = experiment.Topology(o.Topology)
+	ro.Topology = experiment.Topology(o.Levels)
 	cells, skipped, err := ring.Plan(ro, o.CPUs)
 	if err != nil {
 		return nil, err

@@ -1,12 +1,25 @@
 // Package suite composes experiments into one session.Spec. Every
-// composition of experiments is here, one function per command: the
-// default ladder and run (Ladder), ring, spawn, memory, pool, replicate,
-// explain and aa. Each takes the values the command line parsed from its
-// flags and completes the spec the command line framed (tool, command,
-// settings, lock, progress): its steps, its derivations and, for a dry run,
-// the executor of synthetic blocks. The command line then runs the spec
-// with session.Run and renders the document: it parses and presents, as
-// benchstat's main does, and knows no experiment and no mechanism.
+// composition of experiments is here, one function per command, each in
+// the file of its experiment:
+//   - Ladder (ladder.go): the default ladder and run;
+//   - AB (ab.go): an interleaved A/B in one sitting (ab);
+//   - AA (aa.go): the A/A self-test (aa);
+//   - Explain (explain.go): the kernel phases of a hop (explain);
+//   - PlanRing (ring.go): a ring sweep (ring);
+//   - PlanLoad (load.go): latency under load (load);
+//   - Spawn and Memory (lifecycle.go): creation and memory (spawn, memory);
+//   - Pool (pool.go): connection pools (pool);
+//   - Replicate (replicate.go): the published experiments (replicate).
+//
+// Each takes the values the command line parsed from its flags — the
+// experiment's own options where it has them (LoadSweep, RingSweep,
+// ExplainSweep), Sampling for the scheduler's — and completes the spec the
+// command line framed (tool, command, settings, lock, progress): its steps,
+// its derivations and, for a dry run, the executor of synthetic blocks.
+// The command line then runs the spec with session.Run and renders the
+// document (its one path: internal/cli/present.go): it parses and
+// presents, as benchstat's main does, and knows no experiment and no
+// mechanism.
 //
 // The hidden entry points of re-executed children and the sweep of dead
 // runs' server directories are here too (child.go), and the few
@@ -24,6 +37,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/experiment/explain"
 	"github.com/ctxbench/ctxbench/internal/experiment/ladder"
 	"github.com/ctxbench/ctxbench/internal/kernels"
+	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/schedule"
 	"github.com/ctxbench/ctxbench/internal/session"
@@ -43,7 +57,17 @@ type Sampling struct {
 	Timeout                       time.Duration // the watchdog of every block; 0: derived from MinTime
 	TargetCI                      float64       // a fraction (0.03 is ±3%); 0: no target
 	TargetBudget                  time.Duration
+	// Preset is the preset the values started from (quick, default or
+	// thorough; the record says "custom" once a flag changed one), and
+	// Given the values the flags gave: a command's own defaults (ring's
+	// samples, explain's sample length, load's blocks) replace a preset's
+	// value, never a given one.
+	Preset string
+	Given  Given
 }
+
+// Given says which of a Sampling's values the flags gave.
+type Given struct{ Runs, SamplesPerBlock, Warmup, MinTime, Span bool }
 
 // Record is base (what the run was asked: preset, placements, CPUs,
 // seed, dry run) with the sampling the run used: the document's settings
@@ -56,6 +80,16 @@ func (s Sampling) Record(base result.Settings) result.Settings {
 		base.TargetBudgetNS = s.TargetBudget.Nanoseconds()
 	}
 	return base
+}
+
+// recordCapture is the one writer of the settings' capture_above: the
+// slow-hop capture's threshold as the flag takes it (explain's and load's
+// alike; nil: no capture, nothing written).
+func recordCapture(set result.Settings, th *model.Threshold) result.Settings {
+	if th != nil {
+		set.CaptureAbove = th.String()
+	}
+	return set
 }
 
 // options are the scheduler's.

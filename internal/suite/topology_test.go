@@ -161,9 +161,9 @@ func TestRingAtALevel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := PlanRing(RingOptions{Kinds: []RingKind{kind}, Tasks: []int{2, 4}, WorkingSets: []int64{0},
-		Placements: []model.Placement{model.SameLLC, model.OtherLLC, model.OtherNode}, CPUs: cpus,
-		Topology: env.Topology, Preset: "quick", Sampling: Sampling{MinTime: time.Millisecond}})
+	plan, err := PlanRing(RingOptions{RingSweep: RingSweep{Kinds: []RingKind{kind}, Tasks: []int{2, 4}, WorkingSets: []int64{0},
+		Placements: []model.Placement{model.SameLLC, model.OtherLLC, model.OtherNode}}, CPUs: cpus,
+		Levels: env.Topology, Sampling: Sampling{MinTime: time.Millisecond, Preset: "quick"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,8 @@ const (
 
 // Derive computes the figures that combine several rows: the baseline and
 // each row's multiple of it, and the VM decomposition. It sets each
-// result's Multiple and returns the document's derived section.
+// result's Multiple (and its interval) and returns the document's derived
+// section.
 func Derive(rs []result.Result) *result.Derived {
 	d := &result.Derived{}
 	if i := baseline(rs); i >= 0 {
@@ -30,9 +31,7 @@ func Derive(rs []result.Result) *result.Derived {
 		d.Baseline = &result.BaselineRef{Name: b.Name, Placement: b.Placement, MedianNS: b.OneWayNS.Median, Why: why}
 		for j := range rs {
 			if b.OneWayNS.Median > 0 && rs[j].OneWayNS.N > 0 {
-				m := rs[j].OneWayNS.Median / b.OneWayNS.Median
-				rs[j].Multiple = &m
-				rs[j].MultipleInterval = perRound(func(m []float64) float64 { return m[1] / m[0] }, b, rs[j])
+				rs[j].Multiple, rs[j].MultipleInterval = multipleOf(rs[j], b)
 			}
 		}
 	}
@@ -41,6 +40,20 @@ func Derive(rs []result.Result) *result.Derived {
 		return nil
 	}
 	return d
+}
+
+// multipleOf is r's multiple of the baseline row b and its interval: taken
+// round by round where their blocks pair (the median of the per-round
+// ratios of block medians — the figure its interval belongs to, and the
+// one the tables print; the ratio of the two medians can lie outside that
+// interval), else the ratio of the medians, without an interval.
+func multipleOf(r, b result.Result) (*float64, *result.Interval) {
+	iv := perRound(func(m []float64) float64 { return m[1] / m[0] }, b, r)
+	m := r.OneWayNS.Median / b.OneWayNS.Median
+	if iv != nil {
+		m = iv.Median
+	}
+	return &m, iv
 }
 
 func baseline(rs []result.Result) int {

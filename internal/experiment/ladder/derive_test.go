@@ -32,6 +32,54 @@ func TestBaselineIsThePublishedRowWhenMeasured(t *testing.T) {
 	}
 }
 
+// The stored multiple is the figure its interval belongs to: the median of
+// the per-round ratios, which the tables print. Here the two rows' block
+// medians pair round by round into ratios of 1.75 once and about 1.9
+// otherwise, while the ratio of the rows' medians is 1.75 — outside the
+// per-round interval, as a run once stored for three runtime rows (erlang
+// 1.80 against [1.73, 1.77]).
+func TestMultipleIsTheFigureOfItsInterval(t *testing.T) {
+	row := func(name string, blockMedians []float64) result.Result {
+		var v []float64
+		var info []result.BlockInfo
+		for k, m := range blockMedians {
+			v = append(v, m*0.999, m, m*1.001)
+			info = append(info, result.BlockInfo{Round: k, Samples: 3})
+		}
+		return result.Result{Name: name, Rung: "goroutine", Placement: "same-cpu", Samples: v, BlockInfo: info,
+			OneWayNS: result.Figure{Summary: stats.SummarizeBlocks(v, result.BlockSizes(info))}}
+	}
+	// Round 0: 100 and 175; rounds 1–5: 100 and 190; rounds 6–10: 90 and 175.
+	var base, other []float64
+	for k := range 11 {
+		switch {
+		case k == 0:
+			base, other = append(base, 100), append(other, 175)
+		case k <= 5:
+			base, other = append(base, 100), append(other, 190)
+		default:
+			base, other = append(base, 90), append(other, 175)
+		}
+	}
+	rs := []result.Result{row(baselineName, base), row("goroutine/other", other)}
+	Derive(rs)
+	r := rs[1]
+	iv := r.MultipleInterval
+	if r.Multiple == nil || iv == nil {
+		t.Fatalf("multiple %v, interval %v: both rows' blocks pair round by round", r.Multiple, iv)
+	}
+	ofMedians := r.OneWayNS.Median / rs[0].OneWayNS.Median
+	if iv.Holds(ofMedians) {
+		t.Fatalf("the simulation does not separate the estimators: the ratio of medians %.3f lies in [%.3f, %.3f]", ofMedians, iv.Low, iv.High)
+	}
+	if *r.Multiple != iv.Median || !iv.Holds(*r.Multiple) {
+		t.Errorf("multiple_of_baseline %.3f, multiple_interval %.3f [%.3f, %.3f]: the stored figure is not its interval's", *r.Multiple, iv.Median, iv.Low, iv.High)
+	}
+	if *rs[0].Multiple != 1 {
+		t.Errorf("the baseline's multiple of itself is %v", *rs[0].Multiple)
+	}
+}
+
 // The vm decomposition appears only with its rows, and the exit comparison
 // only when both exits were one real exit per op of the same guest mode.
 func TestVMDecomposition(t *testing.T) {
