@@ -25,7 +25,7 @@ import (
 // tables are built once (probe rows read the probe table, availability is
 // checked lazily by each row's Needs).
 var Entries = sync.OnceValue(func() []*model.Benchmark {
-	all := slices.Concat(floorRows(), goroutineRows(), threadRows(), processRows(), containerRows(), vmRows(),
+	all := slices.Concat(floorRows(), goroutineRows(), threadRows(), processRows(), macosRows(), containerRows(), vmRows(),
 		probeRows(), referenceRows(), ringRows(), spawnRows(), memoryRows(), publishedRows(), loadRows())
 	slices.SortStableFunc(all, func(a, b *model.Benchmark) int { return model.RungIndex(a.Rung) - model.RungIndex(b.Rung) })
 	seen := map[string]bool{}

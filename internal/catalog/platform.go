@@ -20,6 +20,10 @@ var primitive = map[string]platform.Mechanism{
 	"thread/futex-spin": platform.Futex,
 	"process/futex":     platform.Futex,
 	"process/futex-mt":  platform.Futex,
+
+	"thread/kqueue-user":      platform.KqueueUser,
+	"thread/wait-on-address":  platform.WaitOnAddress,
+	"process/wait-on-address": platform.WaitOnAddress,
 }
 
 // rungNeeds is what every row of a rung needs of the platform.

@@ -45,6 +45,11 @@ func TestListOnDarwin(t *testing.T) {
 				t.Errorf("no %s row listed on macOS", r)
 			}
 		}
+		for _, n := range []string{"thread/kqueue-user", "thread/wait-on-address", "process/wait-on-address"} {
+			if b := Lookup(n); b == nil || !native(b) {
+				t.Errorf("%s is not listed on macOS", n)
+			}
+		}
 		// Asked for by name, a Linux primitive says what stands in for it.
 		b := Lookup("thread/futex")
 		if ok, why := b.Available(); ok || !strings.Contains(why, "wait-on-address") {
@@ -61,9 +66,12 @@ func TestListOnDarwin(t *testing.T) {
 			names[b.Name] = true
 		}
 		for n := range primitive {
-			if gives, _ := platform.Linux.Gives(primitive[n]); gives && !names[n] {
-				t.Errorf("%s is not listed on Linux", n)
+			if gives, _ := platform.Linux.Gives(primitive[n]); gives != names[n] {
+				t.Errorf("%s: listed on Linux %v, its primitive there %v", n, names[n], gives)
 			}
+		}
+		if ok, why := Lookup("thread/wait-on-address").Available(); ok || !strings.Contains(why, "futex") {
+			t.Errorf("thread/wait-on-address on Linux: %v %q", ok, why)
 		}
 	})
 }

@@ -172,11 +172,17 @@ func pipePair() (TwoProcess, func(), error) {
 // sharedPage returns a one-page shared file (host.SharedMemory: a memfd
 // on Linux) both sides map for a futex ping-pong.
 func sharedPage() (TwoProcess, func(), error) {
-	f, err := host.SharedMemory("ctxbench-futex", 4096)
+	return sharedPageFor(kernels.ProcFutexA, kernels.ProcFutexB, "ctxbench-futex")
+}
+
+// sharedPageFor is a shared page for the two sides a and b of a
+// wait-on-address ping-pong.
+func sharedPageFor(a, b kernels.Kernel, name string) (TwoProcess, func(), error) {
+	f, err := host.SharedMemory(name, 4096)
 	if err != nil {
 		return TwoProcess{}, nil, err
 	}
-	t := TwoProcess{A: kernels.ProcFutexA, B: kernels.ProcFutexB, Files: []*os.File{f}, FilesA: []*os.File{f}, FDsA: []int{int(f.Fd())}}
+	t := TwoProcess{A: a, B: b, Files: []*os.File{f}, FilesA: []*os.File{f}, FDsA: []int{int(f.Fd())}}
 	return t, func() { f.Close() }, nil
 }
 

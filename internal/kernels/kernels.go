@@ -36,6 +36,12 @@ const (
 	RefAtomic        Kernel = "ref-atomic"
 	RefPipeSelf      Kernel = "ref-pipe-self"
 	RefCacheline     Kernel = "ref-cacheline"
+	// macOS's own primitives (pingpong_darwin.c): a kqueue user event
+	// where Linux has the eventfd, wait-on-address where it has the futex.
+	ThreadKqueueUser    Kernel = "thread-kqueue-user"
+	ThreadWaitOnAddress Kernel = "thread-wait-on-address"
+	ProcWaitOnAddressA  Kernel = "proc-wait-on-address-a"
+	ProcWaitOnAddressB  Kernel = "proc-wait-on-address-b"
 )
 
 // Counts is what one side counted about itself over a whole block (the
