@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/host/platform"
 	"github.com/ctxbench/ctxbench/internal/model"
 )
@@ -51,4 +52,17 @@ func TestPlanWithoutPinning(t *testing.T) {
 			t.Errorf("Linux ladder: %+v", cells)
 		}
 	})
+}
+
+// Where nothing is pinned, a cell on a part with P and E cores says on
+// which each side was seen; without core types it says nothing.
+func TestSeenText(t *testing.T) {
+	c := Cell{Bench: pipe, Placement: model.Unpinned, CoreKinds: host.KindsByLevel([]host.PerfLevel{{Name: "Performance", CPUs: 4}, {Name: "Efficiency", CPUs: 4}})}
+	got := c.SeenText([]int{4, 5}, []int{0})
+	if !strings.HasPrefix(got, "side A on P cores 4 and 5, side B on E core 0 (") || !strings.Contains(got, "efficiency cores first") {
+		t.Errorf("SeenText = %q", got)
+	}
+	if (Cell{Bench: pipe}).SeenText([]int{1}, []int{2}) != "" || c.SeenText(nil, nil) != "" {
+		t.Error("a description without core types or sightings")
+	}
 }
