@@ -94,15 +94,39 @@ func Capture(th model.Threshold, blocks []schedule.Block) *result.Capture {
 	}
 	c := &result.Capture{Threshold: th.String(), Quantile: th.Quantile, AboveNS: float64(th.AboveNs), Blocks: len(caps),
 		Phases: []result.CapturePhase{}, Causes: []result.CaptureCause{}, Slowest: []result.CapturedHop{}, Typical: []result.CapturedHop{}}
-	k := &keyed{first: map[string]model.HopPhase{}, tasks: map[string][]model.Task{}}
+	bs := readCaptures(c, caps, rounds)
+	c.Slowest = append(c.Slowest, slowest(bs.slow)...)
+	c.Typical = append(c.Typical, typical(bs.typical, c.MedianNS)...)
+	c.ExcessNS, _, _ = bs.diff(func(m blockMeans) (float64, float64) { return m.slowNs, m.typNs })
+	var byCause map[model.Cause]*result.CaptureCause
+	c.Phases, byCause = bs.phases(c.Phases, c.ExcessNS.NS)
+	c.Causes = bs.causes(c.Causes, byCause, c.ExcessNS.NS)
+	c.Notes = append(c.Notes, countNotes(c.Counts)...)
+	return c
+}
+
+// blockMeans is one block's slow and typical hops: each part's weighted
+// mean per hop (by key) and the hop's.
+type blockMeans struct {
+	slow, typ     map[string]float64
+	slowNs, typNs float64
+	slowOK, typOK bool
+}
+
+// captured is what the blocks' captures hold, read once: their hops'
+// parts by identity, each block's means, and every slow and typical hop
+// (each slow one with its excess over its block's typical hop).
+type captured struct {
+	k             *keyed
+	per           []blockMeans
+	slow, typical []model.CapturedHop
+}
+
+// readCaptures reads the blocks' captures (caps, which ran in rounds): it
+// adds their counts, percentiles and notes into c and returns their hops.
+func readCaptures(c *result.Capture, caps []*model.Capture, rounds []int) captured {
+	bs := captured{k: &keyed{first: map[string]model.HopPhase{}, tasks: map[string][]model.Task{}}}
 	var p50, p90, p99, p999, med []float64
-	var slowAll, typAll []model.CapturedHop
-	type blockMeans struct {
-		slow, typ     map[string]float64
-		slowNs, typNs float64
-		slowOK, typOK bool
-	}
-	var per []blockMeans
 	for i, x := range caps {
 		c.Method = x.Method
 		addCounts(&c.Counts, x.Counts)
@@ -116,78 +140,98 @@ func Capture(th model.Threshold, blocks []schedule.Block) *result.Capture {
 			}
 		}
 		var m blockMeans
-		m.slow, m.slowNs = k.means(x.Slow)
-		m.typ, m.typNs = k.means(x.Typical)
+		m.slow, m.slowNs = bs.k.means(x.Slow)
+		m.typ, m.typNs = bs.k.means(x.Typical)
 		m.slowOK, m.typOK = len(x.Slow) > 0, len(x.Typical) > 0
-		per = append(per, m)
+		bs.per = append(bs.per, m)
 		for _, h := range x.Slow {
 			h.Round = rounds[i]
 			if m.typOK {
 				h.ExcessNs = h.Ns - m.typNs
-				h.Main = mainPart(h, m.typ, k)
+				h.Main = mainPart(h, m.typ, bs.k)
 			}
-			slowAll = append(slowAll, h)
+			bs.slow = append(bs.slow, h)
 		}
 		for _, h := range x.Typical {
 			h.Round = rounds[i]
-			typAll = append(typAll, h)
+			bs.typical = append(bs.typical, h)
 		}
 	}
 	c.HopNS = result.CapturePercentiles{P50: stats.Median(p50), P90: stats.Median(p90), P99: stats.Median(p99), P99_9: stats.Median(p999)}
 	if len(med) > 0 {
 		c.MedianNS = stats.Median(med)
 	}
-	// The slowest overall (a sampled hop stands for others, but is itself
-	// one hop: it may be among them).
-	slices.SortStableFunc(slowAll, func(a, b model.CapturedHop) int { return cmp.Compare(b.Ns, a.Ns) })
-	for _, h := range slowAll[:min(len(slowAll), Keep)] {
+	return bs
+}
+
+// slowest are the Keep slowest hops overall (a sampled hop stands for
+// others, but is itself one hop: it may be among them).
+func slowest(hops []model.CapturedHop) []model.CapturedHop {
+	slices.SortStableFunc(hops, func(a, b model.CapturedHop) int { return cmp.Compare(b.Ns, a.Ns) })
+	var out []model.CapturedHop
+	for _, h := range hops[:min(len(hops), Keep)] {
 		h.Weight = 0
-		c.Slowest = append(c.Slowest, h)
+		out = append(out, h)
 	}
-	// The typical hops nearest the median, from different blocks.
-	slices.SortStableFunc(typAll, func(a, b model.CapturedHop) int {
-		return cmp.Compare(math.Abs(a.Ns-c.MedianNS), math.Abs(b.Ns-c.MedianNS))
+	return out
+}
+
+// typical are three typical hops nearest the median, from different
+// blocks.
+func typical(hops []model.CapturedHop, median float64) []model.CapturedHop {
+	slices.SortStableFunc(hops, func(a, b model.CapturedHop) int {
+		return cmp.Compare(math.Abs(a.Ns-median), math.Abs(b.Ns-median))
 	})
+	var out []model.CapturedHop
 	seen := map[int]bool{}
-	for _, h := range typAll {
-		if len(c.Typical) == 3 {
+	for _, h := range hops {
+		if len(out) == 3 {
 			break
 		}
 		if !seen[h.Round] {
 			seen[h.Round] = true
-			c.Typical = append(c.Typical, h)
+			out = append(out, h)
 		}
 	}
-	// Part by part, block by block.
-	diff := func(get func(m blockMeans) (float64, float64)) (result.Difference, float64, float64) {
-		var d, s, t []float64
-		for _, m := range per {
-			if !m.slowOK || !m.typOK {
-				continue
-			}
-			a, b := get(m)
-			d, s, t = append(d, a-b), append(s, a), append(t, b)
+	return out
+}
+
+// diff is slow against typical of the figure get reads from a block's
+// means, block by block (over the blocks that have both): the difference
+// with its interval, and the slow and the typical figure's means.
+func (bs captured) diff(get func(m blockMeans) (float64, float64)) (result.Difference, float64, float64) {
+	var d, s, t []float64
+	for _, m := range bs.per {
+		if !m.slowOK || !m.typOK {
+			continue
 		}
-		out := result.Difference{Blocks: len(d)}
-		if w := stats.ShiftInterval(d); w.OK {
-			out.NS, out.Low, out.High, out.Confidence = w.Median, w.Lo, w.Hi, w.Confidence
-		} else if len(d) == 1 {
-			out.NS, out.Low, out.High = d[0], d[0], d[0]
-		}
-		return out, mean(s), mean(t)
+		a, b := get(m)
+		d, s, t = append(d, a-b), append(s, a), append(t, b)
 	}
-	c.ExcessNS, _, _ = diff(func(m blockMeans) (float64, float64) { return m.slowNs, m.typNs })
-	excess := c.ExcessNS.NS
+	out := result.Difference{Blocks: len(d)}
+	if w := stats.ShiftInterval(d); w.OK {
+		out.NS, out.Low, out.High, out.Confidence = w.Median, w.Lo, w.Hi, w.Confidence
+	} else if len(d) == 1 {
+		out.NS, out.Low, out.High = d[0], d[0], d[0]
+	}
+	return out, mean(s), mean(t)
+}
+
+// phases appends to out each part's difference, slow against typical,
+// with its share of the excess, largest first; and gathers the parts'
+// causes with the tasks seen in them.
+func (bs captured) phases(out []result.CapturePhase, excess float64) ([]result.CapturePhase, map[model.Cause]*result.CaptureCause) {
+	k := bs.k
 	byCause := map[model.Cause]*result.CaptureCause{}
 	for _, key := range k.order {
 		p := k.first[key]
-		d, s, t := diff(func(m blockMeans) (float64, float64) { return m.slow[key], m.typ[key] })
+		d, s, t := bs.diff(func(m blockMeans) (float64, float64) { return m.slow[key], m.typ[key] })
 		cp := result.CapturePhase{Name: p.Name, Cause: p.Cause, Kinds: p.Kinds, From: p.From, To: p.To, CPU: p.CPU, Tasks: k.tasks[key],
 			SlowNS: s, TypicalNS: t, Delta: d}
 		if excess > 0 {
 			cp.Share = d.NS / excess
 		}
-		c.Phases = append(c.Phases, cp)
+		out = append(out, cp)
 		if byCause[p.Cause] == nil {
 			byCause[p.Cause] = &result.CaptureCause{Cause: p.Cause}
 		}
@@ -197,13 +241,20 @@ func Capture(th model.Threshold, blocks []schedule.Block) *result.Capture {
 			}
 		}
 	}
-	slices.SortStableFunc(c.Phases, func(a, b result.CapturePhase) int { return cmp.Compare(math.Abs(b.Delta.NS), math.Abs(a.Delta.NS)) })
+	slices.SortStableFunc(out, func(a, b result.CapturePhase) int { return cmp.Compare(math.Abs(b.Delta.NS), math.Abs(a.Delta.NS)) })
+	return out, byCause
+}
+
+// causes appends to out each cause's difference (its parts summed, block
+// by block), in the order reports show causes.
+func (bs captured) causes(out []result.CaptureCause, byCause map[model.Cause]*result.CaptureCause, excess float64) []result.CaptureCause {
+	k := bs.k
 	for _, cause := range model.Causes() {
 		cc := byCause[cause]
 		if cc == nil {
 			continue
 		}
-		d, s, t := diff(func(m blockMeans) (float64, float64) {
+		d, s, t := bs.diff(func(m blockMeans) (float64, float64) {
 			var a, b float64
 			for _, key := range k.order {
 				if k.first[key].Cause == cause {
@@ -217,18 +268,25 @@ func Capture(th model.Threshold, blocks []schedule.Block) *result.Capture {
 		if excess > 0 {
 			cc.Share = d.NS / excess
 		}
-		c.Causes = append(c.Causes, *cc)
+		out = append(out, *cc)
 	}
-	if c.Counts.Lost > 0 {
-		c.Notes = append(c.Notes, fmt.Sprintf("%d hops past the threshold were not copied out: the kernel's buffer was full (the slowest shown are the slowest of those copied)", c.Counts.Lost))
+	return out
+}
+
+// countNotes say what the counts mean for what is shown: hops lost,
+// left out at the benchmark's boundary, or not judged in the warm-up.
+func countNotes(n model.CaptureCounts) []string {
+	var out []string
+	if n.Lost > 0 {
+		out = append(out, fmt.Sprintf("%d hops past the threshold were not copied out: the kernel's buffer was full (the slowest shown are the slowest of those copied)", n.Lost))
 	}
-	if c.Counts.Boundary > 0 {
-		c.Notes = append(c.Notes, fmt.Sprintf("%d hops past the threshold held other syscalls of the benchmark's tasks (its loop between two samples, which no sample times): counted, not kept", c.Counts.Boundary))
+	if n.Boundary > 0 {
+		out = append(out, fmt.Sprintf("%d hops past the threshold held other syscalls of the benchmark's tasks (its loop between two samples, which no sample times): counted, not kept", n.Boundary))
 	}
-	if c.Counts.Warmup > 0 {
-		c.Notes = append(c.Notes, fmt.Sprintf("%d hops fell in the relative threshold's warm-up (its first hops on each CPU of each block) and were not judged", c.Counts.Warmup))
+	if n.Warmup > 0 {
+		out = append(out, fmt.Sprintf("%d hops fell in the relative threshold's warm-up (its first hops on each CPU of each block) and were not judged", n.Warmup))
 	}
-	return c
+	return out
 }
 
 // mainPart is the part of slow hop h that took most beyond its block's

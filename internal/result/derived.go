@@ -102,19 +102,24 @@ type BaselineRef struct {
 // returning to the VMM adds to an exit, and what a VM-to-VM hop costs
 // beyond a process hop and an exit. A part is nil when its rows were not
 // measured (or, for the exit, were not one real exit per op of one guest
-// mode).
+// mode). The stored parts are the rows' medians and differences of those
+// medians, so that they add up; each interval is the difference taken
+// round by round, and its median (the figure the views print) can differ
+// from the stored difference.
 type VMDecomposition struct {
 	Exit   *VMExitParts   `json:"exit,omitempty"`
 	Switch *VMSwitchParts `json:"switch,omitempty"`
 }
 
-// VMExitParts: exit-user = exit-kernel + the return to the VMM.
+// VMExitParts: exit-user = exit-kernel + the return to the VMM, all three
+// from the rows' medians.
 type VMExitParts struct {
 	ExitUserNS    float64 `json:"exit_user_ns"`
 	ExitKernelNS  float64 `json:"exit_kernel_ns"`
 	ReturnToVMMNS float64 `json:"return_to_vmm_ns"`
 	// ReturnToVMMInterval is the difference taken round by round (the two
-	// rows' blocks ran interleaved), with its interval.
+	// rows' blocks ran interleaved): the median of the per-round
+	// differences, with its interval.
 	ReturnToVMMInterval *Interval `json:"return_to_vmm_interval,omitempty"`
 }
 
@@ -133,13 +138,15 @@ type Interval struct {
 func (i *Interval) Holds(x float64) bool { return i != nil && i.Low <= x && x <= i.High }
 
 // VMSwitchParts: a VM-to-VM hop = a process hop + an exit to user space +
-// a residual (another VM's vcpu_put/vcpu_load, cache effects).
+// a residual (another VM's vcpu_put/vcpu_load, cache effects), all from the
+// rows' medians.
 type VMSwitchParts struct {
 	HopNS        float64 `json:"hop_ns"`
 	ProcessHopNS float64 `json:"process_hop_ns"`
 	ExitNS       float64 `json:"exit_ns"`
 	ResidualNS   float64 `json:"residual_ns"`
-	// ResidualInterval is the residual taken round by round.
+	// ResidualInterval is the residual taken round by round: the median of
+	// the per-round residuals, with its interval.
 	ResidualInterval *Interval `json:"residual_interval,omitempty"`
 }
 
@@ -152,11 +159,14 @@ type HierarchyRow struct {
 	Name              string   `json:"name"`               // the ctxbench row
 	Placement         string   `json:"placement"`
 	MedianNS          *float64 `json:"median_ns"` // null: not measured (Why says why)
-	Multiple          *float64 `json:"multiple_of_baseline,omitempty"`
-	SwitchesPerHop    *float64 `json:"switches_per_hop,omitempty"`
-	Verified          bool     `json:"verified,omitempty"`
-	Why               string   `json:"why,omitempty"`
-	Note              string   `json:"note,omitempty"`
+	// Multiple is the row's multiple of the baseline as the ladder
+	// stores and prints it: its MultipleInterval's median where there is
+	// one, else its Multiple.
+	Multiple       *float64 `json:"multiple_of_baseline,omitempty"`
+	SwitchesPerHop *float64 `json:"switches_per_hop,omitempty"`
+	Verified       bool     `json:"verified,omitempty"`
+	Why            string   `json:"why,omitempty"`
+	Note           string   `json:"note,omitempty"`
 }
 
 // ClaimRow is a published claim about creation or memory beside the

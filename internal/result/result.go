@@ -333,7 +333,11 @@ type Ring struct {
 	Label       model.Label   `json:"-"`
 	RawNS       stats.Summary `json:"raw_ns_per_hop"`
 	OverheadNS  stats.Summary `json:"overhead_ns_per_hop"`
-	NetNS       float64       `json:"net_ns_per_hop"` // raw median - overhead median, never clamped
+	// NetNS is raw − overhead per hop, never clamped: NetInterval's median
+	// (the median of the per-block differences, the figure the tables
+	// print) where there are two blocks or more, else the difference of
+	// the two medians.
+	NetNS float64 `json:"net_ns_per_hop"`
 	// NetInterval is raw − overhead taken block by block (both are timed
 	// in every sample of a block), with its interval: a net whose interval
 	// holds 0 is not resolved here.
@@ -361,10 +365,10 @@ type Ring struct {
 	Name            string         `json:"name,omitempty"`             // the hidden benchmark, e.g. ring/thread
 	OverheadSamples []float64      `json:"overhead_samples,omitempty"` // per-sample overhead ns per hop
 	OverheadCycles  *stats.Summary `json:"overhead_cycles_per_hop,omitempty"`
-	NetCycles       *float64       `json:"net_cycles_per_hop,omitempty"` // raw - overhead TSC medians, never clamped
+	NetCycles       *float64       `json:"net_cycles_per_hop,omitempty"` // raw − overhead TSC cycles, taken as NetNS is; never clamped
 	// OverheadHotNS is lmbench's own baseline: one context, the same
 	// pipes, but one working set summed on every hop, so it stays cached;
-	// NetHotNS = raw median - its median keeps the cache refills.
+	// NetHotNS, raw − it taken as NetNS is, keeps the cache refills.
 	OverheadHotNS      *stats.Summary `json:"overhead_hot_ns_per_hop,omitempty"`
 	NetHotNS           *float64       `json:"net_hot_ns_per_hop,omitempty"`
 	FootprintB         int64          `json:"footprint_bytes"`   // tasks × working set

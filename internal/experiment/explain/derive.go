@@ -251,101 +251,139 @@ const (
 	eventFPULoad = "fpu-load"
 )
 
-// claims gives each published cause a verdict from the phases.
+// claims gives each published cause a verdict from the phases, in the
+// order of the published table: the OS thread's, the process's, the
+// container's, the VM's.
 func claims(rows map[string]*result.Result, steps []result.ExplainStep, backend string) []result.ExplainClaim {
-	var out []result.ExplainClaim
-	add := func(rung, claim, phases, verdict, evidence string) {
-		out = append(out, result.ExplainClaim{Rung: rung, Claim: claim, Source: claimSource, Phases: phases, Verdict: verdict, Evidence: evidence})
+	out := []result.ExplainClaim{fpuClaim(rows)}
+	out = append(out, tlbClaims(rows, steps)...)
+	if c, ok := pageTableClaim(rows); ok {
+		out = append(out, c)
 	}
-	notRun := func(name string) string { return "not measured in this run: explain " + name + " measures it" }
-	light := func(name string) string {
-		return name + " was traced with the light probe set, which counts no TLB flush or FPU save: explain " + name + " with the full set (the default) measures it"
-	}
+	return append(out, namespaceClaim(steps), cgroupClaim(rows, steps), vmcsClaim(rows, backend))
+}
 
-	// OS thread: "Save floating point state".
-	switch t := rows["thread/pipe"]; {
+// claimOf is a published cause's verdict, with its source.
+func claimOf(rung, claim, phases, verdict, evidence string) result.ExplainClaim {
+	return result.ExplainClaim{Rung: rung, Claim: claim, Source: claimSource, Phases: phases, Verdict: verdict, Evidence: evidence}
+}
+
+// notRun is the evidence of a claim whose rows this run did not measure.
+func notRun(name string) string { return "not measured in this run: explain " + name + " measures it" }
+
+// light is the evidence of a claim whose row was traced without the
+// switch window's probes.
+func light(name string) string {
+	return name + " was traced with the light probe set, which counts no TLB flush or FPU save: explain " + name + " with the full set (the default) measures it"
+}
+
+// fpuClaim judges the OS thread's "Save floating point state" by the FPU
+// saves counted per hop.
+func fpuClaim(rows map[string]*result.Result) result.ExplainClaim {
+	const claim = "Save floating point state"
+	t := rows["thread/pipe"]
+	switch {
 	case t == nil:
-		add("thread", "Save floating point state", "", result.VerdictNotMeasured, notRun("thread/pipe"))
+		return claimOf("thread", claim, "", result.VerdictNotMeasured, notRun("thread/pipe"))
 	case !switchProbed(t):
-		add("thread", "Save floating point state", "", result.VerdictNotMeasured, light("thread/pipe"))
-	default:
-		save, restore := t.Explain.Counts["fpu_save"], t.Explain.Counts["fpu_restore"]
-		ns, names := matching(t.Explain, func(p model.ExplainPhase) bool { return p.Bounded(eventFPUSave, eventFPULoad) })
-		v := result.VerdictConfirmed
-		if save < fpuSavedPerHop {
-			v = result.VerdictRefuted
-		}
-		add("thread", "Save floating point state", strings.Join(names, "; "), v,
-			fmt.Sprintf("the outgoing task's FPU registers are saved %.2f times and restored %.2f times per hop (confirmed from %.2f saves per hop); the phases they bound take %.0f ns of the %.0f ns traced hop (they hold the stack switch and the return to user space too)",
-				save, restore, fpuSavedPerHop, ns, t.Explain.TracedMeanNS))
+		return claimOf("thread", claim, "", result.VerdictNotMeasured, light("thread/pipe"))
 	}
-
-	// OS thread: "TLB may be flushed"; process: "TLB must be flushed".
-	switch t, p := rows["thread/pipe"], rows["process/pipe"]; {
-	case t == nil || p == nil:
-		add("process", "TLB must be flushed (different address space)", "", result.VerdictNotMeasured, notRun("thread/pipe process/pipe"))
-	case !switchProbed(t) || !switchProbed(p):
-		add("process", "TLB must be flushed (different address space)", "", result.VerdictNotMeasured, light("thread/pipe process/pipe"))
-	default:
-		tt, pt := t.Explain.Counts["tlb_flush"], p.Explain.Counts["tlb_flush"]
-		v := result.VerdictConfirmed
-		if tt < tlbNoFlushPerHop {
-			v = result.VerdictRefuted
-		}
-		add("thread", "TLB may be flushed", "(no address-space switch)", v,
-			fmt.Sprintf("threads of one process share the address space, so switch_mm loads nothing: %.3f tlb_flush events per hop (refuted below %.2f)", tt, tlbNoFlushPerHop))
-		d, _ := stepDelta(steps, "process/pipe", model.PhaseSwitchMM)
-		_, names := matching(p.Explain, ofKind(model.PhaseSwitchMM))
-		flushed, kept := p.Explain.Counts["tlb_switch_flushed"], p.Explain.Counts["tlb_switch_kept"]
+	save, restore := t.Explain.Counts["fpu_save"], t.Explain.Counts["fpu_restore"]
+	ns, names := matching(t.Explain, func(p model.ExplainPhase) bool { return p.Bounded(eventFPUSave, eventFPULoad) })
+	v := result.VerdictConfirmed
+	if save < fpuSavedPerHop {
 		v = result.VerdictRefuted
-		if flushed >= tlbFlushedPerHop {
-			v = result.VerdictConfirmed
-		}
-		add("process", "TLB must be flushed (different address space)", strings.Join(names, "; "), v,
-			fmt.Sprintf("an address-space switch on %.2f of hops (the tlb_flush tracepoint); it flushed the TLB on %.2f per hop and kept the entries (PCID) on %.2f (confirmed from %.2f flushes per hop); the address-space phases add %+.0f ns per hop against threads", pt, flushed, kept, tlbFlushedPerHop, d))
 	}
+	return claimOf("thread", claim, strings.Join(names, "; "), v,
+		fmt.Sprintf("the outgoing task's FPU registers are saved %.2f times and restored %.2f times per hop (confirmed from %.2f saves per hop); the phases they bound take %.0f ns of the %.0f ns traced hop (they hold the stack switch and the return to user space too)",
+			save, restore, fpuSavedPerHop, ns, t.Explain.TracedMeanNS))
+}
 
-	// Process: "Page table switch" — counted, not inferred from a phase
-	// being there: switch_mm's tlb_flush tracepoint fires on every switch
-	// of address space, flushing or keeping the TLB's entries.
-	if p := rows["process/pipe"]; p != nil && !switchProbed(p) {
-		add("process", "Page table switch", "", result.VerdictNotMeasured, light("process/pipe"))
-	} else if p != nil {
-		ns, names := matching(p.Explain, ofKind(model.PhaseSwitchMM))
-		switches := p.Explain.Counts["tlb_switch_flushed"] + p.Explain.Counts["tlb_switch_kept"]
-		v := result.VerdictNotResolved
-		switch {
-		case switches >= pageTablesPerHop:
-			v = result.VerdictConfirmed
-		case switches < noPageTablesPerHop:
-			v = result.VerdictRefuted
-		}
-		add("process", "Page table switch", strings.Join(names, "; "), v,
-			fmt.Sprintf("switch_mm switched the page tables on %.2f of hops (the tlb_flush tracepoint at each address-space switch, flushing or keeping the TLB; confirmed from %.2f per hop, refuted below %.2f); the address-space phases take %.0f ns per hop",
-				switches, pageTablesPerHop, noPageTablesPerHop, ns))
+// tlbClaims judge the OS thread's "TLB may be flushed" and the process's
+// "TLB must be flushed" by the TLB flushes counted per hop: both from
+// thread/pipe and process/pipe, or one claim saying why neither is judged.
+func tlbClaims(rows map[string]*result.Result, steps []result.ExplainStep) []result.ExplainClaim {
+	const must = "TLB must be flushed (different address space)"
+	t, p := rows["thread/pipe"], rows["process/pipe"]
+	switch {
+	case t == nil || p == nil:
+		return []result.ExplainClaim{claimOf("process", must, "", result.VerdictNotMeasured, notRun("thread/pipe process/pipe"))}
+	case !switchProbed(t) || !switchProbed(p):
+		return []result.ExplainClaim{claimOf("process", must, "", result.VerdictNotMeasured, light("thread/pipe process/pipe"))}
 	}
-
-	// Container: "Namespace context switch".
-	if _, s := stepDelta(steps, "container/pipe-ns"); s != nil {
-		// Refuted only when the interval rules out a change worth the
-		// name; a wide interval is no evidence either way.
-		v := result.VerdictNotResolved
-		switch {
-		case !decisive(s):
-			v = result.VerdictTooFewRounds
-		case s.Resolved && s.Change > 0:
-			v = result.VerdictConfirmed
-		case s.ChangeHigh < namespaceChange:
-			v = result.VerdictRefuted
-		}
-		add("container", "Namespace context switch", "(no phase of its own)", v,
-			fmt.Sprintf("container/pipe-ns against container/pipe-plain: %s (confirmed by a resolved increase, refuted by an interval below %+.0f%%); no kernel phase of a hop belongs to namespaces (they are consulted on system calls that name resources, not on a switch)",
-				change(s), 100*namespaceChange))
-	} else {
-		add("container", "Namespace context switch", "", result.VerdictNotMeasured, notRun("container/pipe-plain container/pipe-ns"))
+	tt, pt := t.Explain.Counts["tlb_flush"], p.Explain.Counts["tlb_flush"]
+	v := result.VerdictConfirmed
+	if tt < tlbNoFlushPerHop {
+		v = result.VerdictRefuted
 	}
+	may := claimOf("thread", "TLB may be flushed", "(no address-space switch)", v,
+		fmt.Sprintf("threads of one process share the address space, so switch_mm loads nothing: %.3f tlb_flush events per hop (refuted below %.2f)", tt, tlbNoFlushPerHop))
+	d, _ := stepDelta(steps, "process/pipe", model.PhaseSwitchMM)
+	_, names := matching(p.Explain, ofKind(model.PhaseSwitchMM))
+	flushed, kept := p.Explain.Counts["tlb_switch_flushed"], p.Explain.Counts["tlb_switch_kept"]
+	v = result.VerdictRefuted
+	if flushed >= tlbFlushedPerHop {
+		v = result.VerdictConfirmed
+	}
+	return []result.ExplainClaim{may, claimOf("process", must, strings.Join(names, "; "), v,
+		fmt.Sprintf("an address-space switch on %.2f of hops (the tlb_flush tracepoint); it flushed the TLB on %.2f per hop and kept the entries (PCID) on %.2f (confirmed from %.2f flushes per hop); the address-space phases add %+.0f ns per hop against threads", pt, flushed, kept, tlbFlushedPerHop, d))}
+}
 
-	// Container: "Control group accounting" — the scheduler's per-level work.
+// pageTableClaim judges the process's "Page table switch" — counted, not
+// inferred from a phase being there: switch_mm's tlb_flush tracepoint
+// fires on every switch of address space, flushing or keeping the TLB's
+// entries. Without process/pipe there is no claim (false).
+func pageTableClaim(rows map[string]*result.Result) (result.ExplainClaim, bool) {
+	const claim = "Page table switch"
+	p := rows["process/pipe"]
+	switch {
+	case p == nil:
+		return result.ExplainClaim{}, false
+	case !switchProbed(p):
+		return claimOf("process", claim, "", result.VerdictNotMeasured, light("process/pipe")), true
+	}
+	ns, names := matching(p.Explain, ofKind(model.PhaseSwitchMM))
+	switches := p.Explain.Counts["tlb_switch_flushed"] + p.Explain.Counts["tlb_switch_kept"]
+	v := result.VerdictNotResolved
+	switch {
+	case switches >= pageTablesPerHop:
+		v = result.VerdictConfirmed
+	case switches < noPageTablesPerHop:
+		v = result.VerdictRefuted
+	}
+	return claimOf("process", claim, strings.Join(names, "; "), v,
+		fmt.Sprintf("switch_mm switched the page tables on %.2f of hops (the tlb_flush tracepoint at each address-space switch, flushing or keeping the TLB; confirmed from %.2f per hop, refuted below %.2f); the address-space phases take %.0f ns per hop",
+			switches, pageTablesPerHop, noPageTablesPerHop, ns)), true
+}
+
+// namespaceClaim judges the container's "Namespace context switch" by the
+// untraced step from container/pipe-plain to container/pipe-ns.
+func namespaceClaim(steps []result.ExplainStep) result.ExplainClaim {
+	const claim = "Namespace context switch"
+	_, s := stepDelta(steps, "container/pipe-ns")
+	if s == nil {
+		return claimOf("container", claim, "", result.VerdictNotMeasured, notRun("container/pipe-plain container/pipe-ns"))
+	}
+	// Refuted only when the interval rules out a change worth the name; a
+	// wide interval is no evidence either way.
+	v := result.VerdictNotResolved
+	switch {
+	case !decisive(s):
+		v = result.VerdictTooFewRounds
+	case s.Resolved && s.Change > 0:
+		v = result.VerdictConfirmed
+	case s.ChangeHigh < namespaceChange:
+		v = result.VerdictRefuted
+	}
+	return claimOf("container", claim, "(no phase of its own)", v,
+		fmt.Sprintf("container/pipe-ns against container/pipe-plain: %s (confirmed by a resolved increase, refuted by an interval below %+.0f%%); no kernel phase of a hop belongs to namespaces (they are consulted on system calls that name resources, not on a switch)",
+			change(s), 100*namespaceChange))
+}
+
+// cgroupClaim judges the container's "Control group accounting" — the
+// scheduler's per-level work — by the deepest cgroup step measured.
+func cgroupClaim(rows map[string]*result.Result, steps []result.ExplainStep) result.ExplainClaim {
+	const claim = "Control group accounting"
 	var deep string
 	for _, n := range []string{"container/pipe-cg4", "container/pipe-cg2", "container/pipe-cg1", "container/pipe-full"} {
 		if _, s := stepDelta(steps, n); s != nil {
@@ -353,24 +391,27 @@ func claims(rows map[string]*result.Result, steps []result.ExplainStep, backend 
 			break
 		}
 	}
-	if deep != "" {
-		d, s := stepDelta(steps, deep, model.PhaseWakeup, model.PhaseSchedule)
-		_, names := matching(rows[deep].Explain, ofKind(model.PhaseWakeup, model.PhaseSchedule))
-		v := result.VerdictRefuted
-		switch {
-		case !decisive(s):
-			v = result.VerdictTooFewRounds
-		case s.Resolved && s.Change > 0 && d > schedulerShare*s.TracedDeltaNS:
-			v = result.VerdictConfirmed
-		}
-		add("container", "Control group accounting", strings.Join(names, "; "), v,
-			fmt.Sprintf("%s against container/pipe-plain: %s untraced; traced, the scheduler phases (enqueue, dequeue and pick up the cgroup hierarchy) change by %+.0f ns of the %+.0f ns the phases change in all (confirmed when the untraced step is a resolved increase and they hold more than %.0f%% of it)",
-				deep, change(s), d, s.TracedDeltaNS, 100*schedulerShare))
-	} else {
-		add("container", "Control group accounting", "", result.VerdictNotMeasured, notRun("container/pipe-plain container/pipe-cg4"))
+	if deep == "" {
+		return claimOf("container", claim, "", result.VerdictNotMeasured, notRun("container/pipe-plain container/pipe-cg4"))
 	}
+	d, s := stepDelta(steps, deep, model.PhaseWakeup, model.PhaseSchedule)
+	_, names := matching(rows[deep].Explain, ofKind(model.PhaseWakeup, model.PhaseSchedule))
+	v := result.VerdictRefuted
+	switch {
+	case !decisive(s):
+		v = result.VerdictTooFewRounds
+	case s.Resolved && s.Change > 0 && d > schedulerShare*s.TracedDeltaNS:
+		v = result.VerdictConfirmed
+	}
+	return claimOf("container", claim, strings.Join(names, "; "), v,
+		fmt.Sprintf("%s against container/pipe-plain: %s untraced; traced, the scheduler phases (enqueue, dequeue and pick up the cgroup hierarchy) change by %+.0f ns of the %+.0f ns the phases change in all (confirmed when the untraced step is a resolved increase and they hold more than %.0f%% of it)",
+			deep, change(s), d, s.TracedDeltaNS, 100*schedulerShare))
+}
 
-	// Virtual machine: "VMCS updates" — needs a hardware VM exit.
+// vmcsClaim says the VM's "VMCS updates" cannot be measured here: it needs
+// a hardware VM exit and a tracepoint VMCS accesses do not have; the world
+// switch's time is given beside it where vm/exit-user ran.
+func vmcsClaim(rows map[string]*result.Result, backend string) result.ExplainClaim {
 	evidence := fmt.Sprintf("a VMCS exists only with VMX, and VMCS reads and writes have no tracepoint; this host's KVM backend is %q", backend)
 	var phases string
 	if v := rows["vm/exit-user"]; v != nil {
@@ -378,6 +419,5 @@ func claims(rows map[string]*result.Result, steps []result.ExplainStep, backend 
 		phases = strings.Join(names, "; ")
 		evidence += fmt.Sprintf("; vm/exit-user's world switch (the guest's entry, the guest, its exit and the exit's handling) takes %.0f ns of its %.0f ns exit", ns, v.Explain.TracedMeanNS)
 	}
-	add("vm", "VMCS (Virtual Machine Control Structure) updates", phases, result.VerdictNotMeasurable, evidence)
-	return out
+	return claimOf("vm", "VMCS (Virtual Machine Control Structure) updates", phases, result.VerdictNotMeasurable, evidence)
 }

@@ -158,9 +158,46 @@ func perHop(r schedule.CellRun) (v []float64, sizes, rounds []int) {
 // Aggregate turns an untraced and a traced cell into one result: the
 // untraced figure (the benchmark's own), and its explanation.
 func Aggregate(u, t schedule.CellRun, host string) result.Result {
-	b := u.Cell.Bench
 	samples, sizes, rounds := perHop(u)
 	tsamples, tsizes, trounds := perHop(t)
+	r := untraced(u, t, host, samples, sizes)
+
+	ts := stats.SummarizeBlocks(tsamples, tsizes)
+	e := &result.Explain{Blocks: len(t.Blocks), UntracedOneWayNS: r.OneWayNS.Median, TracedOneWayNS: ts.Median,
+		TracedMeanNS: ts.Mean, UntracedMeanNS: r.OneWayNS.Mean, Probes: probeSet(t.Cell.Probes)}
+	if c := stats.PairedChange(samples, sizes, rounds, tsamples, tsizes, trounds); c.OK {
+		e.ProbeCost, e.ProbeCostLow, e.ProbeCostHigh, e.ProbeCostConfidence = c.Ratio-1, c.Lo-1, c.Hi-1, c.Confidence
+	}
+	r.Explain = e
+	sum, ok := tracedPhases(e, t.Blocks)
+	if !ok {
+		r.Flags = append(r.Flags, result.Flag{Code: "explain", Message: "the traced blocks returned no phases"})
+		return r
+	}
+	if e.KernelHopNS > 0 {
+		e.KernelClosure = sum / e.KernelHopNS
+	}
+	if e.TracedMeanNS > 0 {
+		e.Closure = sum / e.TracedMeanNS
+	}
+	if math.Abs(e.Closure-1) > ClosureTolerance {
+		r.Warnings = append(r.Warnings, result.Warning{Code: "explain-closure",
+			Message: fmt.Sprintf("the phases sum to %.0f%% of the traced hop (%.0f of %.0f ns): the model does not close within %.0f%% (%.0f ns per hop on the kernel's clock not attributed); the phases are shown as measured, not scaled",
+				100*e.Closure, sum, e.TracedMeanNS, 100*ClosureTolerance, e.UnattributedNS),
+			Fix: "see the not-attributed time in the JSON; rare paths (migrations, interrupts in odd places) are the usual cause"})
+	}
+	e.ProbeNsPerFiring = probeNsPerFiring(stats.Series{Values: samples, Sizes: sizes, Rounds: rounds},
+		stats.Series{Values: tsamples, Sizes: tsizes, Rounds: trounds}, e.FiringsPerHop)
+	untracedScale(e)
+	return r
+}
+
+// untraced is the benchmark's own figure from the untraced cell u (its
+// samples per hop in blocks of sizes), flagged where its blocks — or the
+// traced cell t's — stayed contended, with its switches per hop verified
+// and where the sides ran checked in both cells' blocks.
+func untraced(u, t schedule.CellRun, host string, samples []float64, sizes []int) result.Result {
+	b := u.Cell.Bench
 	r := result.Result{
 		Name: b.Name, Rung: string(b.Rung), Placement: string(u.Cell.Placement), Kind: string(b.Kind),
 		Description: b.Description, Op: b.Op, HopsPerOp: b.HopsPerOp, IterationsPerSample: u.Iters,
@@ -199,20 +236,19 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 		seen.Add(blk.Resp.A, blk.Resp.B)
 	}
 	experiment.CheckPlacement(&r, u.Cell, seen)
+	return r
+}
 
-	ts := stats.SummarizeBlocks(tsamples, tsizes)
-	e := &result.Explain{Blocks: len(t.Blocks), UntracedOneWayNS: r.OneWayNS.Median, TracedOneWayNS: ts.Median,
-		TracedMeanNS: ts.Mean, UntracedMeanNS: r.OneWayNS.Mean, Probes: probeSet(t.Cell.Probes)}
-	if c := stats.PairedChange(samples, sizes, rounds, tsamples, tsizes, trounds); c.OK {
-		e.ProbeCost, e.ProbeCostLow, e.ProbeCostHigh, e.ProbeCostConfidence = c.Ratio-1, c.Lo-1, c.Hi-1, c.Confidence
-	}
-	// Phases: each traced block's per-hop figures, averaged over blocks
-	// (every block makes the same number of hops), in time order.
+// tracedPhases sets e's phases and per-hop figures from the traced blocks:
+// each block's per-hop figures, averaged over the blocks that returned
+// phases (every block makes the same number of hops), in time order. It
+// returns the phases' sum per hop; false when no block returned phases.
+func tracedPhases(e *result.Explain, blocks []schedule.Block) (float64, bool) {
 	var phases, parallel, unexplained phaseSum
 	var kernel, other, unattributed, firings float64
 	counts := map[string]float64{}
 	n := 0.0
-	for _, blk := range t.Blocks {
+	for _, blk := range blocks {
 		x := blk.Resp.Explain
 		if x == nil {
 			continue
@@ -236,9 +272,7 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 		unexplained.add(x.Unexplained)
 	}
 	if n == 0 {
-		r.Flags = append(r.Flags, result.Flag{Code: "explain", Message: "the traced blocks returned no phases"})
-		r.Explain = e
-		return r
+		return 0, false
 	}
 	e.KernelHopNS, e.OtherNS, e.UnattributedNS, e.FiringsPerHop = kernel/n, other/n, unattributed/n, firings/n
 	e.Phases = phases.mean(n)
@@ -253,23 +287,7 @@ func Aggregate(u, t schedule.CellRun, host string) result.Result {
 	for k, v := range counts {
 		e.Counts[k] = v / n
 	}
-	if e.KernelHopNS > 0 {
-		e.KernelClosure = sum / e.KernelHopNS
-	}
-	if e.TracedMeanNS > 0 {
-		e.Closure = sum / e.TracedMeanNS
-	}
-	if math.Abs(e.Closure-1) > ClosureTolerance {
-		r.Warnings = append(r.Warnings, result.Warning{Code: "explain-closure",
-			Message: fmt.Sprintf("the phases sum to %.0f%% of the traced hop (%.0f of %.0f ns): the model does not close within %.0f%% (%.0f ns per hop on the kernel's clock not attributed); the phases are shown as measured, not scaled",
-				100*e.Closure, sum, e.TracedMeanNS, 100*ClosureTolerance, e.UnattributedNS),
-			Fix: "see the not-attributed time in the JSON; rare paths (migrations, interrupts in odd places) are the usual cause"})
-	}
-	e.ProbeNsPerFiring = probeNsPerFiring(stats.Series{Values: samples, Sizes: sizes, Rounds: rounds},
-		stats.Series{Values: tsamples, Sizes: tsizes, Rounds: trounds}, e.FiringsPerHop)
-	untracedScale(e)
-	r.Explain = e
-	return r
+	return sum, true
 }
 
 // probeSet names a cell's probe set as the result file records it.

@@ -105,27 +105,31 @@ func TestAggregateClosesAndNeverScales(t *testing.T) {
 	}
 }
 
+// The pipe ping-pongs of the ladder's steps, beside pipeBench.
+var (
+	procBench  = &model.Benchmark{Name: "process/pipe", Rung: model.Process, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
+	plainBench = &model.Benchmark{Name: "container/pipe-plain", Rung: model.Container, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
+	cg4Bench   = &model.Benchmark{Name: "container/pipe-cg4", Rung: model.Container, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
+)
+
 // stepsDoc is four explained rows: thread and process pipes, a plain
 // container and one at cgroup depth 4.
-func stepsDoc(row func(*model.Benchmark, uint64, []model.ExplainPhase, map[string]float64) result.Result, proc, plain, cg4 *model.Benchmark) *result.Document {
+func stepsDoc() *result.Document {
+	row := func(b *model.Benchmark, nsPerOp uint64, ph []model.ExplainPhase, counts map[string]float64) result.Result {
+		return Aggregate(run(b, false, nsPerOp, nil, nil), run(b, true, nsPerOp+400, ph, counts), "host")
+	}
 	return &result.Document{Results: []result.Result{
 		row(pipeBench, 2000, phases(300, 10, 400, 0), map[string]float64{"fpu_save": 1, "fpu_restore": 1, "tlb_flush": 0}),
-		row(proc, 2100, phases(300, 10, 400, 300), map[string]float64{"fpu_save": 1, "tlb_flush": 1, "tlb_switch_kept": 1}),
-		row(plain, 2100, phases(300, 10, 400, 300), map[string]float64{"tlb_flush": 1}),
-		row(cg4, 2700, phases(300, 300, 700, 300), map[string]float64{"tlb_flush": 1}),
+		row(procBench, 2100, phases(300, 10, 400, 300), map[string]float64{"fpu_save": 1, "tlb_flush": 1, "tlb_switch_kept": 1}),
+		row(plainBench, 2100, phases(300, 10, 400, 300), map[string]float64{"tlb_flush": 1}),
+		row(cg4Bench, 2700, phases(300, 300, 700, 300), map[string]float64{"tlb_flush": 1}),
 	}}
 }
 
 // The steps are attributed phase by phase, largest change first, and each
 // claim gets the verdict its evidence supports.
 func TestDeriveStepsAndVerdicts(t *testing.T) {
-	proc := &model.Benchmark{Name: "process/pipe", Rung: model.Process, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
-	plain := &model.Benchmark{Name: "container/pipe-plain", Rung: model.Container, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
-	cg4 := &model.Benchmark{Name: "container/pipe-cg4", Rung: model.Container, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
-	row := func(b *model.Benchmark, nsPerOp uint64, ph []model.ExplainPhase, counts map[string]float64) result.Result {
-		return Aggregate(run(b, false, nsPerOp, nil, nil), run(b, true, nsPerOp+400, ph, counts), "host")
-	}
-	doc := stepsDoc(row, proc, plain, cg4)
+	doc := stepsDoc()
 	Derive(doc)
 	x := doc.Derived.Explain
 	if x == nil || len(x.Steps) != 3 { // thread → process, process → container, plain → cg4
@@ -171,14 +175,12 @@ func TestDeriveStepsAndVerdicts(t *testing.T) {
 // verdict: with no paired rounds the change's bounds are zeros, which would
 // otherwise read as "no change" and refute the cause.
 func TestNoVerdictWithoutA95Interval(t *testing.T) {
-	plain := &model.Benchmark{Name: "container/pipe-plain", Rung: model.Container, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
-	cg4 := &model.Benchmark{Name: "container/pipe-cg4", Rung: model.Container, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
 	row := func(b *model.Benchmark, nsPerOp uint64) result.Result {
 		r := Aggregate(run(b, false, nsPerOp, nil, nil), run(b, true, nsPerOp+400, phases(300, 10, 400, 300), map[string]float64{"tlb_flush": 1}), "host")
 		r.BlockInfo = nil // blocks unknown: no paired interval
 		return r
 	}
-	doc := &result.Document{Results: []result.Result{row(plain, 2100), row(cg4, 2700)}}
+	doc := &result.Document{Results: []result.Result{row(plainBench, 2100), row(cg4Bench, 2700)}}
 	Derive(doc)
 	x := doc.Derived.Explain
 	if x == nil || len(x.Steps) != 1 || x.Steps[0].Confidence != 0 {
@@ -247,25 +249,18 @@ func sameVerdictsRelabelled(t *testing.T, what string, d *result.Document) {
 // Verdicts select phases by kind, side and the events that bound them:
 // renaming every phase changes none.
 func TestVerdictsIgnoreLabels(t *testing.T) {
-	proc := &model.Benchmark{Name: "process/pipe", Rung: model.Process, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
-	plain := &model.Benchmark{Name: "container/pipe-plain", Rung: model.Container, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
-	cg4 := &model.Benchmark{Name: "container/pipe-cg4", Rung: model.Container, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
-	row := func(b *model.Benchmark, nsPerOp uint64, ph []model.ExplainPhase, counts map[string]float64) result.Result {
-		return Aggregate(run(b, false, nsPerOp, nil, nil), run(b, true, nsPerOp+400, ph, counts), "host")
-	}
-	sameVerdictsRelabelled(t, "four rows", stepsDoc(row, proc, plain, cg4))
+	sameVerdictsRelabelled(t, "four rows", stepsDoc())
 }
 
 // A row traced with the light probe set counted no FPU save or TLB flush:
 // the claims that rest on those counts are not measured, not refuted.
 func TestLightProbesJudgeNoSwitchClaim(t *testing.T) {
-	proc := &model.Benchmark{Name: "process/pipe", Rung: model.Process, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
 	light := func(b *model.Benchmark) result.Result {
 		tr := run(b, true, 2400, phases(300, 10, 400), nil)
 		tr.Cell.Probes = model.ProbesLight
 		return Aggregate(run(b, false, 2000, nil, nil), tr, "host")
 	}
-	d := &result.Document{Results: []result.Result{light(pipeBench), light(proc)}}
+	d := &result.Document{Results: []result.Result{light(pipeBench), light(procBench)}}
 	Derive(d)
 	for _, c := range d.Derived.Explain.Claims {
 		switch c.Claim {
@@ -279,10 +274,9 @@ func TestLightProbesJudgeNoSwitchClaim(t *testing.T) {
 
 // A dry run's figures are synthetic: no step, no claim, no verdict.
 func TestDryRunDerivesNothing(t *testing.T) {
-	proc := &model.Benchmark{Name: "process/pipe", Rung: model.Process, Kind: model.Switch, HopsPerOp: 2, ExpectSwitch: true, Phases: "pipe"}
 	d := &result.Document{Results: []result.Result{
 		Aggregate(run(pipeBench, false, 2000, nil, nil), run(pipeBench, true, 2400, phases(300, 10, 400, 0), nil), "host"),
-		Aggregate(run(proc, false, 2100, nil, nil), run(proc, true, 2500, phases(300, 10, 400, 300), nil), "host"),
+		Aggregate(run(procBench, false, 2100, nil, nil), run(procBench, true, 2500, phases(300, 10, 400, 300), nil), "host"),
 	}}
 	d.Settings.DryRun = true
 	Derive(d)

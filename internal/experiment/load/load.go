@@ -219,8 +219,46 @@ func Run(ctx context.Context, env experiment.Env, cells []Cell, o Options) (expe
 	if env.Runner.Progress == nil {
 		env.Runner.Progress = schedule.NoProgress{}
 	}
-	// The work per request, in iterations of the work loop, measured on
-	// each series' contexts' CPU.
+	nsPerIter, iters, err := calibrateWork(ctx, env, cells, o)
+	if err != nil {
+		return part, err
+	}
+	failed, err := calibrateRates(ctx, env, cells, o, iters, &part)
+	if err != nil {
+		return part, err
+	}
+	run, sc := measuredCells(cells, failed, o, iters, env.Runner.Seed)
+	so := schedule.Options{
+		Runs: o.Blocks, SamplesPerBlock: 1, NoCalibration: true, Span: o.Span,
+		Timeout: schedule.FixedTimeout(o.timeout(o.Block)),
+		Check:   func(c schedule.Cell, r model.Response, _ int) error { return check(r) },
+		Perf:    func(schedule.Cell) bool { return false },
+	}
+	runs, err := schedule.Run(ctx, env.Runner, sc, so)
+	if err != nil {
+		return part, err
+	}
+	bySeries := aggregateLevels(&part, run, runs, o)
+	for s := 0; ; s++ {
+		var first *Cell
+		for i := range run {
+			if run[i].series == s {
+				first = &run[i]
+				break
+			}
+		}
+		if first == nil {
+			break
+		}
+		part.Loads = append(part.Loads, series(*first, bySeries[s], o, nsPerIter[s], iters[s], env))
+	}
+	return part, nil
+}
+
+// calibrateWork measures the work per request on each series' contexts'
+// CPU: ns per iteration of the work loop, and the iterations a request's
+// work takes, by series.
+func calibrateWork(ctx context.Context, env experiment.Env, cells []Cell, o Options) (map[int]float64, map[int]uint64, error) {
 	nsPerIter := map[int]float64{}
 	iters := map[int]uint64{}
 	for i := range cells {
@@ -232,14 +270,19 @@ func Run(ctx context.Context, env experiment.Env, cells []Cell, o Options) (expe
 		ns, err := workNS(ctx, env, c.Cell)
 		if err != nil {
 			if ctx.Err() != nil {
-				return part, ctx.Err()
+				return nil, nil, ctx.Err()
 			}
-			return part, fmt.Errorf("load: measuring the work loop: %w", err)
+			return nil, nil, fmt.Errorf("load: measuring the work loop: %w", err)
 		}
 		nsPerIter[c.series] = ns
 		iters[c.series] = uint64(math.Round(float64(o.Work.Nanoseconds()) / ns))
 	}
-	// The rate of each utilisation.
+	return nsPerIter, iters, nil
+}
+
+// calibrateRates finds the rate of each utilisation's cell; a cell whose
+// calibration failed is a failure in part, and its index is returned.
+func calibrateRates(ctx context.Context, env experiment.Env, cells []Cell, o Options, iters map[int]uint64, part *experiment.Part) ([]int, error) {
 	var failed []int
 	for i := range cells {
 		c := &cells[i]
@@ -249,19 +292,26 @@ func Run(ctx context.Context, env experiment.Env, cells []Cell, o Options) (expe
 		env.Runner.Progress.Block(c.Bench.Name+" "+c.levelName(), "calibrate the rate")
 		if err := calibrate(ctx, env, c, o, iters[c.series]); err != nil {
 			if ctx.Err() != nil {
-				return part, ctx.Err()
+				return failed, ctx.Err()
 			}
 			part.Failures = append(part.Failures, result.Failure{Name: c.Bench.Name + " " + c.levelName(), Placement: string(c.Placement), Error: "calibrating the rate: " + err.Error()})
 			failed = append(failed, i)
 		}
 	}
+	return failed, nil
+}
+
+// measuredCells names the cells that calibrated and gives each its
+// schedule's parameters; the scheduler's cells are those levels, then,
+// with a capture, each level's traced and captured cells.
+func measuredCells(cells []Cell, failed []int, o Options, iters map[int]uint64, seed int64) ([]Cell, []schedule.Cell) {
 	var run []Cell
 	for i, c := range cells {
 		if slices.Contains(failed, i) {
 			continue
 		}
 		c.Name = c.Bench.Name + " " + c.levelName()
-		c.Load = o.params(c, c.Rate, o.Block, o.Warmup, iters[c.series], env.Runner.Seed, 0)
+		c.Load = o.params(c, c.Rate, o.Block, o.Warmup, iters[c.series], seed, 0)
 		run = append(run, c)
 	}
 	sc := make([]schedule.Cell, len(run))
@@ -278,16 +328,13 @@ func Run(ctx context.Context, env experiment.Env, cells []Cell, o Options) (expe
 			sc = append(sc, t, k)
 		}
 	}
-	so := schedule.Options{
-		Runs: o.Blocks, SamplesPerBlock: 1, NoCalibration: true, Span: o.Span,
-		Timeout: schedule.FixedTimeout(o.timeout(o.Block)),
-		Check:   func(c schedule.Cell, r model.Response, _ int) error { return check(r) },
-		Perf:    func(schedule.Cell) bool { return false },
-	}
-	runs, err := schedule.Run(ctx, env.Runner, sc, so)
-	if err != nil {
-		return part, err
-	}
+	return run, sc
+}
+
+// aggregateLevels aggregates each level that ran (with its capture,
+// where its traced and captured cells ran too), by series; a cell that
+// failed is a failure in part.
+func aggregateLevels(part *experiment.Part, run []Cell, runs []schedule.CellRun, o Options) map[int][]level {
 	bySeries := map[int][]level{}
 	for i, r := range runs[:len(run)] {
 		c := run[i]
@@ -309,20 +356,7 @@ func Run(ctx context.Context, env experiment.Env, cells []Cell, o Options) (expe
 		}
 		bySeries[c.series] = append(bySeries[c.series], lv)
 	}
-	for s := 0; ; s++ {
-		var first *Cell
-		for i := range run {
-			if run[i].series == s {
-				first = &run[i]
-				break
-			}
-		}
-		if first == nil {
-			break
-		}
-		part.Loads = append(part.Loads, series(*first, bySeries[s], o, nsPerIter[s], iters[s], env))
-	}
-	return part, nil
+	return bySeries
 }
 
 // workNS runs the work loop's block on c's contexts' CPU: ns per iteration.

@@ -112,9 +112,8 @@ func Hierarchy(d *result.Document) ([]result.HierarchyRow, []result.ClaimRow) {
 		}
 		m := r.OneWayNS.Median
 		row.MedianNS = &m
-		if base != nil && base.MedianNS > 0 {
-			x := m / base.MedianNS
-			row.Multiple = &x
+		if base != nil {
+			row.Multiple = ladderMultiple(*r)
 		}
 		row.SwitchesPerHop, row.Verified = r.SwitchesPerHop, r.Verification.Verified
 		if h.Name == "vm/switch-user" && strings.Contains(r.Label.String(), "NOT a hardware") {
@@ -204,6 +203,24 @@ func HierarchyReplications(d *result.Document) []result.Replication {
 		}
 	}
 	return reps
+}
+
+// ladderMultiple is r's multiple of the baseline as the ladder stores and
+// prints it (the × column): its interval's median, the median of the
+// per-round ratios, where the blocks paired; else the ladder's stored
+// multiple (the ratio of the medians); nil where the ladder set none. It
+// is never recomputed here as a ratio of the medians, which can lie
+// outside the interval, and the interval is read first so that a file
+// written when the stored multiple was that ratio gives the same figure.
+func ladderMultiple(r result.Result) *float64 {
+	if r.Multiple == nil {
+		return nil
+	}
+	x := *r.Multiple
+	if iv := r.MultipleInterval; iv != nil {
+		x = iv.Median
+	}
+	return &x
 }
 
 func find(d *result.Document, name, placement string) *result.Result {

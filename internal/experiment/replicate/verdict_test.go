@@ -1,6 +1,7 @@
 package replicate
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -127,4 +128,42 @@ func isWords(e ast.Expr) bool {
 	}
 	pkg, ok := sel.X.(*ast.Ident)
 	return ok && pkg.Name == "stats" && sel.Sel.Name == "Words"
+}
+
+// The address space's share of the net switch is stored and printed as
+// the figure its interval belongs to: the median of the per-round shares.
+// Here the rings' block medians pair into shares of +75% once and +90% to
+// +94% otherwise, while the ratio of the two nets is +75%, outside the
+// per-round interval.
+func TestHotPotatoNetShareIsTheFigureOfItsInterval(t *testing.T) {
+	build := func(kind string, blockMedians []float64) *result.Ring {
+		r := &result.Ring{Kind: kind}
+		for k, m := range blockMedians {
+			r.Samples = append(r.Samples, m, m, m)
+			r.OverheadSamples = append(r.OverheadSamples, 0, 0, 0)
+			r.BlockInfo = append(r.BlockInfo, result.BlockInfo{Round: k, Samples: 3})
+		}
+		sizes := result.BlockSizes(r.BlockInfo)
+		r.RawNS, r.OverheadNS = stats.SummarizeBlocks(r.Samples, sizes), stats.SummarizeBlocks(r.OverheadSamples, sizes)
+		r.NetNS = r.RawNS.Median - r.OverheadNS.Median
+		return r
+	}
+	th, pr := disagreeingRounds()
+	tr, ps := build("thread", th), build("process", pr)
+	rep := HotPotato(result.Environment{}, []HotPotatoPoint{{Group: CoreGroup{Name: "one core type"}, Thread: tr, Process: ps}}, 10_000)
+	v := rep.Values
+	share, lo, hi := v["address_space_overhead_pct_of_net"], v["address_space_overhead_pct_of_net_low"], v["address_space_overhead_pct_of_net_high"]
+	if _, ok := v["address_space_overhead_pct_of_net_low"]; !ok {
+		t.Fatalf("no interval for the net share: %v", v)
+	}
+	ofNets := 100 * (ps.NetNS - tr.NetNS) / tr.NetNS
+	if ofNets >= lo && ofNets <= hi {
+		t.Fatalf("the simulation does not separate the estimators: the ratio of the nets %+.1f%% lies in [%+.1f%%, %+.1f%%]", ofNets, lo, hi)
+	}
+	if share < lo || share > hi {
+		t.Errorf("the net share %+.1f%% lies outside its own interval [%+.1f%%, %+.1f%%]", share, lo, hi)
+	}
+	if want := fmt.Sprintf("(%+.0f%%) of the net switch", share); !strings.Contains(rep.Mistake, want) {
+		t.Errorf("the text does not print the stored share %q: %s", want, rep.Mistake)
+	}
 }

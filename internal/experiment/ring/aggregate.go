@@ -13,11 +13,10 @@ import (
 )
 
 // Aggregate turns the blocks of one point into a result.Ring: per-hop
-// samples of the ring and of the one-context overheads, their medians'
-// differences (never clamped), the hop counts against the expected, the
+// samples of the ring and of the one-context overheads, their differences
+// block by block (never clamped), the hop counts against the expected, the
 // switches per hop, and where N × working set sits against the caches.
 func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string) result.Ring {
-	perf := run.Perf
 	resps := make([]model.Response, len(run.Blocks))
 	for i, b := range run.Blocks {
 		resps[i] = b.Resp
@@ -30,76 +29,110 @@ func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string
 	if c.Kind != Goroutine {
 		r.Settings = append(r.Settings, "links: "+c.IPC.String())
 	}
-	var raw, rawCyc, ovh, ovhCyc, hot []float64
-	var counted, expected float64
-	var switches int64
-	tscOK := true
-	exact := true
-	uneven := ""
-	sizes := make([]int, len(resps)) // samples per block: blocks are the unit of every interval
-	for bi, resp := range resps {
-		sizes[bi] = len(resp.NS)
-		d := resp.Ring
-		perSample := float64(d.RoundsPerSample) * float64(c.Tasks)
-		r.RoundsPerSample = append(r.RoundsPerSample, d.RoundsPerSample)
-		for i := range resp.NS {
-			raw = append(raw, float64(resp.NS[i])/perSample)
-			rawCyc = append(rawCyc, float64(resp.TSC[i])/perSample)
-			ovh = append(ovh, float64(d.OverheadNS[i])/perSample)
-			ovhCyc = append(ovhCyc, float64(d.OverheadTSC[i])/perSample)
-			hot = append(hot, float64(d.HotNS[i])/perSample)
-			if resp.TSC[i] == 0 || d.OverheadTSC[i] == 0 {
-				tscOK = false
-			}
-		}
-		// Hops: the head counts its rounds, every member its passes; the
-		// token's own count was checked against N × rounds by the kernel.
-		counted += float64(d.Rounds + d.Passes)
-		expected += float64(c.Tasks) * float64(d.Rounds)
-		if c.Tasks > 1 && (d.MinPasses != d.Rounds || d.MaxPasses != d.Rounds) && uneven == "" {
-			uneven = fmt.Sprintf("; members passed the token %d to %d times in a block of %d rounds, once per round expected", d.MinPasses, d.MaxPasses, d.Rounds)
-		}
-		r.Voluntary += resp.A.Voluntary + resp.B.Voluntary
-		r.Involuntary += resp.A.Involuntary + resp.B.Involuntary
-		switches += resp.A.Switches() + resp.B.Switches()
+	b := readBlocks(&r, c, resps)
+	b.summarize(&r)
+	r.HopsCounted, r.HopsExpected = b.counted, b.expected
+	r.Verified = len(resps) > 0
+	if b.counted != b.expected || b.uneven != "" {
+		r.Verified = false
+		r.Flags = append(r.Flags, result.Flag{Code: "hop-count", Message: fmt.Sprintf("%.0f hops counted, %.0f expected (tasks × rounds)%s", b.counted, b.expected, b.uneven)})
 	}
-	r.Samples, r.OverheadSamples = raw, ovh
-	r.RawNS, r.OverheadNS = stats.SummarizeBlocks(raw, sizes), stats.SummarizeBlocks(ovh, sizes)
-	hs := stats.SummarizeBlocks(hot, sizes)
-	r.OverheadHotNS = &hs
-	r.NetNS = r.RawNS.Median - r.OverheadNS.Median
-	rounds := make([]int, len(sizes))
-	for i := range rounds {
-		rounds[i] = i // raw and overhead come from the same blocks: pair them block by block
-	}
-	if w := stats.PerRound(func(m []float64) float64 { return m[0] - m[1] },
-		stats.Series{Values: raw, Sizes: sizes, Rounds: rounds}, stats.Series{Values: ovh, Sizes: sizes, Rounds: rounds}); w.OK {
-		r.NetInterval = &result.Interval{Median: w.Median, Low: w.Lo, High: w.Hi, Confidence: w.Confidence, Rounds: w.N}
-	}
-	netHot := r.RawNS.Median - hs.Median
-	r.NetHotNS = &netHot
-	if tscOK && len(rawCyc) > 0 {
-		rc, oc := stats.SummarizeBlocks(rawCyc, sizes), stats.SummarizeBlocks(ovhCyc, sizes)
-		r.RawCycles, r.OverheadCycles = &rc, &oc
-		nc := rc.Median - oc.Median
-		r.NetCycles = &nc
-	}
-	r.HopsCounted, r.HopsExpected = counted, expected
-	if counted != expected || uneven != "" {
-		exact = false
-		r.Flags = append(r.Flags, result.Flag{Code: "hop-count", Message: fmt.Sprintf("%.0f hops counted, %.0f expected (tasks × rounds)%s", counted, expected, uneven)})
-	}
-	r.Verified = exact && len(resps) > 0
-
-	verifyRingSwitches(&r, c, switches, expected)
-	perfPerHop(&r, c, perf)
+	verifyRingSwitches(&r, c, b.switches, b.expected)
+	perfPerHop(&r, c, run.Perf)
 	if r.NetNS <= 0 {
 		r.Flags = append(r.Flags, result.Flag{Code: "net-nonpositive", Message: fmt.Sprintf(
 			"net %s per hop: the one-context overhead (%s) costs as much as or more than a whole ring hop (%s), so the subtraction says nothing about the switch; read raw and overhead instead (lmbench's own table has such entries)",
 			units.SignedTime(r.NetNS), units.Time(r.OverheadNS.Median), units.Time(r.RawNS.Median))})
 	}
-
 	r.FitsIn, r.LLCBytes = fits(r.FootprintB, env.CPU.Caches)
+	describe(&r, c, resps)
+	for _, resp := range resps {
+		if len(resp.Flags) > 0 {
+			r.Verified = false
+			r.Flags = append(r.Flags, resp.Flags[0])
+			break
+		}
+	}
+	var contended *result.Flag
+	r.BlockInfo, contended = experiment.Blocks(run.Blocks)
+	if contended != nil {
+		r.Flags = append(r.Flags, *contended)
+		r.Verified = false
+	}
+	r.Label = Label(c, r, host)
+	return r
+}
+
+// ringBlocks are a point's blocks read once: per-hop samples of the ring
+// (ns and TSC), of the one-context overhead (ns and TSC) and of the hot
+// overhead, in blocks of sizes samples (blocks are the unit of every
+// interval); the hops counted and expected, how unevenly the members
+// passed the token, the switches counted, and whether every sample had
+// TSC readings.
+type ringBlocks struct {
+	raw, rawCyc, ovh, ovhCyc, hot []float64
+	sizes                         []int
+	counted, expected             float64
+	uneven                        string
+	switches                      int64
+	tscOK                         bool
+}
+
+// readBlocks reads the blocks' responses, and sets r's rounds per sample
+// and its voluntary and involuntary switches.
+func readBlocks(r *result.Ring, c Cell, resps []model.Response) ringBlocks {
+	b := ringBlocks{sizes: make([]int, len(resps)), tscOK: true}
+	for bi, resp := range resps {
+		b.sizes[bi] = len(resp.NS)
+		d := resp.Ring
+		perSample := float64(d.RoundsPerSample) * float64(c.Tasks)
+		r.RoundsPerSample = append(r.RoundsPerSample, d.RoundsPerSample)
+		for i := range resp.NS {
+			b.raw = append(b.raw, float64(resp.NS[i])/perSample)
+			b.rawCyc = append(b.rawCyc, float64(resp.TSC[i])/perSample)
+			b.ovh = append(b.ovh, float64(d.OverheadNS[i])/perSample)
+			b.ovhCyc = append(b.ovhCyc, float64(d.OverheadTSC[i])/perSample)
+			b.hot = append(b.hot, float64(d.HotNS[i])/perSample)
+			if resp.TSC[i] == 0 || d.OverheadTSC[i] == 0 {
+				b.tscOK = false
+			}
+		}
+		// Hops: the head counts its rounds, every member its passes; the
+		// token's own count was checked against N × rounds by the kernel.
+		b.counted += float64(d.Rounds + d.Passes)
+		b.expected += float64(c.Tasks) * float64(d.Rounds)
+		if c.Tasks > 1 && (d.MinPasses != d.Rounds || d.MaxPasses != d.Rounds) && b.uneven == "" {
+			b.uneven = fmt.Sprintf("; members passed the token %d to %d times in a block of %d rounds, once per round expected", d.MinPasses, d.MaxPasses, d.Rounds)
+		}
+		r.Voluntary += resp.A.Voluntary + resp.B.Voluntary
+		r.Involuntary += resp.A.Involuntary + resp.B.Involuntary
+		b.switches += resp.A.Switches() + resp.B.Switches()
+	}
+	return b
+}
+
+// summarize sets r's samples, their summaries and the nets (in TSC cycles
+// too where every sample had them).
+func (b ringBlocks) summarize(r *result.Ring) {
+	r.Samples, r.OverheadSamples = b.raw, b.ovh
+	r.RawNS, r.OverheadNS = stats.SummarizeBlocks(b.raw, b.sizes), stats.SummarizeBlocks(b.ovh, b.sizes)
+	hs := stats.SummarizeBlocks(b.hot, b.sizes)
+	r.OverheadHotNS = &hs
+	r.NetNS, r.NetInterval = net(b.raw, b.ovh, b.sizes)
+	netHot, _ := net(b.raw, b.hot, b.sizes)
+	r.NetHotNS = &netHot
+	if b.tscOK && len(b.rawCyc) > 0 {
+		rc, oc := stats.SummarizeBlocks(b.rawCyc, b.sizes), stats.SummarizeBlocks(b.ovhCyc, b.sizes)
+		r.RawCycles, r.OverheadCycles = &rc, &oc
+		nc, _ := net(b.rawCyc, b.ovhCyc, b.sizes)
+		r.NetCycles = &nc
+	}
+}
+
+// describe sets where the point ran and the settings its blocks reported
+// (the Go runtime's GOMAXPROCS, the container runtime), and warns of a
+// noisy figure and of an odd ring across two CPUs.
+func describe(r *result.Ring, c Cell, resps []model.Response) {
 	if c.Placement != model.Unpinned && c.CPUA >= 0 {
 		r.CPUs = []int{c.CPUA}
 		if c.Tasks > 1 && c.CPUB != c.CPUA {
@@ -122,21 +155,28 @@ func Aggregate(c Cell, run schedule.CellRun, env result.Environment, host string
 	if len(resps) > 0 && resps[0].Ring.Container != "" {
 		r.Settings = append(r.Settings, "container: "+resps[0].Ring.Container)
 	}
-	for _, resp := range resps {
-		if len(resp.Flags) > 0 {
-			r.Verified = false
-			r.Flags = append(r.Flags, resp.Flags[0])
-			break
-		}
+}
+
+// net is raw − base per hop, taken block by block (both are timed in
+// every sample of a block, so a block's host noise reaches both): the
+// median of the per-block differences of block medians, with its interval
+// — the figure the interval belongs to and the tables print; the
+// difference of the two medians can lie outside it. With fewer than two
+// blocks there is no interval, and the figure is the difference of the
+// medians (with one block, the same number). Never clamped. The point's
+// three nets (against the overhead, the hot overhead, and in TSC cycles)
+// are all taken this way.
+func net(raw, base []float64, sizes []int) (float64, *result.Interval) {
+	rounds := make([]int, len(sizes))
+	for i := range rounds {
+		rounds[i] = i // raw and base come from the same blocks: pair them block by block
 	}
-	var contended *result.Flag
-	r.BlockInfo, contended = experiment.Blocks(run.Blocks)
-	if contended != nil {
-		r.Flags = append(r.Flags, *contended)
-		r.Verified = false
+	w := stats.PerRound(func(m []float64) float64 { return m[0] - m[1] },
+		stats.Series{Values: raw, Sizes: sizes, Rounds: rounds}, stats.Series{Values: base, Sizes: sizes, Rounds: rounds})
+	if !w.OK {
+		return stats.SummarizeBlocks(raw, sizes).Median - stats.SummarizeBlocks(base, sizes).Median, nil
 	}
-	r.Label = Label(c, r, host)
-	return r
+	return w.Median, &result.Interval{Median: w.Median, Low: w.Lo, High: w.Hi, Confidence: w.Confidence, Rounds: w.N}
 }
 
 // verifyRingSwitches sets the switches per hop and their figures per

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -184,6 +185,58 @@ func TestAggregateNeverClamps(t *testing.T) {
 	if r.SwitchesPerHop == nil || *r.SwitchesPerHop != 1 {
 		t.Fatalf("switches per hop %v, want 1", r.SwitchesPerHop)
 	}
+}
+
+// The stored net is the figure its interval belongs to: the median of the
+// per-block differences, which the tables print (the report from the
+// interval, the terminal from net_ns_per_hop). Here raw and overhead's
+// block medians pair into differences of 500 ns once and 700–710 ns
+// otherwise, while the difference of the two medians is 500 ns — outside
+// the per-block interval. The hot and TSC nets are taken the same way.
+func TestNetIsTheFigureOfItsInterval(t *testing.T) {
+	c := ringCell(t, Thread, 4, 0)
+	const perSample = 4 * 10 // tasks × rounds per sample
+	block := func(raw, over float64) model.Response {
+		r, o := uint64(raw*perSample), uint64(over*perSample)
+		return response(4, 10, []uint64{r, r, r}, []uint64{o, o, o}, 4*10*4)
+	}
+	// Block 0: 1000 and 500; blocks 1–5: 1000 and 300; blocks 6–10: 1210 and 500.
+	resps := []model.Response{block(1000, 500)}
+	for range 5 {
+		resps = append(resps, block(1000, 300))
+	}
+	for range 5 {
+		resps = append(resps, block(1210, 500))
+	}
+	r := Aggregate(c, run(resps...), result.Environment{}, "")
+	iv := r.NetInterval
+	if iv == nil {
+		t.Fatalf("no net interval from %d blocks", r.Blocks)
+	}
+	ofMedians := r.RawNS.Median - r.OverheadNS.Median
+	if iv.Holds(ofMedians) {
+		t.Fatalf("the simulation does not separate the estimators: the difference of medians %.1f lies in [%.1f, %.1f]", ofMedians, iv.Low, iv.High)
+	}
+	if r.NetNS != iv.Median || !iv.Holds(r.NetNS) {
+		t.Errorf("net_ns_per_hop %.1f, net_interval %.1f [%.1f, %.1f]: the stored figure is not its interval's", r.NetNS, iv.Median, iv.Low, iv.High)
+	}
+	if ps, iv := r.NetNSPerSwitch, r.NetPerSwitchInterval; ps == nil || iv == nil || *ps != iv.Median {
+		t.Errorf("net per switch %v, its interval %+v: not one figure", fmtPtr(ps), iv)
+	}
+	// response times the hot overhead and the TSC as the overhead and the ns.
+	if r.NetHotNS == nil || *r.NetHotNS != r.NetNS {
+		t.Errorf("net against the hot overhead %s, want %.1f: the nets of a point are taken one way", fmtPtr(r.NetHotNS), r.NetNS)
+	}
+	if r.NetCycles == nil || *r.NetCycles != r.NetNS {
+		t.Errorf("net TSC cycles %s, want %.1f: the nets of a point are taken one way", fmtPtr(r.NetCycles), r.NetNS)
+	}
+}
+
+func fmtPtr(x *float64) string {
+	if x == nil {
+		return "absent"
+	}
+	return fmt.Sprintf("%.1f", *x)
 }
 
 // A member that passed the token too few times breaks the count: flagged
