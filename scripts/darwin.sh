@@ -9,12 +9,14 @@
 #     registry), and the result is a Mach-O executable for that CPU.
 # Nothing built here can run here: running needs a Mac.
 #
-# Linking with zig needs two stand-ins: Go's runtime asks the linker for
-# libresolv and the CoreFoundation framework, which zig's macOS libSystem
-# stubs do not include, so empty dynamic libraries with the real install
-# names are made for the link (the binary then loads the real ones on a
-# Mac); and -ldflags=-w leaves out DWARF, which would need Apple's dsymutil
-# and strip.
+# Linking with zig needs stand-ins: Go asks the linker for libresolv and
+# the CoreFoundation and Security frameworks (crypto/x509 calls them on
+# macOS), which zig's macOS SDK stubs do not include. So dynamic libraries
+# with the real install names are made for the link, exporting the symbols
+# the link asks for — CF* from CoreFoundation, Sec* from Security, read
+# from the first link's errors — and the binary then binds to the real ones
+# on a Mac (two-level namespace: each symbol by its library). -ldflags=-w
+# leaves out DWARF, which would need Apple's dsymutil and strip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,11 +50,29 @@ for arch in arm64 amd64; do
 
 	cc="$work/cc -target ${target[$arch]}"
 	stubs="$work/stubs-$arch"
-	mkdir -p "$stubs/CoreFoundation.framework"
-	$cc -shared -o "$stubs/libresolv.dylib" -Wl,-install_name,/usr/lib/libresolv.9.dylib "$work/empty.c"
-	$cc -shared -o "$stubs/CoreFoundation.framework/CoreFoundation" \
-		-Wl,-install_name,/System/Library/Frameworks/CoreFoundation.framework/Versions/A/CoreFoundation "$work/empty.c"
+	mkdir -p "$stubs/CoreFoundation.framework" "$stubs/Security.framework"
+	: >"$work/CoreFoundation.c"
+	: >"$work/Security.c"
+	make_stubs() {
+		$cc -shared -o "$stubs/libresolv.dylib" -Wl,-install_name,/usr/lib/libresolv.9.dylib "$work/empty.c"
+		for fw in CoreFoundation Security; do
+			$cc -shared -o "$stubs/$fw.framework/$fw" \
+				-Wl,-install_name,/System/Library/Frameworks/$fw.framework/Versions/A/$fw "$work/$fw.c"
+		done
+	}
+	make_stubs
 	export GOOS=darwin GOARCH=$arch CGO_ENABLED=1 CC="$cc" CGO_LDFLAGS="-L$stubs -F$stubs"
+	# The first link names the symbols the stand-ins must export.
+	if ! go build -ldflags=-w -o "$work/ctxbench-$arch" ./cmd/ctxbench 2>"$work/link.log"; then
+		for sym in $(grep -o 'undefined symbol: _[A-Za-z0-9_]*' "$work/link.log" | sed 's/.*: _//' | sort -u); do
+			case $sym in
+			CF* | kCF*) echo "void $sym(void) {}" >>"$work/CoreFoundation.c" ;;
+			Sec* | kSec*) echo "void $sym(void) {}" >>"$work/Security.c" ;;
+			*) log "$arch: the link wants $sym, of no library darwin.sh stands in for"; cat "$work/link.log" >&2; exit 1 ;;
+			esac
+		done
+		make_stubs
+	fi
 
 	log "$arch: go vet and golangci-lint with cgo (zig cc -target ${target[$arch]})"
 	go vet ./...
