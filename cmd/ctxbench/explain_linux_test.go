@@ -175,7 +175,7 @@ func TestExplainAcrossCPUs(t *testing.T) {
 				step = step || strings.HasPrefix(s.What, "same CPU → cross-cpu")
 			}
 			for _, c := range x.Explain.Claims {
-				claims = claims || strings.HasPrefix(c.Rung, "cross-cpu")
+				claims = claims || strings.HasPrefix(c.Step, "cross-cpu") && c.Rung == "thread"
 			}
 		}
 		if !step || !claims {

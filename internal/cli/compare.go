@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/compare"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/result"
 )
 
@@ -138,11 +139,11 @@ func compareWriter(format string) (func(io.Writer, *compare.Comparison) error, e
 	case "text":
 		return render.CompareText, nil
 	case "csv":
-		return render.CompareCSV, nil
+		return formats.CompareCSV, nil
 	case "markdown", "md":
-		return render.CompareMarkdown, nil
+		return formats.CompareMarkdown, nil
 	case "json":
-		return render.CompareJSON, nil
+		return formats.CompareJSON, nil
 	}
 	return nil, usagef("--format must be text, csv, markdown or json, got %q", format)
 }
@@ -165,7 +166,7 @@ func (cf *compareFlags) write(c *compare.Comparison, write func(io.Writer, *comp
 		return err
 	}
 	if cf.format == "csv" {
-		for _, m := range render.CompareMessages(c) {
+		for _, m := range formats.CompareMessages(c) {
 			fmt.Fprintln(stderr, m)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
@@ -228,7 +228,7 @@ func TestCompareFormats(t *testing.T) {
 	if code != ExitRegression {
 		t.Errorf("json: status %d, want %d (stderr %q)", code, ExitRegression, stderr)
 	}
-	var doc render.CompareDoc
+	var doc formats.CompareDoc
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/stats"
@@ -156,7 +157,7 @@ func showHistory(ctx context.Context, st *store.Store, names []string, format st
 	}
 	h := historyView(st.Path(), ms)
 	if format == "json" {
-		return render.HistoryJSON(stdout, h)
+		return formats.HistoryJSON(stdout, h)
 	}
 	if len(h.Machines) == 0 {
 		what := "nothing is recorded"

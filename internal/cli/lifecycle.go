@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/suite"
@@ -98,7 +99,7 @@ minimal static ELF in a memfd, so no dynamic loading is timed.`,
 			if err != nil {
 				return err
 			}
-			exports := ex.list(render.SpawnCSV, render.SpawnMarkdown)
+			exports := ex.list(formats.SpawnCSV, formats.SpawnMarkdown)
 			if err := checkAll(exports); err != nil {
 				return err
 			}
@@ -157,7 +158,7 @@ allows, and why not more). Kinds: ` + strings.Join(suite.MemoryKinds(), ", ") + 
 			if err != nil {
 				return err
 			}
-			exports := ex.list(render.MemoryCSV, render.MemoryMarkdown)
+			exports := ex.list(formats.MemoryCSV, formats.MemoryMarkdown)
 			if err := checkAll(exports); err != nil {
 				return err
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/suite"
@@ -190,7 +191,7 @@ func runLoad(ctx context.Context, cmd *cobra.Command, mf *measureFlags, lf *load
 	}
 	ms := mf.measurement(plan.Settings)
 	ms.compose = func(spec session.Spec) (session.Spec, error) { return plan.Spec(spec), nil }
-	ms.exports = mf.exportsAs(render.LoadCSV, render.LoadMarkdown)
+	ms.exports = mf.exportsAs(formats.LoadCSV, formats.LoadMarkdown)
 	ms.show = func(w io.Writer, doc *result.Document) { render.Loads(w, doc, style(w)) }
 	ms.failures = func(doc *result.Document) error {
 		levels := 0

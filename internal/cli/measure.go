@@ -22,6 +22,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/host/platform"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/session"
 	"github.com/ctxbench/ctxbench/internal/store"
@@ -556,13 +557,13 @@ func colorOn(mode colorMode, tty bool, noColor, term string) bool {
 // FILE.csv → FILE-creation.csv, FILE-memory.csv; the Markdown export holds
 // every section in one file.
 func (m *measureFlags) exports(doc *result.Document) []export {
-	ex := append(m.exportsAs(render.CSV, render.Markdown)(doc), export{"--export-gobench", m.exportGoBench, render.GoBench})
+	ex := append(m.exportsAs(formats.CSV, formats.Markdown)(doc), export{"--export-gobench", m.exportGoBench, formats.GoBench})
 	if csv := ex[1]; doc != nil && csv.path != "" && csv.path != "-" {
 		if len(doc.Spawn) > 0 {
-			ex = append(ex, export{csv.flag, sectionPath(csv.path, "creation"), render.SpawnCSV})
+			ex = append(ex, export{csv.flag, sectionPath(csv.path, "creation"), formats.SpawnCSV})
 		}
 		if len(doc.Memory) > 0 {
-			ex = append(ex, export{csv.flag, sectionPath(csv.path, "memory"), render.MemoryCSV})
+			ex = append(ex, export{csv.flag, sectionPath(csv.path, "memory"), formats.MemoryCSV})
 		}
 	}
 	return ex

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -31,11 +30,8 @@ publication got wrong. With no names it runs them all; some take minutes
   ctxbench replicate --quick --export-json replicate.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if list {
-				tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-				for _, x := range suite.PublishedExperiments() {
-					fmt.Fprintf(tw, "%s\t%s\t(%s)\n", x.Name, x.Summary, x.Source)
-				}
-				return tw.Flush()
+				view(stdout, listPublished)
+				return nil
 			}
 			xs, err := suite.SelectPublished(args)
 			if err != nil {
@@ -72,4 +68,15 @@ publication got wrong. With no names it runs them all; some take minutes
 	f.StringVar(&exportJSON, "export-json", "", "write the results as JSON to `FILE` (- for stdout)")
 	lf.register(cmd)
 	return cmd
+}
+
+// listPublished is replicate --list: the published experiments as a table
+// whose summaries and sources wrap in their columns.
+func listPublished(w io.Writer) {
+	t := render.NewTable(render.Col{Head: "EXPERIMENT"}, render.Col{Head: "WHAT IT RUNS", Wrap: true, Min: 24},
+		render.Col{Head: "SOURCE", Wrap: true, Min: 20})
+	for _, x := range suite.PublishedExperiments() {
+		t.Row(x.Name, x.Summary, x.Source)
+	}
+	t.Write(w, style(w))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/suite"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
@@ -255,8 +256,8 @@ func TestLifecycleExports(t *testing.T) {
 		rows          int
 		mdWants       string
 	}{
-		{"spawn", render.SpawnCSV, render.SpawnMarkdown, render.Spawn, len(doc.Spawn), "| Context | Measurement | Per creation (median) |"},
-		{"memory", render.MemoryCSV, render.MemoryMarkdown, render.Memory, len(doc.Memory), "| Context | Measurement | Held | PSS |"},
+		{"spawn", formats.SpawnCSV, formats.SpawnMarkdown, render.Spawn, len(doc.Spawn), "| Context | Measurement | Per creation (median) |"},
+		{"memory", formats.MemoryCSV, formats.MemoryMarkdown, render.Memory, len(doc.Memory), "| Context | Measurement | Held | PSS |"},
 	} {
 		ex := lifecycleExports{json: filepath.Join(dir, c.name+".json"), csv: filepath.Join(dir, c.name+".csv"), markdown: filepath.Join(dir, c.name+".md")}
 		var out, errb bytes.Buffer

@@ -11,6 +11,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/compare"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
@@ -118,8 +119,8 @@ func TestGoldenFormats(t *testing.T) {
 		write func(*bytes.Buffer) error
 	}{
 		{"shift.txt", func(b *bytes.Buffer) error { return render.CompareText(b, c) }},
-		{"shift.md", func(b *bytes.Buffer) error { return render.CompareMarkdown(b, c) }},
-		{"shift.csv", func(b *bytes.Buffer) error { return render.CompareCSV(b, c) }},
+		{"shift.md", func(b *bytes.Buffer) error { return formats.CompareMarkdown(b, c) }},
+		{"shift.csv", func(b *bytes.Buffer) error { return formats.CompareCSV(b, c) }},
 	} {
 		var buf bytes.Buffer
 		if err := f.write(&buf); err != nil {

@@ -48,6 +48,8 @@ var rules = []rule{
 	{roots: []string{"internal/render/..."}, strict: true,
 		may: []string{"internal/render", "internal/result", "internal/units", "internal/stats", "internal/compare", "internal/model"},
 		why: "renderers only render a document: no measuring code, no environment reader"},
+	{roots: []string{"internal/render/layout"}, strict: true,
+		why: "the table engine knows nothing of ctxbench: the views say what is in its cells"},
 	{roots: mechanisms,
 		never: []string{"internal/schedule", "internal/catalog", "internal/experiment", "internal/session", "internal/render",
 			"internal/compare", "internal/cli", "internal/suite", "internal/result", "internal/machine"},

@@ -57,8 +57,8 @@ func Capture(w io.Writer, c *result.Capture, st Style) {
 		}
 		thr = fmt.Sprintf("above the running %s of the cell's hops (an in-kernel estimate: %s of the hops it judged passed it)", c.Threshold, units.Percent(100*pass, 2))
 	}
-	head := fmt.Sprintf("\n  slow hops, captured in the kernel %s: %s hops past it of %s that woke a task; %s copied out (%s lost: the buffer was full), %s kept (each block's slowest and as many sampled from the rest), %s not kept",
-		thr, units.Count(float64(n.Past)), units.Count(float64(n.Hops)), units.Count(float64(n.Copied)), units.Count(float64(n.Lost)),
+	head := fmt.Sprintf("\n  slow hops, captured in the kernel %s: %s hops past it of %s that woke a task; %s copied out%s, %s kept (each block's slowest and as many sampled from the rest), %s not kept",
+		thr, units.Count(float64(n.Past)), units.Count(float64(n.Hops)), units.Count(float64(n.Copied)), LostWords(n.Lost, " (%s lost: the buffer was full)"),
 		units.Count(float64(n.Kept)), units.Count(float64(n.NotKept)))
 	if n.Boundary > 0 {
 		head += fmt.Sprintf(", %s held the loop's own work between samples (counted, not kept)", units.Count(float64(n.Boundary)))
@@ -88,6 +88,16 @@ func Capture(w io.Writer, c *result.Capture, st Style) {
 	for _, note := range c.Notes {
 		prose(w, st, "  note: %s\n", note)
 	}
+}
+
+// LostWords says how many slow hops the kernel's buffer refused, in
+// format (which holds one %s), and nothing where none was lost: "0 lost:
+// the buffer was full" would claim a full buffer that never was.
+func LostWords(lost uint64, format string) string {
+	if lost == 0 {
+		return ""
+	}
+	return fmt.Sprintf(format, units.Count(float64(lost)))
 }
 
 // capturedHops prints the slowest hops one line each, and the parts of the
@@ -264,23 +274,4 @@ func diffInterval(d result.Difference) string {
 		return "(one block: no interval)"
 	}
 	return fmt.Sprintf("[%s, %s] at %s", units.Time(d.Low), units.Time(d.High), level(d.Confidence))
-}
-
-// prose writes a formatted line (or lines) fitted to the style's width,
-// wrapped with a hanging indent.
-func prose(w io.Writer, st Style, format string, a ...any) {
-	text := fmt.Sprintf(format, a...)
-	for _, line := range strings.SplitAfter(text, "\n") {
-		nl := strings.HasSuffix(line, "\n")
-		line = strings.TrimSuffix(line, "\n")
-		if line == "" {
-			if nl {
-				fmt.Fprintln(w)
-			}
-			continue
-		}
-		for _, l := range FitLine(line, st.Columns()) {
-			fmt.Fprintln(w, l)
-		}
-	}
 }

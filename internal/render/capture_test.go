@@ -34,3 +34,22 @@ func TestCaptureText(t *testing.T) {
 		}
 	}
 }
+
+// The capture says how many slow hops the kernel's buffer refused only
+// where it refused some: "0 lost: the buffer was full" claimed a full
+// buffer that never was.
+func TestCaptureLostOnlyWhenLost(t *testing.T) {
+	for _, lost := range []uint64{0, 7} {
+		c := testdoc.Capture(false)
+		c.Counts.Lost = lost
+		var b strings.Builder
+		Capture(&b, c, Style{Wide: true})
+		out := b.String()
+		switch {
+		case lost == 0 && strings.Contains(out, "lost"):
+			t.Errorf("nothing was lost, yet the view says:\n%s", out)
+		case lost > 0 && !strings.Contains(out, "1.18k copied out (7 lost: the buffer was full), 160 kept"):
+			t.Errorf("7 hops lost, not said where they were copied:\n%s", out)
+		}
+	}
+}

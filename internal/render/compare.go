@@ -2,23 +2,20 @@ package render
 
 import (
 	"cmp"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/internal/compare"
 	"github.com/ctxbench/ctxbench/internal/units"
 )
 
-// rowUnit picks one unit for a whole row, from its first figure, so the
+// CompareRowUnit picks one unit for a whole row, from its first figure, so the
 // cells of a row read against each other without converting.
-func rowUnit(r *compare.Row) units.Unit {
+func CompareRowUnit(r *compare.Row) units.Unit {
 	for _, c := range r.Cells {
 		if c.Present {
 			return units.TimeUnit(c.Summary.Median)
@@ -50,14 +47,14 @@ func formatCell(c compare.Cell, u units.Unit, geo bool, stated float64) string {
 	}
 	// ±a% where both sides round alike, else −a/+b%: never a ± that
 	// hides one side.
-	return v + " " + SpanPercent(c.Summary.Median, c.Summary.CILow, c.Summary.CIHigh) + levelMarkVs(c.Summary.Confidence, stated)
+	return v + " " + SpanPercent(c.Summary.Median, c.Summary.CILow, c.Summary.CIHigh) + LevelMarkVs(c.Summary.Confidence, stated)
 }
 
-// formatDelta renders a change with its interval: "+7.1% [+3.0%, +11.4%]
+// CompareDelta renders a change with its interval: "+7.1% [+3.0%, +11.4%]
 // n=10", or "≈ [−2.0%, +3.1%] n=10" when the interval contains no change;
 // n counts blocks (or samples, for files that did not record blocks, with
 // a footnote).
-func formatDelta(d compare.Delta) string {
+func CompareDelta(d compare.Delta) string {
 	if !d.Present {
 		return ""
 	}
@@ -81,9 +78,9 @@ func formatDelta(d compare.Delta) string {
 	return fmt.Sprintf("%s [%s, %s] n=%s", ch, units.SignedPercent(100*d.Lo, 1), units.SignedPercent(100*d.Hi, 1), n)
 }
 
-// hostAdjusted says a comparison tested any change on host-adjusted
+// CompareHostAdjusted says a comparison tested any change on host-adjusted
 // figures (its views then explain MarkHost).
-func hostAdjusted(c *compare.Comparison) bool {
+func CompareHostAdjusted(c *compare.Comparison) bool {
 	for _, t := range c.Tables {
 		if t.HostAdjusted > 0 {
 			return true
@@ -94,8 +91,8 @@ func hostAdjusted(c *compare.Comparison) bool {
 
 var superscripts = []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")
 
-// marks renders footnote numbers as superscripts.
-func marks(notes []int) string {
+// Footnotes renders footnote numbers as superscripts.
+func Footnotes(notes []int) string {
 	var b strings.Builder
 	for i, n := range notes {
 		if i > 0 {
@@ -108,23 +105,23 @@ func marks(notes []int) string {
 	return b.String()
 }
 
-func withMarks(s string, notes []int) string {
+func WithFootnotes(s string, notes []int) string {
 	if len(notes) == 0 {
 		return s
 	}
-	return s + " " + marks(notes)
+	return s + " " + Footnotes(notes)
 }
 
-// header names the cells of a column: the input's label and, when rows are
+// CompareHeader names the cells of a column: the input's label and, when rows are
 // matched by name only and the column holds one placement, that placement.
-func cmpHeader(c *compare.Comparison, i int) string {
+func CompareHeader(c *compare.Comparison, i int) string {
 	if p := cmpColumnPlacement(c, i); p != "" {
 		return c.Inputs[i].Label + " (" + p + ")"
 	}
 	return c.Inputs[i].Label
 }
 
-// columnPlacement is the one placement of column i when rows are matched by
+// cmpColumnPlacement is the one placement of column i when rows are matched by
 // name only, or "" (placements matched, or mixed in the column).
 func cmpColumnPlacement(c *compare.Comparison, i int) string {
 	if !c.IgnorePlacement {
@@ -144,14 +141,14 @@ func cmpColumnPlacement(c *compare.Comparison, i int) string {
 	return p
 }
 
-// cellText renders a cell; with rows matched by name only and a column of
+// CompareCell renders a cell; with rows matched by name only and a column of
 // mixed placements, the cell says its placement.
-func cmpCellText(c *compare.Comparison, i int, cell compare.Cell, u units.Unit, geo bool) string {
+func CompareCell(c *compare.Comparison, i int, cell compare.Cell, u units.Unit, geo bool) string {
 	s := formatCell(cell, u, geo, cellLevel(c))
 	if c.IgnorePlacement && cell.Present && cell.Placement != "" && cmpColumnPlacement(c, i) == "" {
 		s += " [" + cell.Placement + "]"
 	}
-	return withMarks(s, cell.Notes)
+	return WithFootnotes(s, cell.Notes)
 }
 
 // cellLevel is the level the comparison's cells state: the one most of
@@ -167,17 +164,17 @@ func cellLevel(c *compare.Comparison) float64 {
 			}
 		}
 	}
-	return statedLevel(cs...)
+	return StatedLevel(cs...)
 }
 
-// otherLevels says some cell's interval has a level other than the one
+// CompareOtherLevels says some cell's interval has a level other than the one
 // the cells state (so it carries @N%).
-func otherLevels(c *compare.Comparison) bool {
+func CompareOtherLevels(c *compare.Comparison) bool {
 	stated := cellLevel(c)
 	for _, t := range c.Tables {
 		for _, r := range t.Rows {
 			for _, cell := range r.Cells {
-				if cell.Present && levelMarkVs(cell.Summary.Confidence, stated) != "" {
+				if cell.Present && LevelMarkVs(cell.Summary.Confidence, stated) != "" {
 					return true
 				}
 			}
@@ -186,10 +183,10 @@ func otherLevels(c *compare.Comparison) bool {
 	return false
 }
 
-// unshared says, for a table of several inputs none of whose rows is in
+// CompareUnshared says, for a table of several inputs none of whose rows is in
 // two of them, where its rows are (listing them would compare nothing);
 // "" otherwise.
-func cmpUnshared(c *compare.Comparison, t *compare.Table) string {
+func CompareUnshared(c *compare.Comparison, t *compare.Table) string {
 	if len(c.Inputs) < 2 {
 		return ""
 	}
@@ -219,11 +216,11 @@ func cmpUnshared(c *compare.Comparison, t *compare.Table) string {
 	return fmt.Sprintf("%s: no row is in two files (%s); nothing to compare", t.Title, strings.Join(parts, ", "))
 }
 
-// cmpLegend says what a comparison's cells and changes are: per file, the
+// CompareLegend says what a comparison's cells and changes are: per file, the
 // median with the precision interval and changes on blocks; for sets of
 // files, each set's geometric mean over its sittings and changes with the
 // sittings as the unit.
-func cmpLegend(c *compare.Comparison, cells, vs string) string {
+func CompareLegend(c *compare.Comparison, cells, vs string) string {
 	level := units.Digits(100*(1-c.Alpha), -1) + "%"
 	if c.Sets != nil {
 		return fmt.Sprintf("%s: each set's geometric mean of its sittings' medians ± the 95%% interval of that mean; %s: change [%s interval], sittings as the unit, n = sittings", cells, vs, level)
@@ -238,17 +235,17 @@ func CompareText(w io.Writer, c *compare.Comparison) error {
 	for _, s := range c.Shared {
 		fmt.Fprintln(w, s)
 	}
-	fmt.Fprintf(w, "%s\n", cmpLegend(c, "cells", "vs base"))
+	fmt.Fprintf(w, "%s\n", CompareLegend(c, "cells", "vs base"))
 	fmt.Fprintln(w, MarkUnresolved.Symbol+" "+MarkUnresolved.Legend)
-	if otherLevels(c) {
+	if CompareOtherLevels(c) {
 		fmt.Fprintln(w, MarkLevel.Symbol+" "+MarkLevel.Legend)
 	}
-	if hostAdjusted(c) {
+	if CompareHostAdjusted(c) {
 		fmt.Fprintln(w, MarkHost.Symbol+" "+MarkHost.Legend)
 	}
 	for _, t := range c.Tables {
 		fmt.Fprintln(w)
-		if msg := cmpUnshared(c, t); msg != "" {
+		if msg := CompareUnshared(c, t); msg != "" {
 			fmt.Fprintln(w, msg)
 			continue
 		}
@@ -258,7 +255,7 @@ func CompareText(w io.Writer, c *compare.Comparison) error {
 	if len(c.Notes) > 0 {
 		fmt.Fprintln(w)
 		for i, n := range c.Notes {
-			fmt.Fprintf(w, "%s %s\n", marks([]int{i + 1}), n)
+			fmt.Fprintf(w, "%s %s\n", Footnotes([]int{i + 1}), n)
 		}
 	}
 	if len(c.EnvDiffs)+len(c.Hints)+len(c.Synthetic) > 0 {
@@ -279,101 +276,56 @@ func CompareText(w io.Writer, c *compare.Comparison) error {
 	return nil
 }
 
+// writeTextTable prints a comparison table side by side, as benchstat
+// does: the rows' names, then a group of columns per input headed by its
+// label (its figure, and after the base its change). Where that is wider
+// than the terminal it prints the long table instead.
 func writeTextTable(w io.Writer, c *compare.Comparison, t *compare.Table) {
-	n := len(c.Inputs)
-	withPlacement := !c.IgnorePlacement
-	// groups[g] are the columns of group g: the row names, then one group
-	// per input (value, and change for every input after the base).
-	var lines [][][]string
-	head1 := [][]string{{t.Title}}
-	head2 := [][]string{{""}}
-	if withPlacement {
-		head1[0] = append(head1[0], "")
-		head2[0] = append(head2[0], "")
-	}
-	for i := 0; i < n; i++ {
-		if i == 0 {
-			head1 = append(head1, []string{cmpHeader(c, i)})
-			head2 = append(head2, []string{t.Unit})
-		} else {
-			head1 = append(head1, []string{cmpHeader(c, i), ""})
-			head2 = append(head2, []string{t.Unit, "vs base"})
-		}
-	}
-	for _, r := range CompareRows(t) {
-		geo := r == t.Geomean
-		u := rowUnit(r)
-		line := [][]string{{r.Name}}
-		if withPlacement {
-			line[0] = append(line[0], r.Placement)
-		}
-		for i := 0; i < n; i++ {
-			g := []string{cmpCellText(c, i, r.Cells[i], u, geo)}
-			if i > 0 {
-				g = append(g, withMarks(formatDelta(r.Deltas[i]), r.Deltas[i].Notes))
-			}
-			line = append(line, g)
-		}
-		lines = append(lines, line)
-	}
-	// Column widths per group; a header label spans its group.
-	widths := make([][]int, len(head1))
-	for g := range head1 {
-		widths[g] = make([]int, len(head2[g]))
-		for _, l := range append([][][]string{head2}, lines...) {
-			for k, s := range l[g] {
-				widths[g][k] = max(widths[g][k], utf8.RuneCountInString(s))
-			}
-		}
-		if g == 0 {
-			widths[g][0] = max(widths[g][0], utf8.RuneCountInString(head1[0][0]))
-			continue
-		}
-		span := groupWidth(widths[g])
-		if lw := utf8.RuneCountInString(head1[g][0]); lw > span {
-			widths[g][len(widths[g])-1] += lw - span
-		}
-	}
-	render := func(l [][]string, header bool, spanLabel bool) string {
-		var b strings.Builder
-		for g, cells := range l {
-			if g > 0 {
-				if header {
-					b.WriteString(" │ ")
-				} else {
-					b.WriteString("   ")
-				}
-			}
-			if spanLabel && g > 0 {
-				b.WriteString(center(cells[0], groupWidth(widths[g])))
-				continue
-			}
-			for k, s := range cells {
-				if k > 0 {
-					b.WriteString("  ")
-				}
-				b.WriteString(pad(s, widths[g][k]))
-			}
-		}
-		if header {
-			b.WriteString(" │")
-		}
-		return strings.TrimRight(b.String(), " ")
-	}
-	out := []string{render(head1, true, true), render(head2, true, false)}
-	for _, l := range lines {
-		out = append(out, render(l, false, false))
-	}
 	st := styleOf(w)
-	widest := 0
-	for _, l := range out { // a row can be wider than the header (a long change and its marks)
-		widest = max(widest, Width(l))
-	}
-	if !st.Wide && widest > st.Columns() {
+	tb := sideBySide(c, t)
+	if !st.Wide && tb.Width() > st.Columns() {
 		writeLongTable(w, c, t, st)
 		return
 	}
-	fmt.Fprintln(w, strings.Join(out, "\n"))
+	tb.Write(w, st)
+}
+
+// sideBySide is the side-by-side table of t: a group of the names (titled
+// by the table), then a group per input.
+func sideBySide(c *compare.Comparison, t *compare.Table) *Table {
+	names := 1
+	cols := []Col{{}}
+	if !c.IgnorePlacement {
+		names++
+		cols = append(cols, Col{})
+	}
+	groups := []Group{{Head: t.Title, Cols: names}}
+	for i := range c.Inputs {
+		cols = append(cols, Col{Head: t.Unit})
+		g := Group{Head: CompareHeader(c, i), Cols: 1}
+		if i > 0 {
+			cols = append(cols, Col{Head: "vs base"})
+			g.Cols++
+		}
+		groups = append(groups, g)
+	}
+	tb := &Table{Cols: cols, Groups: groups}
+	for _, r := range CompareRows(t) {
+		geo := r == t.Geomean
+		u := CompareRowUnit(r)
+		cells := []string{r.Name}
+		if !c.IgnorePlacement {
+			cells = append(cells, r.Placement)
+		}
+		for i := range c.Inputs {
+			cells = append(cells, CompareCell(c, i, r.Cells[i], u, geo))
+			if i > 0 {
+				cells = append(cells, WithFootnotes(CompareDelta(r.Deltas[i]), r.Deltas[i].Notes))
+			}
+		}
+		tb.Row(cells...)
+	}
+	return tb
 }
 
 // writeLongTable is a comparison table too wide for the terminal side by
@@ -382,7 +334,7 @@ func writeTextTable(w io.Writer, c *compare.Comparison, t *compare.Table) {
 func writeLongTable(w io.Writer, c *compare.Comparison, t *compare.Table, st Style) {
 	var names []string
 	for i := range c.Inputs {
-		names = append(names, fmt.Sprintf("%s = %s", inputTag(i), cmpHeader(c, i)))
+		names = append(names, fmt.Sprintf("%s = %s", inputTag(i), CompareHeader(c, i)))
 	}
 	fmt.Fprintf(w, "%s (%s; %s)\n", t.Title, t.Unit, strings.Join(names, ", "))
 	cols := []Col{{Head: "BENCHMARK", Wrap: true, Min: 16}}
@@ -393,7 +345,7 @@ func writeLongTable(w io.Writer, c *compare.Comparison, t *compare.Table, st Sty
 	tb := NewTable(cols...)
 	for _, r := range CompareRows(t) {
 		geo := r == t.Geomean
-		u := rowUnit(r)
+		u := CompareRowUnit(r)
 		for i := range c.Inputs {
 			name, pl := "", ""
 			if i == 0 {
@@ -408,9 +360,9 @@ func writeLongTable(w io.Writer, c *compare.Comparison, t *compare.Table, st Sty
 			}
 			delta := ""
 			if i > 0 {
-				delta = withMarks(formatDelta(r.Deltas[i]), r.Deltas[i].Notes)
+				delta = WithFootnotes(CompareDelta(r.Deltas[i]), r.Deltas[i].Notes)
 			}
-			tb.Row(append(cells, inputTag(i), cmpCellText(c, i, r.Cells[i], u, geo), delta)...)
+			tb.Row(append(cells, inputTag(i), CompareCell(c, i, r.Cells[i], u, geo), delta)...)
 		}
 	}
 	tb.Write(w, st)
@@ -424,222 +376,43 @@ func inputTag(i int) string {
 	return fmt.Sprintf("R%d", i+1)
 }
 
-func groupWidth(ws []int) int {
-	s := 0
-	for _, w := range ws {
-		s += w
-	}
-	return s + 2*(len(ws)-1)
-}
-
-func pad(s string, w int) string {
-	if n := utf8.RuneCountInString(s); n < w {
-		return s + strings.Repeat(" ", w-n)
-	}
-	return s
-}
-
-func center(s string, w int) string {
-	n := utf8.RuneCountInString(s)
-	if n >= w {
-		return s
-	}
-	left := (w - n) / 2
-	return strings.Repeat(" ", left) + s + strings.Repeat(" ", w-n-left)
-}
-
-// CompareMarkdown prints the comparison as Markdown tables with footnotes.
-func CompareMarkdown(w io.Writer, c *compare.Comparison) error {
-	for _, s := range c.Shared {
-		fmt.Fprintf(w, "- %s\n", s)
-	}
-	fmt.Fprintf(w, "\n%s.\n\n%s %s\n", cmpLegend(c, "Cells", "*vs base*"), MarkUnresolved.Symbol, MarkUnresolved.Legend)
-	if otherLevels(c) {
-		fmt.Fprintf(w, "\n%s %s\n", MarkLevel.Symbol, MarkLevel.Legend)
-	}
-	if hostAdjusted(c) {
-		fmt.Fprintf(w, "\n%s %s\n", MarkHost.Symbol, MarkHost.Legend)
-	}
-	for _, t := range c.Tables {
-		if msg := cmpUnshared(c, t); msg != "" {
-			fmt.Fprintf(w, "\n%s\n", msg)
-			continue
-		}
-		fmt.Fprintf(w, "\n### %s (%s)\n\n", t.Title, t.Unit)
-		head := []string{"benchmark"}
-		if !c.IgnorePlacement {
-			head = append(head, "placement")
-		}
-		align := make([]string, len(head))
-		for i := range align {
-			align[i] = "---"
-		}
-		for i := range c.Inputs {
-			head = append(head, mdEscape(cmpHeader(c, i)))
-			align = append(align, "---:")
-			if i > 0 {
-				head = append(head, "vs base")
-				align = append(align, "---:")
-			}
-		}
-		fmt.Fprintf(w, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
-		for _, r := range CompareRows(t) {
-			geo := r == t.Geomean
-			u := rowUnit(r)
-			name := "`" + r.Name + "`"
-			if geo {
-				name = "**geomean**"
-			}
-			cells := []string{name}
-			if !c.IgnorePlacement {
-				cells = append(cells, r.Placement)
-			}
-			for i := range c.Inputs {
-				cells = append(cells, mdEscape(cmpCellText(c, i, r.Cells[i], u, geo)))
-				if i > 0 {
-					d := formatDelta(r.Deltas[i])
-					if r.Deltas[i].Significant {
-						d = "**" + d + "**"
-					}
-					cells = append(cells, mdEscape(withMarks(d, r.Deltas[i].Notes)))
-				}
-			}
-			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
-		}
-	}
-	if len(c.Notes) > 0 {
-		fmt.Fprintln(w)
-		for i, n := range c.Notes {
-			fmt.Fprintf(w, "%s %s  \n", marks([]int{i + 1}), mdEscape(n))
-		}
-	}
-	if len(c.EnvDiffs)+len(c.Hints)+len(c.Synthetic) > 0 {
-		fmt.Fprintln(w)
-	}
-	for _, l := range c.Synthetic {
-		fmt.Fprintf(w, "> **warning:** %s is a dry run: its figures are synthetic, nothing was measured\n>\n", mdEscape(l))
-	}
-	for _, d := range c.EnvDiffs {
-		fmt.Fprintf(w, "> **warning:** %s\n>\n", mdEscape(d))
-	}
-	for _, h := range c.Hints {
-		fmt.Fprintf(w, "> note: %s\n>\n", mdEscape(h))
-	}
-	return nil
-}
-
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-
-// CompareCSV prints one line per row and input (a long table that
-// spreadsheets and scripts read without knowing how many inputs there
-// were). Footnotes and warnings are not in it: the caller prints
-// Messages to stderr, as benchstat does.
-func CompareCSV(w io.Writer, c *compare.Comparison) error {
-	cw := csv.NewWriter(w)
-	// Every column has one name and one meaning, its unit in the name or
-	// in the unit column beside it: figures are in figure_unit, changes in
-	// percent as the text prints them, counts say what they count.
-	_ = cw.Write([]string{"table", "figure_unit", "name", "placement", "input", "samples", "blocks", "geomean_of_rows",
-		"median", "ci_low", "ci_high", "ci_confidence",
-		"change_pct", "change_low_pct", "change_high_pct", "change_tested_on", "change_units_base", "change_units_this", "p", "significant", "notes"})
-	f := func(v float64) string { return units.Digits(v, -1) } // every digit: a program reads it back
-	for _, t := range c.Tables {
-		for _, r := range CompareRows(t) {
-			geo := r == t.Geomean
-			for i, cell := range r.Cells {
-				if !cell.Present {
-					continue
-				}
-				s := cell.Summary
-				rec := make([]string, 21)
-				rec[0], rec[1], rec[2], rec[3], rec[4] = t.Title, t.Unit, r.Name, cell.Placement, c.Inputs[i].Label
-				rec[8] = f(s.Median)
-				if geo {
-					rec[7] = strconv.Itoa(s.N) // the geomean's n is the rows it summarises
-				} else {
-					rec[5] = strconv.Itoa(s.N)
-					if cell.Sizes != nil {
-						rec[6] = strconv.Itoa(len(cell.Sizes))
-					}
-					if s.Confidence > 0 {
-						rec[9], rec[10], rec[11] = f(s.CILow), f(s.CIHigh), f(s.Confidence)
-					}
-				}
-				notes := cell.Notes
-				if d := r.Deltas[i]; i > 0 && d.Present {
-					rec[12] = f(100 * d.Change)
-					if d.Tested {
-						rec[13], rec[14], rec[15] = f(100*d.Lo), f(100*d.Hi), d.Unit
-						if d.HostAdjusted {
-							rec[15] += ", host-adjusted"
-						}
-						rec[16], rec[17] = strconv.Itoa(d.N1), strconv.Itoa(d.N2)
-						rec[18], rec[19] = f(d.P), strconv.FormatBool(d.Significant)
-					}
-					notes = append(append([]int{}, notes...), d.Notes...)
-				}
-				var ns []string
-				for _, n := range notes {
-					ns = append(ns, strconv.Itoa(n))
-				}
-				rec[20] = strings.Join(ns, ";")
-				_ = cw.Write(rec)
-			}
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// CompareMessages are the footnotes, warnings and hints as lines, for formats
-// that cannot hold them (CSV prints them to stderr).
-func CompareMessages(c *compare.Comparison) []string {
-	var out []string
-	for _, l := range c.Synthetic {
-		out = append(out, "warning: "+l+" is a dry run: its figures are synthetic, nothing was measured")
-	}
-	for i, n := range c.Notes {
-		out = append(out, fmt.Sprintf("note %d: %s", i+1, n))
-	}
-	for _, d := range c.EnvDiffs {
-		out = append(out, "warning: "+d)
-	}
-	for _, h := range c.Hints {
-		out = append(out, "note: "+h)
-	}
-	return out
-}
-
 // writePhaseChanges prints, for every row both files explained, the change
-// of each kernel phase per hop (ctxbench explain), largest first.
+// of each kernel phase per hop (ctxbench explain), largest first: a table
+// whose phase names wrap in their column, and whose untraced columns leave
+// first on a narrow terminal.
 func writePhaseChanges(w io.Writer, c *compare.Comparison) {
+	st := styleOf(w)
 	for _, pc := range c.Phases {
 		scale := ""
 		if pc.Untraced {
 			scale = "; beside it on the untraced scale, the probes' cost per firing taken out"
 		}
-		fmt.Fprintf(w, "\nphases of %s %s, %s against %s (ns per hop on the kernel's clock, largest change first%s):\n", pc.Name, pc.Placement, pc.Input, c.Inputs[0].Label, scale)
+		prose(w, st, "\nphases of %s %s, %s against %s (ns per hop on the kernel's clock, largest change first%s):\n", pc.Name, pc.Placement, pc.Input, c.Inputs[0].Label, scale)
 		ps := slices.Clone(pc.Phases)
 		slices.SortStableFunc(ps, func(a, b compare.PhaseDelta) int {
 			return cmp.Compare(math.Abs(b.CurNS-b.BaseNS), math.Abs(a.CurNS-a.BaseNS))
 		})
 		const shown = 8
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		cols := []Col{{Head: "CHANGE", Right: true}, {Head: "BASE → THIS", Right: true}}
+		if pc.Untraced {
+			cols = append(cols, Col{Head: "UNTRACED", Right: true, Fold: 2}, Col{Head: "BASE → THIS", Right: true, Fold: 1})
+		}
+		t := NewTable(append(cols, Col{Head: "PHASE", Wrap: true, Min: 20, NarrowAt: 3})...)
+		t.Indent = 2
 		for _, p := range ps[:min(shown, len(ps))] {
 			name := p.Phase
 			if p.CPU != "" {
 				name = p.CPU + ": " + name
 			}
+			cells := []string{units.Signed(p.CurNS-p.BaseNS, 0), units.Sig(p.BaseNS) + " → " + units.Sig(p.CurNS)}
 			if pc.Untraced {
-				fmt.Fprintf(tw, "  %s\t%s → %s\tuntraced %s\t%s → %s\t%s\t\n", units.Signed(p.CurNS-p.BaseNS, 0), units.Sig(p.BaseNS), units.Sig(p.CurNS),
-					units.Signed(p.CurUntracedNS-p.BaseUntracedNS, 0), units.Sig(p.BaseUntracedNS), units.Sig(p.CurUntracedNS), name)
-				continue
+				cells = append(cells, units.Signed(p.CurUntracedNS-p.BaseUntracedNS, 0), units.Sig(p.BaseUntracedNS)+" → "+units.Sig(p.CurUntracedNS))
 			}
-			fmt.Fprintf(tw, "  %s\t%s → %s\t%s\t\n", units.Signed(p.CurNS-p.BaseNS, 0), units.Sig(p.BaseNS), units.Sig(p.CurNS), name)
+			t.Row(append(cells, name)...)
 		}
-		tw.Flush()
+		t.Write(w, st)
 		if len(ps) > shown {
-			fmt.Fprintf(w, "  … %d more phases in the result files\n", len(ps)-shown)
+			prose(w, st, "  … %d more phases in the result files\n", len(ps)-shown)
 		}
 	}
 }

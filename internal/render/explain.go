@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/units"
@@ -13,11 +12,13 @@ import (
 
 // Explain prints, per explained benchmark, its hop's phases in time order
 // on the traced and the untraced scale, with the probes' cost and the
-// closures, then the work the probes could not split.
+// closures, then the work the probes could not split. It is laid out for
+// the style of w (a FitWriter's, else 100 columns).
 func Explain(w io.Writer, doc *result.Document) {
-	fmt.Fprintf(w, "ctxbench explain — %s\n", doc.Environment.HostLine())
+	st := styleOf(w)
+	prose(w, st, "ctxbench explain — %s\n", doc.Environment.HostLine())
 	if doc.Settings.DryRun {
-		fmt.Fprintln(w, "DRY RUN: the figures below are synthetic, nothing was measured (and nothing was traced)")
+		prose(w, st, "DRY RUN: the figures below are synthetic, nothing was measured (and nothing was traced)\n")
 	}
 	gaps := map[string]bool{}
 	var gapLines []string
@@ -27,22 +28,22 @@ func Explain(w io.Writer, doc *result.Document) {
 		if e == nil {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s %s — %s\n", r.Name, r.Placement, r.Label.What)
-		explainHeader(w, e)
-		if explainTable(w, e) && !legend {
+		prose(w, st, "\n%s %s — %s\n", r.Name, r.Placement, r.Label.What)
+		explainHeader(w, e, st)
+		if explainTable(w, e, st) && !legend {
 			legend = true
-			fmt.Fprintf(w, "  %s %s\n", MarkUntrusted.Symbol, MarkUntrusted.Legend)
+			prose(w, st, "  %s %s\n", MarkUntrusted.Symbol, MarkUntrusted.Legend)
 		}
-		explainParallel(w, e)
+		explainParallel(w, e, st)
 		for _, wn := range r.Warnings {
 			if wn.Code == "explain-closure" {
-				fmt.Fprintf(w, "  ! %s\n", wn.Message)
+				prose(w, st, "  ! %s\n", wn.Message)
 			}
 		}
 		for _, n := range e.Notes {
-			fmt.Fprintf(w, "  note: %s\n", n)
+			prose(w, st, "  note: %s\n", n)
 		}
-		Capture(w, e.Capture, styleOf(w))
+		Capture(w, e.Capture, st)
 		for _, g := range e.Gaps {
 			if !gaps[g.Work] {
 				gaps[g.Work] = true
@@ -51,10 +52,10 @@ func Explain(w io.Writer, doc *result.Document) {
 		}
 	}
 	if doc.Derived != nil && doc.Derived.Explain != nil {
-		explainSteps(w, doc.Derived.Explain)
+		explainSteps(w, doc.Derived.Explain, st)
 	}
 	if len(gapLines) > 0 {
-		fmt.Fprintf(w, "\nwhat these probes cannot split here:\n%s\n", strings.Join(gapLines, "\n"))
+		prose(w, st, "\nwhat these probes cannot split here:\n%s\n", strings.Join(gapLines, "\n"))
 	}
 	Missing(w, doc)
 }
@@ -68,8 +69,8 @@ const lightProbes = "the light set: syscalls, wakeup and switch only"
 
 // explainHeader prints the one-way figures, the probes' cost per firing
 // and the closure on each scale.
-func explainHeader(w io.Writer, e *result.Explain) {
-	fmt.Fprintf(w, "  one-way (median): %s untraced, %s traced — the probes cost %s [%s, %s]%s (%d blocks each, interleaved)\n",
+func explainHeader(w io.Writer, e *result.Explain, st Style) {
+	prose(w, st, "  one-way (median): %s untraced, %s traced — the probes cost %s [%s, %s]%s (%d blocks each, interleaved)\n",
 		units.Time(e.UntracedOneWayNS), units.Time(e.TracedOneWayNS), units.Change(e.ProbeCost), units.Change(e.ProbeCostLow), units.Change(e.ProbeCostHigh),
 		atLevel(e.ProbeCostConfidence), e.Blocks)
 	set := ""
@@ -77,20 +78,20 @@ func explainHeader(w io.Writer, e *result.Explain) {
 		set = " (" + lightProbes + ")"
 	}
 	if c := e.ProbeNsPerFiring; c != nil {
-		fmt.Fprintf(w, "  probes%s: %s ns per firing [%s, %s] (%s), %s firings per hop\n",
+		prose(w, st, "  probes%s: %s ns per firing [%s, %s] (%s), %s firings per hop\n",
 			set, units.Sig(c.Median), units.Sig(c.Low), units.Sig(c.High), level(c.Confidence), units.Sig(e.FiringsPerHop))
 	} else if set != "" {
-		fmt.Fprintf(w, "  probes: %s\n", lightProbes)
+		prose(w, st, "  probes: %s\n", lightProbes)
 	}
-	fmt.Fprintf(w, "  closure: the phases sum to %s of the traced hop (mean %s)", units.Percent(100*e.Closure, 0), units.Time(e.TracedMeanNS))
+	closure := fmt.Sprintf("  closure: the phases sum to %s of the traced hop (mean %s)", units.Percent(100*e.Closure, 0), units.Time(e.TracedMeanNS))
 	if e.UntracedClosure != nil {
-		fmt.Fprintf(w, ", and on the untraced scale to %s of the untraced hop (mean %s)", units.Percent(100**e.UntracedClosure, 0), units.Time(e.UntracedMeanNS))
+		closure += fmt.Sprintf(", and on the untraced scale to %s of the untraced hop (mean %s)", units.Percent(100**e.UntracedClosure, 0), units.Time(e.UntracedMeanNS))
 	}
-	fmt.Fprintf(w, "; %s of the kernel clock's %s per hop", units.Percent(100*e.KernelClosure, 0), units.Time(e.KernelHopNS))
+	closure += fmt.Sprintf("; %s of the kernel clock's %s per hop", units.Percent(100*e.KernelClosure, 0), units.Time(e.KernelHopNS))
 	if e.OtherNS > 0 {
-		fmt.Fprintf(w, " (other tasks and idle took %s more)", units.Time(e.OtherNS))
+		closure += fmt.Sprintf(" (other tasks and idle took %s more)", units.Time(e.OtherNS))
 	}
-	fmt.Fprintln(w)
+	prose(w, st, "%s\n", closure)
 }
 
 // atLevel is " at 97.9%" for an interval's recorded level, "" where none
@@ -108,31 +109,46 @@ func level(c float64) string { return units.Digits(100*c, 3) + "%" }
 
 // explainTable prints the phases, in time order: the CPU side on a hop
 // across CPUs, the traced ns, the untraced ns beside it where the run has
-// that scale, and the firings the correction took out. It says whether a
-// phase carried the untrustworthy mark.
-func explainTable(w io.Writer, e *result.Explain) (marked bool) {
+// that scale, and the firings the correction took out. Phase names and
+// probes wrap inside their columns; on a narrow terminal the firings, then
+// the probes, then the phases per hop give way. It says whether a phase
+// carried the untrustworthy mark.
+func explainTable(w io.Writer, e *result.Explain, st Style) (marked bool) {
 	var sides, untraced bool
 	for _, p := range e.Phases {
 		sides = sides || p.CPU != ""
 		untraced = untraced || p.UntracedNs != nil
 	}
-	cols := func(name, cpu, ns, un, share, per, fir, probes string) string {
-		row := "  " + name + "\t"
-		if sides {
-			row += cpu + "\t"
-		}
-		row += ns + "\t"
-		if untraced {
-			row += un + "\t"
-		}
-		row += share + "\t" + per + "\t"
-		if untraced {
-			row += fir + "\t"
-		}
-		return row + probes + "\t"
+	cols := []Col{{Head: "PHASE", Wrap: true, Min: 20, NarrowAt: 2}}
+	if sides {
+		cols = append(cols, Col{Head: "CPU"})
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, cols("PHASE", "CPU", "NS/HOP", "UNTRACED", "SHARE", "PER HOP", "FIRINGS", "PROBES"))
+	cols = append(cols, Col{Head: "NS/HOP", Right: true})
+	if untraced {
+		cols = append(cols, Col{Head: "UNTRACED", Right: true})
+	}
+	cols = append(cols, Col{Head: "SHARE", Right: true}, Col{Head: "PER HOP", Right: true, Fold: 3})
+	if untraced {
+		cols = append(cols, Col{Head: "FIRINGS", Right: true, Fold: 2})
+	}
+	cols = append(cols, Col{Head: "PROBES", Fold: 1})
+	t := NewTable(cols...)
+	t.Indent = 2
+	row := func(name, cpu, ns, un, share, per, fir, probes string) {
+		cells := []string{name}
+		if sides {
+			cells = append(cells, cpu)
+		}
+		cells = append(cells, ns)
+		if untraced {
+			cells = append(cells, un)
+		}
+		cells = append(cells, share, per)
+		if untraced {
+			cells = append(cells, fir)
+		}
+		t.Row(append(cells, probes)...)
+	}
 	var rare []result.ExplainPhase
 	for _, p := range e.Phases {
 		share := 0.0
@@ -151,7 +167,7 @@ func explainTable(w io.Writer, e *result.Explain) (marked bool) {
 				marked = true
 			}
 		}
-		fmt.Fprintln(tw, cols(p.Name, p.CPU, units.Sig(p.NsPerHop), un, units.Percent(100*share, 0), units.Fixed(p.PerHop, 2), units.Fixed(p.Firings, 2), p.Probes))
+		row(p.Name, p.CPU, units.Sig(p.NsPerHop), un, units.Percent(100*share, 0), units.Fixed(p.PerHop, 2), units.Fixed(p.Firings, 2), p.Probes)
 	}
 	if len(rare) > 0 {
 		var ns, per float64
@@ -159,11 +175,11 @@ func explainTable(w io.Writer, e *result.Explain) (marked bool) {
 			ns += p.NsPerHop
 			per += p.PerHop
 		}
-		fmt.Fprintln(tw, cols(fmt.Sprintf("rare paths (%d phases, each on under %s of hops; all in the JSON)", len(rare), units.Percent(100*rarePerHop, 0)),
-			"", units.Sig(ns), "", "", units.Fixed(per, 2), "", ""))
+		row(fmt.Sprintf("rare paths (%d phases, each on under %s of hops; all in the JSON)", len(rare), units.Percent(100*rarePerHop, 0)),
+			"", units.Sig(ns), "", "", units.Fixed(per, 2), "", "")
 	}
-	fmt.Fprintln(tw, cols("not attributed", "", units.Sig(e.UnattributedNS), "", "", "", "", ""))
-	tw.Flush()
+	row("not attributed", "", units.Sig(e.UnattributedNS), "", "", "", "", "")
+	t.Write(w, st)
 	return marked
 }
 
@@ -182,7 +198,7 @@ func isRare(p result.ExplainPhase, share float64) bool {
 
 // explainParallel prints, for a hop across CPUs, what the waker's CPU
 // did while the hop went on on the other: measured, not part of the hop.
-func explainParallel(w io.Writer, e *result.Explain) {
+func explainParallel(w io.Writer, e *result.Explain, st Style) {
 	if len(e.Parallel) == 0 {
 		return
 	}
@@ -190,8 +206,10 @@ func explainParallel(w io.Writer, e *result.Explain) {
 	for _, p := range e.Parallel {
 		sum += p.NsPerHop
 	}
-	fmt.Fprintf(w, "  meanwhile on the waker's CPU (in parallel with the hop, not part of it): %s per hop\n", units.Time(sum))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	prose(w, st, "  meanwhile on the waker's CPU (in parallel with the hop, not part of it): %s per hop\n", units.Time(sum))
+	t := NewTable(Col{Head: "PHASE", Wrap: true, Min: 20, NarrowAt: 2}, Col{Head: "NS/HOP", Right: true}, Col{Head: "PER HOP", Right: true, Fold: 2},
+		Col{Head: "PROBES", Fold: 1})
+	t.Indent = 4
 	var rare float64
 	n := 0
 	for _, p := range e.Parallel {
@@ -200,17 +218,17 @@ func explainParallel(w io.Writer, e *result.Explain) {
 			n++
 			continue
 		}
-		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t\n", p.Name, units.Sig(p.NsPerHop), units.Fixed(p.PerHop, 2), p.Probes)
+		t.Row(p.Name, units.Sig(p.NsPerHop), units.Fixed(p.PerHop, 2), p.Probes)
 	}
 	if n > 0 {
-		fmt.Fprintf(tw, "    rare paths (%d)\t%s\t\t\t\n", n, units.Sig(rare))
+		t.Row(fmt.Sprintf("rare paths (%d)", n), units.Sig(rare))
 	}
-	tw.Flush()
+	t.Write(w, st)
 }
 
 // explainSteps prints where each ladder step comes from (the phases that
 // changed most) and the published causes with their verdicts.
-func explainSteps(w io.Writer, x *result.ExplainDerived) {
+func explainSteps(w io.Writer, x *result.ExplainDerived, st Style) {
 	for _, s := range x.Steps {
 		resolved := "resolved"
 		switch {
@@ -219,22 +237,25 @@ func explainSteps(w io.Writer, x *result.ExplainDerived) {
 		case !s.Resolved:
 			resolved = "not resolved here"
 		}
-		fmt.Fprintf(w, "\nstep %s: %s → %s, %s [%s, %s] untraced (%s); the traced phases change by %s ns per hop:\n",
+		prose(w, st, "\nstep %s: %s → %s, %s [%s, %s] untraced (%s); the traced phases change by %s ns per hop:\n",
 			s.What, units.Time(s.FromNS), units.Time(s.ToNS), units.Change(s.Change), units.Change(s.ChangeLow), units.Change(s.ChangeHigh), resolved, units.Signed(s.TracedDeltaNS, 0))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for i, p := range s.Phases {
-			if i == 6 {
-				break
-			}
-			fmt.Fprintf(tw, "  %s ns\t%s\t(%s → %s)\t\n", units.Signed(p.DeltaNS, 0), p.Name, units.Sig(p.FromNS), units.Sig(p.ToNS))
+		t := NewTable(Col{Head: "CHANGE", Right: true}, Col{Head: "PHASE", Wrap: true, Min: 20}, Col{Head: "NS/HOP BEFORE → AFTER", Right: true})
+		t.Indent = 2
+		for _, p := range s.Phases[:min(len(s.Phases), 6)] {
+			t.Row(units.Signed(p.DeltaNS, 0)+" ns", p.Name, units.Sig(p.FromNS)+" → "+units.Sig(p.ToNS))
 		}
-		tw.Flush()
+		t.Write(w, st)
 	}
 	if len(x.Claims) > 0 {
-		fmt.Fprintln(w, "\nthe published causes, judged by the phases:")
+		prose(w, st, "\nthe published causes, judged by the phases:\n")
 		for _, c := range x.Claims {
-			fmt.Fprintf(w, "  [%s] %s: %q — %s\n      %s\n", c.Rung, strings.ToUpper(c.Verdict), c.Claim, c.Phases, c.Evidence)
+			what := c.Rung
+			if c.Step != "" {
+				what = c.Step
+			}
+			prose(w, st, "  [%s] %s: %q — %s\n", what, strings.ToUpper(c.Verdict), c.Claim, c.Phases)
+			prose(w, st, "      %s\n", c.Evidence)
 		}
-		fmt.Fprintf(w, "  (claims from %s)\n", x.Claims[0].Source)
+		prose(w, st, "  (claims from %s)\n", x.Claims[0].Source)
 	}
 }

@@ -42,7 +42,7 @@ func explainDoc() *result.Document {
 // scale has no column for it.
 func TestExplainBothScales(t *testing.T) {
 	var b bytes.Buffer
-	render.Explain(&b, explainDoc())
+	render.Explain(render.Fit(&b, render.Style{Wide: true}), explainDoc())
 	out := b.String()
 	i := strings.Index(out, "process/pipe cross-cpu")
 	if i < 0 {

@@ -20,12 +20,12 @@ func Hierarchy(w io.Writer, d *result.Document) {
 		return
 	}
 	st := styleOf(w)
-	b := baseline(d)
-	mstated := multipleLevel(d.Results)
+	b := Baseline(d)
+	mstated := MultipleLevel(d.Results)
 	ms := MarkSet{}
 	fmt.Fprintln(w, "\nthe published hierarchy, measured here (one-way per switch)")
 	t := NewTable(Col{Head: "ABSTRACTION", Wrap: true, Min: 14}, Col{Head: "PUBLISHED", Right: true}, Col{Head: "PUBLISHED ×", Right: true},
-		Col{Head: "MEASURED", Right: true}, Col{Head: "MEASURED ×", Right: true}, Col{Head: "SWITCHES/HOP"}, Col{Head: "FROM", Wrap: true, Min: 14, Fold: 1})
+		Col{Head: "MEASURED", Right: true}, Col{Head: "MEASURED ×", Right: true}, Col{Head: "SWITCHES/HOP", Fold: 2}, Col{Head: "FROM", Wrap: true, Min: 14, Fold: 1})
 	var notes []string
 	for _, h := range d.Derived.Hierarchy {
 		from := h.Name + " " + h.Placement
@@ -36,7 +36,7 @@ func Hierarchy(w io.Writer, d *result.Document) {
 		}
 		x := "—"
 		if r := findResult(d, h.Name, h.Placement); r != nil {
-			x = multiple(*r, b, mstated, ms) // the figure the ladder shows
+			x = Multiple(*r, b, mstated, ms) // the figure the ladder shows
 		} else if h.Multiple != nil {
 			x = units.Multiple(*h.Multiple)
 		}
@@ -62,7 +62,7 @@ func Hierarchy(w io.Writer, d *result.Document) {
 		fmt.Fprintln(w)
 		t := NewTable(Col{Head: "CLAIM"}, Col{Head: "MEASURED", Wrap: true, Min: 20}, Col{Head: "PUBLISHED", Wrap: true, Min: 24})
 		for _, c := range d.Derived.Claims {
-			t.Row(c.Name, c.Measured, plainClaim(c.Published))
+			t.Row(c.Name, c.Measured, PlainClaim(c.Published))
 		}
 		t.Write(w, st)
 	}

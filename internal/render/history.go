@@ -7,7 +7,6 @@ package render
 // "History").
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -83,34 +82,36 @@ type HistoryStep struct {
 	After      int       `json:"sittings_after"`
 }
 
-// HistoryJSON writes h as one indented JSON document.
-func HistoryJSON(w io.Writer, h *History) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(h)
-}
-
 const historyTime = "2006-01-02 15:04"
 
-// HistoryText writes h for a terminal: per fingerprint its key fields, per
-// cell its sittings (UTC) and its steps.
+// HistoryText writes h for a terminal: per fingerprint its key fields,
+// per cell a table of its sittings (UTC) and its steps. It is laid out for
+// the style of w.
 func HistoryText(w io.Writer, h *History) {
+	st := styleOf(w)
 	for i := range h.Machines {
 		m := &h.Machines[i]
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		machineHeader(w, m)
+		for k, l := range machineLines(m) {
+			if k > 0 {
+				l = "  " + l
+			}
+			prose(w, st, "%s\n", l)
+		}
 		for j := range m.Cells {
-			historyCell(w, &m.Cells[j])
+			historyCell(w, &m.Cells[j], st)
 		}
 	}
 }
 
-func machineHeader(w io.Writer, m *HistoryMachine) {
+// machineLines head a fingerprint: the fingerprint, then host, CPU and
+// kernel, the build, the settings and what else the machine runs.
+func machineLines(m *HistoryMachine) []string {
 	f := &m.Fields
-	fmt.Fprintf(w, "machine %s (first recorded %s UTC)\n", m.Fingerprint, m.First.UTC().Format(historyTime))
-	fmt.Fprintf(w, "  host %s; CPU %s, %d logical, SMT %s; kernel %s %s\n", f.Host, f.CPU, f.LogicalCPUs, onOff(f.SMT), f.Kernel, f.KernelBuild)
+	out := []string{fmt.Sprintf("machine %s (first recorded %s UTC)", m.Fingerprint, m.First.UTC().Format(historyTime)),
+		fmt.Sprintf("host %s; CPU %s, %d logical, SMT %s; kernel %s %s", f.Host, f.CPU, f.LogicalCPUs, onOff(f.SMT), f.Kernel, f.KernelBuild)}
 	build := []string{"ctxbench " + f.Version}
 	if f.Commit != "" {
 		build = append(build, "commit "+f.Commit)
@@ -119,7 +120,7 @@ func machineHeader(w io.Writer, m *HistoryMachine) {
 		build = append(build, "build "+f.Build)
 	}
 	build = append(build, f.GoVersion)
-	fmt.Fprintf(w, "  %s\n", strings.Join(build, ", "))
+	out = append(out, strings.Join(build, ", "))
 	iters := "calibrated"
 	if f.Iterations > 0 {
 		iters = units.Count(float64(f.Iterations))
@@ -128,39 +129,46 @@ func machineHeader(w io.Writer, m *HistoryMachine) {
 	if f.SpanNS > 0 {
 		span = ", span " + units.Time(float64(f.SpanNS))
 	}
-	fmt.Fprintf(w, "  settings: min-time %s, iterations %s, %d samples per block, warmup %d%s\n",
-		units.Time(float64(f.MinTimeNS)), iters, f.SamplesPerBlk, f.Warmup, span)
-	fmt.Fprintf(w, "  governor %s; idle %s/%s; clocksource %s; %s\n", orNone(f.Governor), orNone(f.IdleDriver), orNone(f.IdleGovernor),
-		orNone(f.Clocksource), orNone(f.Virt))
+	out = append(out, fmt.Sprintf("settings: min-time %s, iterations %s, %d samples per block, warmup %d%s",
+		units.Time(float64(f.MinTimeNS)), iters, f.SamplesPerBlk, f.Warmup, span),
+		fmt.Sprintf("governor %s; idle %s/%s; clocksource %s; %s", orNone(f.Governor), orNone(f.IdleDriver), orNone(f.IdleGovernor),
+			orNone(f.Clocksource), orNone(f.Virt)))
 	if m.Builds > 1 {
-		fmt.Fprintf(w, "  one of %d builds (kernels, ctxbench builds, settings) of machine %s, whose noise each learns from\n", m.Builds, m.Machine)
+		out = append(out, fmt.Sprintf("one of %d builds (kernels, ctxbench builds, settings) of machine %s, whose noise each learns from", m.Builds, m.Machine))
 	}
+	return out
 }
 
-func historyCell(w io.Writer, c *HistoryCell) {
-	fmt.Fprintf(w, "\n  %s %s CPUs %s\n", c.Name, c.Placement, c.CPUs)
+// historyCell is one cell: a table of its sittings (the median, its
+// interval, and whether the sitting was contended or the host slow), then
+// its steps or why none was searched.
+func historyCell(w io.Writer, c *HistoryCell, st Style) {
+	prose(w, st, "\n  %s %s CPUs %s\n", c.Name, c.Placement, c.CPUs)
+	t := NewTable(Col{Head: "SITTING (UTC)"}, Col{Head: "MEDIAN", Right: true}, Col{Head: "INTERVAL", Fold: 1}, Col{Head: "NOTE", Wrap: true, Min: 16})
+	t.Indent = 4
 	for _, p := range c.Points {
 		ci := ""
 		if p.Low != nil && p.High != nil {
-			ci = fmt.Sprintf("  [%s, %s] at %s", units.Time(*p.Low), units.Time(*p.High), LevelText(p.Confidence))
+			ci = fmt.Sprintf("[%s, %s] at %s", units.Time(*p.Low), units.Time(*p.High), LevelText(p.Confidence))
 		}
-		mark := ""
+		var notes []string
 		if p.Contended {
-			mark = "  contended (not searched for steps)"
+			notes = append(notes, "contended (not searched for steps)")
 		}
 		if p.HostSlow != nil && *p.HostSlow >= result.SlowThreshold {
-			mark += fmt.Sprintf("  host %s slower than usual", units.Percent(100**p.HostSlow, 0))
+			notes = append(notes, fmt.Sprintf("host %s slower than usual", units.Percent(100**p.HostSlow, 0)))
 		}
-		fmt.Fprintf(w, "    %s  %s%s%s\n", p.At.UTC().Format(historyTime), units.Time(p.Median), ci, mark)
+		t.Row(p.At.UTC().Format(historyTime), units.Time(p.Median), ci, strings.Join(notes, "; "))
 	}
+	t.Write(w, st)
 	switch {
 	case !c.Searched:
-		fmt.Fprintf(w, "    steps not searched: %d clean sitting(s); a step needs %d on each side\n", clean(c.Points), stats.MinSegment)
+		prose(w, st, "    steps not searched: %d clean sitting(s); a step needs %d on each side\n", clean(c.Points), stats.MinSegment)
 	case len(c.Steps) == 0:
-		fmt.Fprintf(w, "    no step\n")
+		prose(w, st, "    no step\n")
 	}
 	for _, s := range c.Steps {
-		fmt.Fprintf(w, "    step at %s: %s [%s, %s] (%d sittings before, %d after)\n", s.At.UTC().Format(historyTime),
+		prose(w, st, "    step at %s: %s [%s, %s] (%d sittings before, %d after)\n", s.At.UTC().Format(historyTime),
 			units.Change(s.Change), units.Change(s.Low), units.Change(s.High), s.Before, s.After)
 	}
 }

@@ -46,9 +46,9 @@ func reproCell(r result.Result, ms MarkSet) string {
 	return s
 }
 
-// reproLegend explains the ±REPRO column (tables that have it) or says
+// ReproLegend explains the ±REPRO column (tables that have it) or says
 // that the intervals cover this sitting only and how to learn the rest.
-func reproLegend(d *result.Document, rs []result.Result) []string {
+func ReproLegend(d *result.Document, rs []result.Result) []string {
 	if hasRepro(rs) {
 		lo, hi := 0, 0
 		for _, r := range rs {
@@ -69,7 +69,7 @@ func reproLegend(d *result.Document, rs []result.Result) []string {
 				cs = append(cs, rp.Confidence)
 			}
 		}
-		lines := []string{fmt.Sprintf("±REPRO: where another sitting's median on this machine will lie: %s prediction interval from this sitting's precision plus the between-sitting variation its history shows (%s sittings; few sittings give a wide interval); compare tests against it; — where a cell has not been learned", LevelText(statedLevel(cs...)), n)}
+		lines := []string{fmt.Sprintf("±REPRO: where another sitting's median on this machine will lie: %s prediction interval from this sitting's precision plus the between-sitting variation its history shows (%s sittings; few sittings give a wide interval); compare tests against it; — where a cell has not been learned", LevelText(StatedLevel(cs...)), n)}
 		return lines
 	}
 	var why string

@@ -18,7 +18,7 @@ import (
 // and column shown, and flags and warnings as numbered footnotes. It fits
 // st's width (Table): what does not fit is named under the table.
 func Ladder(w io.Writer, d *result.Document, st Style) {
-	stated := statedLevel(precisionLevels(d.Results)...)
+	stated := StatedLevel(PrecisionLevels(d.Results)...)
 	fmt.Fprintf(w, "ctxbench — %s\n", d.Environment.HostLine())
 	fmt.Fprintf(w, "one-way = per hop (one context hands the CPU to another): the median of the samples, p10–p90 in the same unit; ±CI = where this sitting's median lies: %s interval from its block medians (each block a worker process)\n", LevelText(stated))
 	if d.Settings.DryRun {
@@ -26,87 +26,15 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 	}
 	fmt.Fprintln(w)
 	ms := MarkSet{}
-	b := baseline(d)
-	mstated := multipleLevel(d.Results)
-	repro := hasRepro(d.Results)
-	cols := []Col{{Head: "RUNG", Fold: 1}, {Head: "BENCHMARK", Wrap: true, Min: 20, NarrowAt: 99}, {Head: "PLACEMENT"},
-		{Head: "ONE-WAY", Right: true}, {Head: "p10–p90", Right: true, Fold: 3}, {Head: "±CI"}}
-	if repro {
-		cols = append(cols, Col{Head: "±REPRO", Fold: 4})
-	}
-	cols = append(cols, Col{Head: "TSC TICKS", Right: true, Fold: 2}, Col{Head: baselineHead(b), Fold: 5},
-		Col{Head: "SWITCHES/HOP", Wrap: true, NarrowAt: 5}) // its notes wrap before × leaves
-	t := NewTable(cols...)
-	var notes []string
-	noisy := 0
-	note := func(s string) string {
-		notes = append(notes, s)
-		return fmt.Sprintf(" [%d]", len(notes))
-	}
-	for _, r := range d.Results {
-		s := r.OneWayNS
-		cyc := "—"
-		if r.OneWayCycles != nil {
-			cyc = units.Sig(r.OneWayCycles.Median)
-		}
-		ci := ciText(s.Median, s.CILow, s.CIHigh, s.Confidence, stated)
-		if strings.Contains(ci, "@") {
-			ms.Use(MarkLevel)
-		}
-		sw := switchesCell(r, ms)
-		if r.SwitchesPerHop != nil {
-			if r.Verification.Verified {
-				sw = st.Paint("32", sw)
-			} else {
-				sw = st.Paint("31", sw)
-			}
-		}
-		refs := ""
-		for _, f := range r.Flags {
-			refs += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, f.Message))
-		}
-		for _, wn := range r.Warnings {
-			if !strings.HasPrefix(wn.Code, "noise-") { // noise is the "~"; the rest is said
-				refs += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, wn.Message))
-			}
-		}
-		if c := r.CrossCPU; c != nil && c.Consists != "" {
-			refs += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, c.Consists))
-		}
-		if h := hostNote(r); h != "" {
-			refs += note(fmt.Sprintf("%s %s: %s", r.Name, r.Placement, h))
-		}
-		if noiseWarned(r) {
-			ci += ms.Use(MarkNoisy)
-			noisy++
-		}
-		cells := []string{r.Rung, ms.Name(r), r.Placement, units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci}
-		if repro {
-			cells = append(cells, reproCell(r, ms))
-		}
-		cells = append(cells, cyc, multiple(r, b, mstated, ms), sw+refs)
-		t.Row(cells...)
-	}
-	t.Write(w, st)
-	ms.Only(t.Printed())
+	lt := ladderTable(d, st, stated, ms)
+	lt.t.Write(w, st)
+	ms.Only(lt.t.Printed())
 	fmt.Fprintln(w)
-	if b != nil {
-		fmt.Fprintln(w, multipleLegend(d.Results, b, baselineHead(b), fmt.Sprintf("%s %s (%s)", b.Name, b.Placement, units.Time(b.MedianNS))))
-	}
-	for _, l := range reproLegend(d, d.Results) {
-		fmt.Fprintln(w, l)
-	}
-	fmt.Fprintln(w, "SWITCHES/HOP: counted context switches of both sides per hop; — where no kernel switch is expected.")
-	if l := hostLine(d); l != "" {
-		fmt.Fprintln(w, l)
-	}
-	if noisy > 0 {
-		fmt.Fprintf(w, "%d row(s) are noisy (~).\n", noisy)
-	}
+	ladderLegend(w, d, lt.noisy)
 	ms.Write(w)
-	if len(notes) > 0 {
+	if len(lt.notes) > 0 {
 		fmt.Fprintln(w)
-		for i, n := range notes {
+		for i, n := range lt.notes {
 			fmt.Fprintf(w, "[%d] %s\n", i+1, n)
 		}
 	}
@@ -118,6 +46,106 @@ func Ladder(w io.Writer, d *result.Document, st Style) {
 	}
 	whereTheTimeGoes(w, d)
 	Warnings(w, d, st)
+}
+
+// ladderRows is the ladder's table with what its rows referred to: the
+// numbered notes, and how many rows are noisy.
+type ladderRows struct {
+	t     *Table
+	notes []string
+	noisy int
+}
+
+// ladderTable is the ladder's table: a row per result, each cell with its
+// marks noted in ms, and each row's flags and warnings as numbered notes
+// after its switches.
+func ladderTable(d *result.Document, st Style, stated float64, ms MarkSet) ladderRows {
+	b := Baseline(d)
+	mstated := MultipleLevel(d.Results)
+	repro := hasRepro(d.Results)
+	cols := []Col{{Head: "RUNG", Fold: 1}, {Head: "BENCHMARK", Wrap: true, Min: 20, NarrowAt: 99}, {Head: "PLACEMENT"},
+		{Head: "ONE-WAY", Right: true}, {Head: "p10–p90", Right: true, Fold: 3}, {Head: "±CI"}}
+	if repro {
+		cols = append(cols, Col{Head: "±REPRO", Fold: 4})
+	}
+	cols = append(cols, Col{Head: "TSC TICKS", Right: true, Fold: 2}, Col{Head: baselineHead(b), Fold: 5},
+		Col{Head: "SWITCHES/HOP", Wrap: true, NarrowAt: 5}) // its notes wrap before × leaves
+	lt := ladderRows{t: NewTable(cols...)}
+	for _, r := range d.Results {
+		s := r.OneWayNS
+		cyc := "—"
+		if r.OneWayCycles != nil {
+			cyc = units.Sig(r.OneWayCycles.Median)
+		}
+		ci := ciText(s.Median, s.CILow, s.CIHigh, s.Confidence, stated)
+		if strings.Contains(ci, "@") {
+			ms.Use(MarkLevel)
+		}
+		sw := SwitchesCell(r, ms)
+		if r.SwitchesPerHop != nil {
+			if r.Verification.Verified {
+				sw = st.Paint("32", sw)
+			} else {
+				sw = st.Paint("31", sw)
+			}
+		}
+		if NoiseWarned(r) {
+			ci += ms.Use(MarkNoisy)
+			lt.noisy++
+		}
+		cells := []string{r.Rung, ms.Name(r), r.Placement, units.Time(s.Median), RangeIn(s.P10, s.P90, s.Median), ci}
+		if repro {
+			cells = append(cells, reproCell(r, ms))
+		}
+		cells = append(cells, cyc, Multiple(r, b, mstated, ms), sw+lt.refs(r))
+		lt.t.Row(cells...)
+	}
+	return lt
+}
+
+// refs numbers a row's flags, warnings (but noise, which is its ~), what
+// its cross-CPU hop consists of and what the host did to it as notes, and
+// returns their references (" [3] [4]").
+func (lt *ladderRows) refs(r result.Result) string {
+	refs := ""
+	note := func(s string) {
+		lt.notes = append(lt.notes, fmt.Sprintf("%s %s: %s", r.Name, r.Placement, s))
+		refs += fmt.Sprintf(" [%d]", len(lt.notes))
+	}
+	for _, f := range r.Flags {
+		note(f.Message)
+	}
+	for _, wn := range r.Warnings {
+		if !strings.HasPrefix(wn.Code, "noise-") { // noise is the "~"; the rest is said
+			note(wn.Message)
+		}
+	}
+	if c := r.CrossCPU; c != nil && c.Consists != "" {
+		note(c.Consists)
+	}
+	if h := hostNote(r); h != "" {
+		note(h)
+	}
+	return refs
+}
+
+// ladderLegend explains the ladder's columns: the multiple, the
+// reproducibility interval (or why there is none), the switches, the
+// host's state and the noisy rows.
+func ladderLegend(w io.Writer, d *result.Document, noisy int) {
+	if b := Baseline(d); b != nil {
+		fmt.Fprintln(w, MultipleLegend(d.Results, b, baselineHead(b), fmt.Sprintf("%s %s (%s)", b.Name, b.Placement, units.Time(b.MedianNS))))
+	}
+	for _, l := range ReproLegend(d, d.Results) {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintln(w, "SWITCHES/HOP: counted context switches of both sides per hop; — where no kernel switch is expected.")
+	if l := hostLine(d); l != "" {
+		fmt.Fprintln(w, l)
+	}
+	if noisy > 0 {
+		fmt.Fprintf(w, "%d row(s) are noisy (~).\n", noisy)
+	}
 }
 
 // hostNote is what a row's footnote says of the host's state: how much
@@ -147,8 +175,8 @@ func hostLine(d *result.Document) string {
 		units.Time(h.ReferenceNS), units.Fixed(h.Slope.Beta, 2), units.Fixed(h.Slope.Lo, 2), units.Fixed(h.Slope.Hi, 2), h.Sittings)
 }
 
-// precisionLevels are the levels of the rows' precision intervals.
-func precisionLevels(rs []result.Result) []float64 {
+// PrecisionLevels are the levels of the rows' precision intervals.
+func PrecisionLevels(rs []result.Result) []float64 {
 	cs := make([]float64, 0, len(rs))
 	for _, r := range rs {
 		cs = append(cs, r.OneWayNS.Confidence)
@@ -189,9 +217,9 @@ func warningLines(w io.Writer, ws []result.Warning, st Style) {
 	}
 	fmt.Fprintln(w)
 	for _, wn := range ws {
-		fmt.Fprintf(w, "%s %s\n", st.Paint("33", "warning:"), wn.Message)
+		prose(w, st, "%s %s\n", st.Paint("33", "warning:"), wn.Message)
 		if wn.Fix != "" {
-			fmt.Fprintf(w, "         fix: %s\n", wn.Fix)
+			prose(w, st, "         fix: %s\n", wn.Fix)
 		}
 	}
 }
@@ -269,8 +297,8 @@ func Environment(w io.Writer, e result.Environment, st Style) {
 // reference rows), not a hop between two contexts.
 func isExit(r result.Result) bool { return r.Rung == "vm" && r.Kind == "reference" }
 
-// noiseWarned says a row carries a noise warning (the table's "~").
-func noiseWarned(r result.Result) bool {
+// NoiseWarned says a row carries a noise warning (the table's "~").
+func NoiseWarned(r result.Result) bool {
 	for _, w := range r.Warnings {
 		if strings.HasPrefix(w.Code, "noise-") {
 			return true

@@ -22,7 +22,7 @@ func Spawn(w io.Writer, d *result.Document) {
 	for _, s := range d.Spawn {
 		levels = append(levels, s.PerCreateNS.Confidence)
 	}
-	stated := statedLevel(levels...)
+	stated := StatedLevel(levels...)
 	ms := MarkSet{}
 	fmt.Fprintf(w, "\ncreation: what it costs to create a context, run it to its end and reap it (median per creation, p10–p90 in the same unit; ±CI = where this sitting's median lies, %s interval: it covers this sitting only)\n", LevelText(stated))
 	t := NewTable(Col{Head: "CONTEXT", Fold: 1}, Col{Head: "MEASUREMENT"}, Col{Head: "PER CREATION", Right: true},
@@ -34,7 +34,7 @@ func Spawn(w io.Writer, d *result.Document) {
 		if strings.Contains(ci, "@") {
 			ms.Use(MarkLevel)
 		}
-		claim := plainClaim(s.Claim) // files without Claims (older, or made by hand)
+		claim := PlainClaim(s.Claim) // files without Claims (older, or made by hand)
 		if len(s.Claims) > 0 {
 			var parts []string
 			for _, c := range s.Claims {
@@ -43,12 +43,12 @@ func Spawn(w io.Writer, d *result.Document) {
 					sources = append(sources, c.Source)
 					n = len(sources) - 1
 				}
-				text, differs := splitClaim(c)
+				text, differs := SplitClaim(c)
 				parts = append(parts, fmt.Sprintf("%s [%d]%s", text, n+1, differs))
 			}
 			claim = strings.Join(parts, "; ")
 		}
-		t.Row(s.Kind, s.Name, units.Time(ps.Median), rangeIn(ps.P10, ps.P90, ps.Median), ci, claim)
+		t.Row(s.Kind, s.Name, units.Time(ps.Median), RangeIn(ps.P10, ps.P90, ps.Median), ci, claim)
 	}
 	t.Write(w, st)
 	ms.Only(t.Printed())
@@ -72,21 +72,21 @@ func Memory(w io.Writer, d *result.Document) {
 		Col{Head: "RUNTIME'S OWN COUNT", Right: true, Fold: 2})
 	ms := MarkSet{}
 	for _, m := range d.Memory {
-		cells := []string{m.Kind, m.Name, memHeld(m)}
-		for _, c := range memoryCells(m) {
-			cells = append(cells, memText(c))
-			if c.state == memNegative {
+		cells := []string{m.Kind, m.Name, MemHeld(m)}
+		for _, c := range MemoryCells(m) {
+			cells = append(cells, MemText(c))
+			if c.State == MemNegative {
 				ms.Use(MarkNegative)
 			}
 		}
 		t.Row(cells...)
 	}
 	t.Write(w, st)
-	fmt.Fprintln(w, memoryLegend)
+	fmt.Fprintln(w, MemoryLegend)
 	ms.Write(w)
 	for _, m := range d.Memory {
 		for _, c := range m.Claims {
-			text, differs, multiple := memClaim(m, c)
+			text, differs, multiple := MemClaim(m, c)
 			fmt.Fprintf(w, "%s — claim: %s (%s)%s%s\n", m.Name, text, c.Source, differs, multiple)
 		}
 		if m.Limit != "" {
@@ -102,16 +102,16 @@ func Memory(w io.Writer, d *result.Document) {
 // beside the kernel's isolation alone, a stack reservation beside PSS).
 const notLikeForLike = " — not like for like: "
 
-// splitClaim gives a claim's text and what differs ("" if nothing does),
+// SplitClaim gives a claim's text and what differs ("" if nothing does),
 // so a footnote mark or source can sit right after the claim, and so no
 // multiple is printed against a figure that is not like for like.
-func splitClaim(c result.Claim) (claim, differs string) {
+func SplitClaim(c result.Claim) (claim, differs string) {
 	if c.Differs != "" {
-		return plainClaim(c.Text), notLikeForLike + c.Differs
+		return PlainClaim(c.Text), notLikeForLike + c.Differs
 	}
-	return plainClaim(c.Text), ""
+	return PlainClaim(c.Text), ""
 }
 
-// plainClaim writes a claim's "~17 µs" as "about 17 µs": in every view ~
+// PlainClaim writes a claim's "~17 µs" as "about 17 µs": in every view ~
 // is the mark of a noisy row, and means nothing else.
-func plainClaim(s string) string { return strings.ReplaceAll(s, "~", "about ") }
+func PlainClaim(s string) string { return strings.ReplaceAll(s, "~", "about ") }

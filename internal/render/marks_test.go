@@ -8,6 +8,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
 )
@@ -33,7 +34,7 @@ func ladderText(d *result.Document) string {
 func markdownText(t *testing.T, d *result.Document) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := render.Markdown(&b, d); err != nil {
+	if err := formats.Markdown(&b, d); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -178,7 +179,7 @@ func TestGoBenchOneValuePerBlock(t *testing.T) {
 	bare := row(t, d, "reference/syscall", "same-cpu")
 	bare.BlockInfo = nil // as an older file would have it
 	var buf bytes.Buffer
-	if err := render.GoBench(&buf, d); err != nil {
+	if err := formats.GoBench(&buf, d); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()

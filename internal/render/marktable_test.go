@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/compare"
 	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
@@ -47,15 +48,22 @@ func TestOneTableOfMarks(t *testing.T) {
 	}
 	views := map[string]func(w io.Writer){
 		"ladder":    func(w io.Writer) { render.Ladder(w, d, render.Style{}) },
-		"markdown":  func(w io.Writer) { _ = render.Markdown(w, d) },
+		"markdown":  func(w io.Writer) { _ = formats.Markdown(w, d) },
 		"hierarchy": func(w io.Writer) { render.Hierarchy(w, exp) },
 		"spawn":     func(w io.Writer) { render.Spawn(w, exp) },
 		"memory":    func(w io.Writer) { render.Memory(w, exp) },
 		"rings":     func(w io.Writer) { render.Rings(w, exp, render.Style{}) },
 		"compare":   func(w io.Writer) { _ = render.CompareText(w, c) },
 		"compare-md": func(w io.Writer) {
-			_ = render.CompareMarkdown(w, c)
+			_ = formats.CompareMarkdown(w, c)
 		},
+	}
+	// Every other command's view, from the documents of TestViews.
+	for _, vc := range viewCases(t) {
+		if _, ok := views[vc.name]; !ok {
+			show := vc.show
+			views[vc.name] = func(w io.Writer) { show(w, render.Style{Wide: true}) }
+		}
 	}
 	for name, show := range views {
 		var buf bytes.Buffer
@@ -79,7 +87,7 @@ func TestOneTableOfMarks(t *testing.T) {
 		}
 	}
 	// The legends are written in marks.go only.
-	for _, dir := range []string{".", "report"} {
+	for _, dir := range []string{".", "report", "formats", "layout"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		tmpl, _ := filepath.Glob(filepath.Join(dir, "*.tmpl"))
 		for _, f := range append(files, tmpl...) {

@@ -1,9 +1,12 @@
-// Package render turns result documents into what people read: the
-// terminal tables of every command, CSV, Markdown and the Go benchmark
-// format (which benchstat reads), and compare's formats; the HTML report is
-// its subpackage. Renderers only render: every figure they show, derived
-// ones included, is in the document (or, for compare, in the comparison);
-// they import no measuring code, only result, units, stats and compare.
+// Package render turns result documents into what people read in a
+// terminal: every command's view, laid out by the one table engine
+// (internal/render/layout) for the terminal's width; and how a figure reads
+// on every surface — its interval and level, its multiple, its marks from
+// the one table of marks — which the export formats (internal/render/formats)
+// and the HTML report (internal/render/report) take from here. Renderers
+// only render: every figure they show, derived ones included, is in the
+// document (or, for compare, in the comparison); they import no measuring
+// code, only result, units, stats and compare.
 package render
 
 import (
@@ -16,17 +19,17 @@ import (
 	"github.com/ctxbench/ctxbench/internal/units"
 )
 
-// baseline is the document's baseline row, or nil.
-func baseline(d *result.Document) *result.BaselineRef {
+// Baseline is the document's baseline row, or nil.
+func Baseline(d *result.Document) *result.BaselineRef {
 	if d.Derived == nil {
 		return nil
 	}
 	return d.Derived.Baseline
 }
 
-// switchesCell is a row's counted switches per hop with its mark: ✓
+// SwitchesCell is a row's counted switches per hop with its mark: ✓
 // verified, ✗ flagged; "—" where no kernel switch is expected.
-func switchesCell(r result.Result, ms MarkSet) string {
+func SwitchesCell(r result.Result, ms MarkSet) string {
 	if r.SwitchesPerHop == nil {
 		return "—"
 	}
@@ -40,14 +43,14 @@ func switchMark(verified bool) Mark {
 	return MarkFlagged
 }
 
-// multiple renders a row's multiple of the baseline row b. Where the
-// multiple was taken round by round it shows that figure, the median of the
+// Multiple renders a row's multiple of the baseline row b. Where the
+// Multiple was taken round by round it shows that figure, the median of the
 // per-round ratios, because its interval (multiple_interval) belongs to it:
 // the ratio of the two medians can fall outside that interval. The level is
 // given where it differs from stated; ≈ marks an interval that holds 1×
 // (the row is not resolved from the baseline here). A row whose blocks
 // could not be paired has no interval and shows the ratio of the medians.
-func multiple(r result.Result, b *result.BaselineRef, stated float64, ms MarkSet) string {
+func Multiple(r result.Result, b *result.BaselineRef, stated float64, ms MarkSet) string {
 	if r.Multiple == nil {
 		return "—"
 	}
@@ -59,23 +62,23 @@ func multiple(r result.Result, b *result.BaselineRef, stated float64, ms MarkSet
 	if iv.Holds(1) && !isBaseline(r, b) {
 		s = ms.Use(MarkUnresolved) + s
 	}
-	if l := levelMarkVs(iv.Confidence, stated); l != "" {
+	if l := LevelMarkVs(iv.Confidence, stated); l != "" {
 		ms.Use(MarkLevel)
 		s += l
 	}
 	return s
 }
 
-// multipleLevel is the level the × column states: its intervals' most
+// MultipleLevel is the level the × column states: its intervals' most
 // common.
-func multipleLevel(rs []result.Result) float64 {
+func MultipleLevel(rs []result.Result) float64 {
 	var cs []float64
 	for _, r := range rs {
 		if r.MultipleInterval != nil {
 			cs = append(cs, r.MultipleInterval.Confidence)
 		}
 	}
-	return statedLevel(cs...)
+	return StatedLevel(cs...)
 }
 
 // baselineHead is the × column's head: × GOROUTINE for the published
@@ -104,15 +107,15 @@ func isBaseline(r result.Result, b *result.BaselineRef) bool {
 	return b != nil && r.Name == b.Name && r.Placement == b.Placement
 }
 
-// multipleLegend explains the × column: what the baseline is (and that it
+// MultipleLegend explains the × column: what the baseline is (and that it
 // is not the published one, where it is not), which figure the column
 // shows, and its level.
-func multipleLegend(rs []result.Result, b *result.BaselineRef, head, name string) string {
+func MultipleLegend(rs []result.Result, b *result.BaselineRef, head, name string) string {
 	s := fmt.Sprintf("%s: multiple of %s, %s", head, name, b.Why)
 	if !isPublishedBaseline(b) {
 		s += "; NOT the published baseline (goroutine/chan-gomaxprocs1 same-cpu, which this run did not measure), so these multiples do not read against the published ones"
 	}
-	s += fmt.Sprintf("; taken round by round (the blocks of both rows ran in the same rounds): the median of the per-round ratios, with a %s interval (in the JSON, multiple_interval)", LevelText(multipleLevel(rs)))
+	s += fmt.Sprintf("; taken round by round (the blocks of both rows ran in the same rounds): the median of the per-round ratios, with a %s interval (in the JSON, multiple_interval)", LevelText(MultipleLevel(rs)))
 	for _, r := range rs {
 		if r.Multiple != nil && r.MultipleInterval == nil {
 			s += "; rows whose blocks could not be paired by round show the ratio of the two medians, without an interval"
@@ -122,8 +125,8 @@ func multipleLegend(rs []result.Result, b *result.BaselineRef, head, name string
 	return s + "."
 }
 
-// rangeIn renders "p10–p90" in the unit of the median beside it.
-func rangeIn(lo, hi, ref float64) string {
+// RangeIn renders "p10–p90" in the unit of the median beside it.
+func RangeIn(lo, hi, ref float64) string {
 	u := units.TimeUnit(ref)
 	return units.In(lo, u) + "–" + units.In(hi, u)
 }
@@ -136,7 +139,7 @@ func ciText(median, lo, hi, confidence, stated float64) string {
 	if median <= 0 || confidence <= 0 {
 		return "—"
 	}
-	return SpanPercent(median, lo, hi) + levelMarkVs(confidence, stated)
+	return SpanPercent(median, lo, hi) + LevelMarkVs(confidence, stated)
 }
 
 // SpanPercent is "±9%" or "−2/+40%": the interval [lo, hi] around median,
@@ -176,34 +179,31 @@ func LevelText(confidence float64) string {
 // LevelMark is how every surface states an interval's level where it is not
 // 95%: " @75%", " @97.9%"; "" at 95%, and for no interval (confidence 0),
 // whose cell says so itself.
-func LevelMark(confidence float64) string { return levelMarkVs(confidence, 0.95) }
+func LevelMark(confidence float64) string { return LevelMarkVs(confidence, 0.95) }
 
-// levelMarkVs marks a level that differs, as printed, from the level the
+// LevelMarkVs marks a level that differs, as printed, from the level the
 // view states.
-func levelMarkVs(confidence, stated float64) string {
+func LevelMarkVs(confidence, stated float64) string {
 	if !(confidence > 0) || LevelText(confidence) == LevelText(stated) {
 		return ""
 	}
 	return " @" + LevelText(confidence)
 }
 
-// StatedLevel is statedLevel for views outside this package (the report).
-func StatedLevel(cs ...float64) float64 { return statedLevel(cs...) }
-
 // MultipleCell is a row's multiple of d's baseline as the ladder shows it
 // (≈ where not resolved, @N% where its level is not the column's).
 func MultipleCell(r result.Result, d *result.Document) string {
-	return multiple(r, baseline(d), multipleLevel(d.Results), nil)
+	return Multiple(r, Baseline(d), MultipleLevel(d.Results), nil)
 }
 
 // BaselineHead is the × column's head for d ("× GOROUTINE", or the
 // baseline's own name where it is not the published one).
-func BaselineHead(d *result.Document) string { return baselineHead(baseline(d)) }
+func BaselineHead(d *result.Document) string { return baselineHead(Baseline(d)) }
 
-// statedLevel is the level a view's heading states for its precision
+// StatedLevel is the level a view's heading states for its precision
 // intervals: the one most of its rows have (ties: the higher); 0.95 when
 // none has an interval.
-func statedLevel(cs ...float64) float64 {
+func StatedLevel(cs ...float64) float64 {
 	n := map[string]int{}
 	best, bn := 0.95, 0
 	for _, c := range cs {

@@ -9,22 +9,28 @@ import (
 )
 
 // Replications prints each published experiment beside its published
-// figure and what the publication got wrong.
+// figure and what the publication got wrong: per experiment a table of
+// two columns, the key and its text, which wraps in its column. It is laid
+// out for the style of w.
 func Replications(w io.Writer, d *result.Document) {
-	fmt.Fprintf(w, "\nctxbench replicate — %s\n", d.Environment.HostLine())
+	st := styleOf(w)
+	prose(w, st, "\nctxbench replicate — %s\n", d.Environment.HostLine())
 	for _, r := range d.Replications {
-		fmt.Fprintf(w, "\n== %s (%s)\n", r.Name, r.Source)
-		fmt.Fprintf(w, "   published: %s\n", r.Published)
-		fmt.Fprintf(w, "   measured:  %s\n", r.Measured)
+		prose(w, st, "\n== %s (%s)\n", r.Name, r.Source)
+		t := NewTable(Col{}, Col{Wrap: true, Min: 30})
+		t.Indent = 3
+		t.Row("published:", r.Published)
+		t.Row("measured:", r.Measured)
 		if r.Mistake != "" {
-			fmt.Fprintf(w, "   wrong:     %s\n", r.Mistake)
+			t.Row("wrong:", r.Mistake)
 		}
 		for _, n := range r.Notes {
-			fmt.Fprintf(w, "   note:      %s\n", n)
+			t.Row("note:", n)
 		}
+		t.Write(w, st)
 	}
 	if len(d.Replications) > 0 {
 		fmt.Fprintln(w, "\n"+strings.Repeat("-", 20))
-		fmt.Fprintln(w, "Published figures come from other machines; compare ratios and directions, not absolute values.")
+		prose(w, st, "Published figures come from other machines; compare ratios and directions, not absolute values.\n")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/units"
@@ -16,11 +15,11 @@ import (
 // the sweep has several sizes and working sets, a matrix of raw cost per
 // hop in which the points past the last-level cache are marked.
 func Rings(w io.Writer, d *result.Document, st Style) {
-	fmt.Fprintf(w, "\nctxbench ring — %s\n", d.Environment.HostLine())
+	prose(w, st, "\nctxbench ring — %s\n", d.Environment.HostLine())
 	if d.Settings.DryRun {
-		fmt.Fprintln(w, "DRY RUN: synthetic figures; nothing was measured")
+		prose(w, st, "DRY RUN: synthetic figures; nothing was measured\n")
 	}
-	fmt.Fprintln(w, "one hop = one context hands the token to the next (a round of N contexts is N hops); figures are medians per hop; every interval is where this sitting's median lies (it covers this sitting only), at the level it states")
+	prose(w, st, "one hop = one context hands the token to the next (a round of N contexts is N hops); figures are medians per hop; every interval is where this sitting's median lies (it covers this sitting only), at the level it states\n")
 	type group struct{ kind, placement string }
 	var order []group
 	byGroup := map[group][]result.Ring{}
@@ -34,7 +33,7 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 	ms := MarkSet{}
 	for _, g := range order {
 		rs := byGroup[g]
-		fmt.Fprintf(w, "\n%s: %s\n", st.Paint("1", fmt.Sprintf("ring of %s, %s", plural(g.kind), g.placement)), ringWhere(rs[0]))
+		prose(w, st, "\n%s: %s\n", st.Paint("1", fmt.Sprintf("ring of %s, %s", plural(g.kind), g.placement)), ringWhere(rs[0]))
 		tw := NewTable(Col{Head: "N", Right: true}, Col{Head: "working set", Right: true}, Col{Head: "footprint", Right: true, Fold: 2},
 			Col{Head: "fits in", Right: true, Fold: 4}, Col{Head: "raw/hop", Right: true}, Col{Head: "overhead", Right: true},
 			Col{Head: "net", Right: true}, Col{Head: "net/raw", Right: true, Fold: 3}, Col{Head: "net/switch", Right: true, Fold: 5},
@@ -61,7 +60,7 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 			}
 			ver := "yes"
 			if !r.Verified {
-				ver = "NO" // no colour inside a tabwriter cell: escapes would count as width
+				ver = "NO" // a word, not a colour: it reads the same in a pipe or a file
 			}
 			net := units.Time(r.NetNS)
 			switch {
@@ -82,20 +81,20 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 			tw.Row(strconv.Itoa(r.Tasks), result.SizeLabel(r.WorkingSetB), foot, in,
 				units.Time(r.RawNS.Median), units.Time(r.OverheadNS.Median), net, ratio, perSwitch, cyc, sw, ver)
 		}
-		tw.Write(w, styleOf(w))
+		tw.Write(w, st)
 		if hi > 0 && hi/lo > 1+SwitchSpread {
-			fmt.Fprintf(w, "switches per hop range from %s to %s across these points: compare them per counted switch (net/switch), not per hop\n", units.Fixed(lo, 2), units.Fixed(hi, 2))
+			prose(w, st, "switches per hop range from %s to %s across these points: compare them per counted switch (net/switch), not per hop\n", units.Fixed(lo, 2), units.Fixed(hi, 2))
 		}
-		printRingMatrix(w, rs)
+		printRingMatrix(w, rs, st)
 		printRingNotes(w, st, rs)
 	}
 	for _, f := range d.Failures {
-		fmt.Fprintf(w, "failed: %s: %s\n", f.Name, f.Error)
+		prose(w, st, "failed: %s: %s\n", f.Name, f.Error)
 	}
 	for _, s := range d.Skipped {
-		fmt.Fprintf(w, "skipped: %s: %s\n", s.Name, s.Error)
+		prose(w, st, "skipped: %s: %s\n", s.Name, s.Error)
 	}
-	fmt.Fprintf(w, "\noverhead = the token passed through the same N pipes/channels and the same N working sets by one context, no switch; net = raw - overhead (never clamped), its interval taken block by block. Load average %s at start, steal %s during the run.\n",
+	prose(w, st, "\noverhead = the token passed through the same N pipes/channels and the same N working sets by one context, no switch; net = raw - overhead (never clamped), its interval taken block by block. Load average %s at start, steal %s during the run.\n",
 		units.Fixed(d.Environment.Load.Load1, 2), units.Percent(d.Environment.Steal.Percent, 1))
 	ms.Write(w)
 	Warnings(w, d, st)
@@ -135,7 +134,7 @@ func printRingNotes(w io.Writer, st Style, rs []result.Ring) {
 		label := st.Paint("33", code+":")
 		if len(hits) <= 2 {
 			for _, h := range hits {
-				fmt.Fprintf(w, "%s %s: %s\n", label, point(h.r), h.msg)
+				prose(w, st, "%s %s: %s\n", label, point(h.r), h.msg)
 			}
 			continue
 		}
@@ -165,7 +164,7 @@ func printRingNotes(w io.Writer, st Style, rs []result.Ring) {
 			}
 			summary = "coefficient of variation of the raw samples 10% or more, up to " + units.Percent(100*worst, 0) + ": the medians are robust, the means are not"
 		}
-		fmt.Fprintf(w, "%s %d of %d points (%s): %s\n", label, len(hits), len(rs), strings.Join(pts, ", "), summary)
+		prose(w, st, "%s %d of %d points (%s): %s\n", label, len(hits), len(rs), strings.Join(pts, ", "), summary)
 	}
 }
 
@@ -173,7 +172,7 @@ func ringWhere(r result.Ring) string { return r.Label.Placement }
 
 // printRingMatrix prints raw ns per hop with N down and the working set
 // across; * marks a footprint beyond the last-level cache.
-func printRingMatrix(w io.Writer, rs []result.Ring) {
+func printRingMatrix(w io.Writer, rs []result.Ring, st Style) {
 	var ns []int
 	var wss []int64
 	cell := map[[2]int64]result.Ring{}
@@ -197,29 +196,29 @@ func printRingMatrix(w io.Writer, rs []result.Ring) {
 	if llc > 0 {
 		note = fmt.Sprintf("; * = N x working set beyond the %s last-level cache", result.SizeLabel(llc))
 	}
-	fmt.Fprintf(w, "raw per hop, N down, working set across%s\n", note)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "N\t")
+	prose(w, st, "raw per hop, N down, working set across%s\n", note)
+	cols := []Col{{Head: "N", Right: true}}
 	for _, ws := range wss {
-		fmt.Fprintf(tw, "%s\t", result.SizeLabel(ws))
+		cols = append(cols, Col{Head: result.SizeLabel(ws), Right: true})
 	}
-	fmt.Fprintln(tw)
+	t := NewTable(cols...)
+	t.Indent = 2
 	for _, n := range ns {
-		fmt.Fprintf(tw, "%d\t", n)
+		row := []string{strconv.Itoa(n)}
 		for _, ws := range wss {
 			r, ok := cell[[2]int64{int64(n), ws}]
 			switch {
 			case !ok:
-				fmt.Fprint(tw, "-\t")
+				row = append(row, "-")
 			case r.FitsIn == "memory":
-				fmt.Fprintf(tw, "%s *\t", units.Time(r.RawNS.Median))
+				row = append(row, units.Time(r.RawNS.Median)+" *")
 			default:
-				fmt.Fprintf(tw, "%s  \t", units.Time(r.RawNS.Median))
+				row = append(row, units.Time(r.RawNS.Median)+"  ") // under the figures marked *
 			}
 		}
-		fmt.Fprintln(tw)
+		t.Row(row...)
 	}
-	tw.Flush()
+	t.Write(w, st)
 }
 
 func plural(kind string) string {

@@ -82,7 +82,11 @@ const (
 // corresponds to, and a verdict (Verdict*), with its evidence: the figures
 // it was drawn from and the thresholds it was drawn at.
 type ExplainClaim struct {
-	Rung     string `json:"rung"`
+	Rung string `json:"rung"`
+	// Step, for a cause of a placement's extra cost (a hop across CPUs
+	// against the same benchmark on one CPU), names it: "cross-cpu
+	// thread/pipe". Empty for a rung's own causes.
+	Step     string `json:"step,omitempty"`
 	Claim    string `json:"claim"`
 	Source   string `json:"source"`
 	Phases   string `json:"phases,omitempty"`
@@ -153,12 +157,18 @@ type VMSwitchParts struct {
 // HierarchyRow is one row of the published hierarchy table and the
 // ctxbench figure that measures it.
 type HierarchyRow struct {
-	Abstraction       string   `json:"abstraction"`
-	Published         string   `json:"published"`          // per switch, as published
-	PublishedMultiple string   `json:"published_multiple"` // of the published baseline
-	Name              string   `json:"name"`               // the ctxbench row
-	Placement         string   `json:"placement"`
-	MedianNS          *float64 `json:"median_ns"` // null: not measured (Why says why)
+	Abstraction       string `json:"abstraction"`
+	Published         string `json:"published"`          // per switch, as published
+	PublishedMultiple string `json:"published_multiple"` // of the published baseline
+	// PublishedLowNS and PublishedHighNS are Published as numbers, ns per
+	// switch (equal where the source states one figure; null in files
+	// written before they were recorded): what a chart draws, so no
+	// reader parses the text back.
+	PublishedLowNS  *float64 `json:"published_low_ns,omitempty"`
+	PublishedHighNS *float64 `json:"published_high_ns,omitempty"`
+	Name            string   `json:"name"` // the ctxbench row
+	Placement       string   `json:"placement"`
+	MedianNS        *float64 `json:"median_ns"` // null: not measured (Why says why)
 	// Multiple is the row's multiple of the baseline as the ladder
 	// stores and prints it: its MultipleInterval's median where there is
 	// one, else its Multiple.

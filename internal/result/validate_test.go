@@ -152,7 +152,7 @@ func TestValidateAcceptsWhatCtxbenchWrites(t *testing.T) {
 			t.Errorf("testdoc %+v: %v", o, err)
 		}
 	}
-	for _, p := range []string{"testdata/v1-ladder.json", "testdata/v1-ring.json", "../render/testdata/fake.json"} {
+	for _, p := range []string{"testdata/v1-ladder.json", "testdata/v1-ring.json", "../render/formats/testdata/fake.json"} {
 		if _, err := result.Load(p, nil); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}

@@ -127,11 +127,11 @@ func byShare(perHop float64) string {
 // pair's phases (one CPU, a, against across CPUs, b) and step.
 func crossClaims(a, b *result.Result, s result.ExplainStep, guest bool, halts *bool) []result.ExplainClaim {
 	e := b.Explain
-	rung := b.Placement + " " + b.Name
+	rung, step := b.Rung, b.Placement+" "+b.Name
 	extra := e.TracedMeanNS - a.Explain.TracedMeanNS
 	var out []result.ExplainClaim
 	add := func(claim, phases, verdict, evidence string) {
-		out = append(out, result.ExplainClaim{Rung: rung, Claim: claim, Source: crossSource, Phases: phases, Verdict: verdict, Evidence: evidence})
+		out = append(out, result.ExplainClaim{Rung: rung, Step: step, Claim: claim, Source: crossSource, Phases: phases, Verdict: verdict, Evidence: evidence})
 	}
 	// A share is of the traced cross-CPU hop: the causes overlap (the
 	// IPI's handler does the same enqueue a same-CPU wakeup does), so

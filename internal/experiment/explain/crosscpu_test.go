@@ -62,7 +62,7 @@ func TestCrossCPUStepAndClaims(t *testing.T) {
 	}
 	verdicts := map[string]string{}
 	for _, c := range x.Claims {
-		if c.Rung == "cross-cpu thread/pipe" {
+		if c.Step == "cross-cpu thread/pipe" {
 			verdicts[c.Claim[:12]] = c.Verdict
 		}
 	}
@@ -71,6 +71,20 @@ func TestCrossCPUStepAndClaims(t *testing.T) {
 		if verdicts[k] != v {
 			t.Errorf("claim %q: %q, want %q (all: %v)", k, verdicts[k], v, verdicts)
 		}
+	}
+	// Every claim names a rung of the vocabulary (the schema refuses any
+	// other); a placement's causes name their step beside it.
+	steps := 0
+	for _, c := range x.Claims {
+		if model.RungIndex(model.Rung(c.Rung)) >= len(model.RungOrder) {
+			t.Errorf("claim %q names rung %q", c.Claim, c.Rung)
+		}
+		if c.Step != "" {
+			steps++
+		}
+	}
+	if steps == 0 {
+		t.Error("no cross-CPU claim names its step")
 	}
 	// Same-CPU claims are still judged from the same-CPU row alone.
 	for _, c := range x.Claims {

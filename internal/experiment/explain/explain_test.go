@@ -216,7 +216,7 @@ func relabel(d *result.Document) {
 func verdicts(d *result.Document) []string {
 	var out []string
 	for _, c := range d.Derived.Explain.Claims {
-		out = append(out, c.Rung+" "+c.Claim+": "+c.Verdict)
+		out = append(out, claimWhat(c)+" "+c.Claim+": "+c.Verdict)
 	}
 	for _, s := range d.Derived.Explain.Steps {
 		out = append(out, fmt.Sprintf("%s: %+.6f [%+.6f, %+.6f], traced %+.3f ns", s.What, s.Change, s.ChangeLow, s.ChangeHigh, s.TracedDeltaNS))
@@ -353,13 +353,13 @@ func TestRecordedVerdictsIgnoreLabels(t *testing.T) {
 		d := recorded(t, name)
 		var want []string
 		for _, c := range d.Derived.Explain.Claims {
-			want = append(want, c.Rung+" "+c.Claim+": "+c.Verdict)
+			want = append(want, claimWhat(c)+" "+c.Claim+": "+c.Verdict)
 		}
 		d.Derived = nil
 		Derive(d)
 		var got []string
 		for _, c := range d.Derived.Explain.Claims {
-			got = append(got, c.Rung+" "+c.Claim+": "+c.Verdict)
+			got = append(got, claimWhat(c)+" "+c.Claim+": "+c.Verdict)
 		}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s: derived again, the verdicts are\n%s\nrecorded\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -390,4 +390,13 @@ func TestAggregateCapture(t *testing.T) {
 	if c.ExcessNS.NS != 8000 || len(c.Slowest) == 0 || c.Slowest[0].Main == nil || c.Slowest[0].Main.Task.Comm != "x" {
 		t.Errorf("excess %+v, slowest %+v", c.ExcessNS, c.Slowest)
 	}
+}
+
+// claimWhat is what a claim is of: its step where it names one, else its
+// rung (files written before steps were named held the step in rung).
+func claimWhat(c result.ExplainClaim) string {
+	if c.Step != "" {
+		return c.Step
+	}
+	return c.Rung
 }

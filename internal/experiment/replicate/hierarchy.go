@@ -14,19 +14,21 @@ import (
 )
 
 // hierarchyRow maps a row of the published table to the ctxbench figure
-// that measures it.
+// that measures it: the published text as the source prints it, and the
+// same figure as numbers (ns per switch, low and high), which charts draw.
 type hierarchyRow struct {
 	Abstraction, Published, PublishedX, Name, Placement string
+	Low, High                                           float64
 }
 
 // hierarchyTable is the published table, top to bottom.
 var hierarchyTable = []hierarchyRow{
-	{"goroutine (single-threaded)", "108 ns", "1x (baseline)", "goroutine/chan-gomaxprocs1", "same-cpu"},
-	{"goroutine (multi-threaded)", "152 ns", "1.4x", "goroutine/chan-gomaxprocsN", "unpinned"},
-	{"OS thread", "1,000-3,000 ns", "9-28x", "thread/pipe", "same-cpu"},
-	{"process", "5,000-10,000 ns", "46-93x", "process/pipe", "same-cpu"},
-	{"container", "5,000-15,000 ns", "46-139x", "container/pipe-full", "same-cpu"},
-	{"VM (hardware)", "10,000-50,000 ns", "93-463x", "vm/switch-user", "same-cpu"},
+	{"goroutine (single-threaded)", "108 ns", "1x (baseline)", "goroutine/chan-gomaxprocs1", "same-cpu", 108, 108},
+	{"goroutine (multi-threaded)", "152 ns", "1.4x", "goroutine/chan-gomaxprocsN", "unpinned", 152, 152},
+	{"OS thread", "1,000-3,000 ns", "9-28x", "thread/pipe", "same-cpu", 1000, 3000},
+	{"process", "5,000-10,000 ns", "46-93x", "process/pipe", "same-cpu", 5000, 10000},
+	{"container", "5,000-15,000 ns", "46-139x", "container/pipe-full", "same-cpu", 5000, 15000},
+	{"VM (hardware)", "10,000-50,000 ns", "93-463x", "vm/switch-user", "same-cpu", 10000, 50000},
 }
 
 // The creation and memory rows whose claims the table is shown with, in
@@ -97,7 +99,9 @@ func Hierarchy(d *result.Document) ([]result.HierarchyRow, []result.ClaimRow) {
 	}
 	var rows []result.HierarchyRow
 	for _, h := range hierarchyTable {
-		row := result.HierarchyRow{Abstraction: h.Abstraction, Published: h.Published, PublishedMultiple: h.PublishedX, Name: h.Name, Placement: h.Placement}
+		lo, hi := h.Low, h.High
+		row := result.HierarchyRow{Abstraction: h.Abstraction, Published: h.Published, PublishedMultiple: h.PublishedX, Name: h.Name, Placement: h.Placement,
+			PublishedLowNS: &lo, PublishedHighNS: &hi}
 		r := find(d, h.Name, h.Placement)
 		if r == nil {
 			row.Why = why[h.Name+" "+h.Placement]

@@ -43,8 +43,8 @@ func captureOf(c *result.Capture) *captureView {
 	}
 	n := c.Counts
 	v := &captureView{Notes: c.Notes}
-	v.Summary = fmt.Sprintf("hops captured in the kernel above %s: %s of %s hops past it, %s copied out, %s lost (the buffer full), %s kept, %s not kept; a hop on the kernel's clock p50 %s, p99 %s, p99.9 %s (%s, %d blocks)",
-		c.Threshold, units.Count(float64(n.Past)), units.Count(float64(n.Hops)), units.Count(float64(n.Copied)), units.Count(float64(n.Lost)),
+	v.Summary = fmt.Sprintf("hops captured in the kernel above %s: %s of %s hops past it, %s copied out%s, %s kept, %s not kept; a hop on the kernel's clock p50 %s, p99 %s, p99.9 %s (%s, %d blocks)",
+		c.Threshold, units.Count(float64(n.Past)), units.Count(float64(n.Hops)), units.Count(float64(n.Copied)), render.LostWords(n.Lost, ", %s lost (the buffer full)"),
 		units.Count(float64(n.Kept)), units.Count(float64(n.NotKept)), units.Time(c.HopNS.P50), units.Time(c.HopNS.P99), units.Time(c.HopNS.P99_9), c.Method, c.Blocks)
 	if k := c.Cost; k != nil {
 		v.Cost = fmt.Sprintf("the capture's own cost: %s [%s, %s] at %s on the hop (capture on against off, both traced, %d rounds paired); the figures beside it come from the cells without it",

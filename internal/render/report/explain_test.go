@@ -84,3 +84,25 @@ func TestExplainUntracedScaleAndLanes(t *testing.T) {
 		t.Errorf("lanes out of time order: waker %v, band %v, wakee %v", waker[1:], band[1:], wakee[1:])
 	}
 }
+
+// The report's capture summary names lost hops only where the buffer lost
+// some.
+func TestCaptureSummaryLost(t *testing.T) {
+	for _, lost := range []uint64{0, 7} {
+		d := doc(t, testdoc.Options{Seed: 1, Capture: true})
+		for i := range d.Results {
+			if e := d.Results[i].Explain; e != nil {
+				e.Capture.Counts.Lost = lost
+			}
+		}
+		page := string(sectionHTML(render(t, []compare.Input{{Label: "a", Path: "a.json", Doc: d}}), "explain"))
+		switch {
+		case page == "":
+			t.Fatal("no explain section")
+		case lost == 0 && strings.Contains(page, "lost"):
+			t.Error("nothing was lost, yet the summary says hops were")
+		case lost > 0 && !strings.Contains(page, "1.18k copied out, 7 lost (the buffer full), 160 kept"):
+			t.Error("7 hops lost, not said")
+		}
+	}
+}

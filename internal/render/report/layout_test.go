@@ -35,8 +35,15 @@ document.getElementById("f").addEventListener("load", function () {
     }
   });
   var first = d.querySelector("main section");
+  var ovFont = 0;
+  d.querySelectorAll("svg.overview text").forEach(function (e) {
+    var r = e.getBoundingClientRect(), m = e.getScreenCTM();
+    if (r.width === 0 || !m) { return; }
+    var px = parseFloat(d.defaultView.getComputedStyle(e).fontSize) * m.a;
+    if (ovFont === 0 || px < ovFont) { ovFont = px; }
+  });
   document.getElementById("out").textContent = JSON.stringify({width: w, scroll: d.documentElement.scrollWidth,
-    first: first ? first.id : "", over: over.slice(0, 40), overCount: over.length});
+    first: first ? first.id : "", over: over.slice(0, 40), overCount: over.length, overviewFont: ovFont});
 });
 </script></body></html>`
 
@@ -45,6 +52,9 @@ type layout struct {
 	First         string
 	Over          []string
 	OverCount     int
+	// OverviewFont is the smallest text of the overview as shown, in CSS
+	// pixels (its font size times the drawing's scale).
+	OverviewFont float64
 }
 
 // chromium runs headless Chromium with the project's flags and args.
@@ -95,7 +105,8 @@ func measure(t *testing.T, bin string, page []byte, width int) layout {
 // label cut), for the default ladder's file and for three files (a
 // ladder, one with rings and pools, and a second ladder) and for a file of
 // explained hops with captured slow ones (their CPU lanes), and it opens on
-// the picture of the whole ladder. Screenshots at both widths go to
+// the picture of the whole ladder, whose smallest text reads at 9 px or
+// more. Screenshots at both widths go to
 // $CTXBENCH_SCREENSHOTS when set (a directory), else to the test's own.
 func TestChromiumReportFitsTheWidth(t *testing.T) {
 	bin := chromiumBinary(t)
@@ -103,6 +114,8 @@ func TestChromiumReportFitsTheWidth(t *testing.T) {
 	rich := doc(t, testdoc.Options{Seed: 2, Experiments: true})
 	second := doc(t, testdoc.Options{Seed: 3, Scale: 1.1})
 	captured := doc(t, testdoc.Options{Seed: 4, Capture: true})
+	load := doc(t, testdoc.Options{Seed: 5})
+	load.Loads = testdoc.Loads(true)
 	shots := os.Getenv("CTXBENCH_SCREENSHOTS")
 	if shots == "" {
 		shots = t.TempDir()
@@ -112,6 +125,8 @@ func TestChromiumReportFitsTheWidth(t *testing.T) {
 		"three":  {{Label: "ladder", Path: "ladder.json", Doc: ladder}, {Label: "rings-pools", Path: "rich.json", Doc: rich}, {Label: "again", Path: "again.json", Doc: second}},
 		// explain with captured slow hops: the lanes of a slow hop beside a typical one
 		"captured": {{Label: "captured", Path: "captured.json", Doc: captured}},
+		// a load file: its panels, its levels' table and a level's captured wake-ups
+		"load": {{Label: "load", Path: "load.json", Doc: load}},
 	}
 	for name, in := range sets {
 		page := render(t, in)
@@ -121,6 +136,7 @@ func TestChromiumReportFitsTheWidth(t *testing.T) {
 				if l.Width != width {
 					t.Errorf("the frame is %d px wide, want %d", l.Width, width)
 				}
+				t.Logf("%d px of content in %d; the overview's smallest text %.1f px", l.Scroll, l.Width, l.OverviewFont)
 				if l.Scroll > l.Width {
 					t.Errorf("the page scrolls sideways: %d px of content in %d", l.Scroll, l.Width)
 				}
@@ -129,6 +145,12 @@ func TestChromiumReportFitsTheWidth(t *testing.T) {
 				}
 				if l.First != "overview" {
 					t.Errorf("the report opens on %q, not the picture of the ladder", l.First)
+				}
+				// The overview's names and ticks are read, not guessed: no
+				// text of it smaller than 9 px as shown (a phone scaled the
+				// laptop's drawing down to 4 px).
+				if l.OverviewFont < 9 {
+					t.Errorf("the overview's smallest text is %.1f px at %d px", l.OverviewFont, width)
 				}
 				s := serve(t, map[string][]byte{"/report.html": page})
 				png := filepath.Join(shots, fmt.Sprintf("report-%s-%d.png", name, width))

@@ -34,12 +34,19 @@ type levelCapture struct {
 	Capture *captureView
 }
 
+// loadRow is one level in the levels' table. Each percentile is its value
+// with its interval under it (a cell of value and interval side by side
+// made the table wider than a laptop's page).
 type loadRow struct {
 	Level, Util, Rate, Status         string
-	WakeP50, WakeP99, ReqP99, ReqP99U string
-	ReqP999, ReqP999U, Lag            string
+	WakeP50, WakeP99, ReqP99, ReqP99U pctCell
+	ReqP999, ReqP999U, Lag            pctCell
 	Notes                             []int
 }
+
+// pctCell is a percentile as a cell: its value, and its interval ("" where
+// not asked for or not measured).
+type pctCell struct{ Value, Interval string }
 
 // The percentiles drawn, and the class that colours each.
 var loadCurves = []struct{ name, class string }{{"p50", "pc50"}, {"p90", "pc90"}, {"p99", "pc99"}, {"p99_9", "pc999"}}
@@ -61,11 +68,11 @@ func loadViews(runs []*runView) []loadView {
 				}))
 			for _, l := range s.Levels {
 				r := loadRow{Level: l.LevelName(), Util: units.Percent(100*l.AchievedUtilization, 1), Rate: units.Rate(l.AchievedRate), Status: l.Status,
-					Lag: pctText(l.GeneratorLag.P99, false)}
+					Lag: pctOf(l.GeneratorLag.P99, false)}
 				if l.Reported() {
-					r.WakeP50, r.WakeP99 = pctText(l.Wakeup.P50, true), pctText(l.Wakeup.P99, true)
-					r.ReqP99, r.ReqP99U = pctText(l.Corrected.P99, true), pctText(l.Uncorrected.P99, false)
-					r.ReqP999, r.ReqP999U = pctText(l.Corrected.P99_9, true), pctText(l.Uncorrected.P99_9, false)
+					r.WakeP50, r.WakeP99 = pctOf(l.Wakeup.P50, true), pctOf(l.Wakeup.P99, true)
+					r.ReqP99, r.ReqP99U = pctOf(l.Corrected.P99, true), pctOf(l.Uncorrected.P99, false)
+					r.ReqP999, r.ReqP999U = pctOf(l.Corrected.P99_9, true), pctOf(l.Uncorrected.P99_9, false)
 				} else {
 					r.Status = "behind: " + l.StatusReason
 				}
@@ -105,14 +112,24 @@ func loadViews(runs []*runView) []loadView {
 }
 
 func pctText(p *result.Percentile, interval bool) string {
+	c := pctOf(p, interval)
+	if c.Interval == "" {
+		return c.Value
+	}
+	return c.Value + " " + c.Interval
+}
+
+// pctOf is a percentile as a table cell: its value, and its interval where
+// asked for and measured; "—" where the percentile was not measured.
+func pctOf(p *result.Percentile, interval bool) pctCell {
 	if p == nil {
-		return "—"
+		return pctCell{Value: "—"}
 	}
-	s := units.Time(p.NS)
+	c := pctCell{Value: units.Time(p.NS)}
 	if interval && p.CILow != nil && p.CIHigh != nil {
-		s += " [" + units.ShortTime(*p.CILow) + ", " + units.ShortTime(*p.CIHigh) + "]"
+		c.Interval = "[" + units.ShortTime(*p.CILow) + ", " + units.ShortTime(*p.CIHigh) + "]"
 	}
-	return s
+	return c
 }
 
 // loadPanel draws latency (log) against the achieved utilisation (linear,

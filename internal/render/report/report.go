@@ -125,6 +125,23 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 	v := &view{Title: o.Title, CSP: CSP(), Generator: o.Generator, Multi: len(inputs) > 1,
 		FlaggedLegend:   render.MarkFlagged.Symbol + " " + render.MarkFlagged.Legend,
 		UntrustedLegend: render.MarkUntrusted.Symbol + " " + render.MarkUntrusted.Legend}
+	v.Runs = runViews(inputs)
+	for _, rv := range v.Runs {
+		v.DryRun = v.DryRun || rv.DryRun
+	}
+	v.build(cmp, o)
+	v.Sections = v.sections()
+	var buf bytes.Buffer
+	if err := tmpl.Execute(&buf, v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// runViews are the inputs as the report shows them: tagged A, B, C...
+func runViews(inputs []compare.Input) []*runView {
+	var out []*runView
 	for i, in := range inputs {
 		d := in.Doc
 		rv := &runView{Tag: tag(i), Index: i, Label: runLabel(in), Path: filepath.Base(in.Path), Doc: d, HostLine: d.Environment.HostLine(),
@@ -135,9 +152,14 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 				rv.Duration = d.FinishedAt.Sub(d.StartedAt).Round(1e9).String()
 			}
 		}
-		v.DryRun = v.DryRun || rv.DryRun
-		v.Runs = append(v.Runs, rv)
+		out = append(out, rv)
 	}
+	return out
+}
+
+// build makes every section of the report from its runs (the comparison
+// where there are several, the history where asked).
+func (v *view) build(cmp *compare.Comparison, o Options) {
 	v.Overview = buildOverview(v.Runs)
 	for _, rv := range v.Runs {
 		if g := buildGlance([]*runView{rv}); g != nil {
@@ -162,7 +184,7 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 	v.Pools = poolViews(v.Runs)
 	v.Repl = replViews(v.Runs)
 	v.Explain = explainViews(v.Runs)
-	if len(inputs) > 1 && cmp != nil {
+	if len(v.Runs) > 1 && cmp != nil {
 		if cv := buildCompare(cmp); len(cv.Tables) > 0 {
 			v.Compare = cv
 		}
@@ -180,44 +202,28 @@ func Render(w io.Writer, inputs []compare.Input, cmp *compare.Comparison, o Opti
 		cls, shape := placementClass(p)
 		v.Legend = append(v.Legend, legendItem{Class: cls, Shape: shape, Text: p, Swatch: swatch(cls, shape)})
 	}
-	v.Sections = append(v.Sections, navItem{"runs", "Runs"})
-	if v.Ladder != nil {
-		v.Sections = append(v.Sections, navItem{"ladder", "Ladder"})
+}
+
+// sections are the report's sections that have something to show, in the
+// order the page holds them, for its navigation.
+func (v *view) sections() []navItem {
+	out := []navItem{{"runs", "Runs"}}
+	add := func(has bool, id, title string) {
+		if has {
+			out = append(out, navItem{id, title})
+		}
 	}
-	if len(v.Rings) > 0 {
-		v.Sections = append(v.Sections, navItem{"rings", "Rings"})
-	}
-	if len(v.Loads) > 0 {
-		v.Sections = append(v.Sections, navItem{"load", "Under load"})
-	}
-	if v.Spawn != nil {
-		v.Sections = append(v.Sections, navItem{"spawn", "Creation"})
-	}
-	if v.Memory != nil {
-		v.Sections = append(v.Sections, navItem{"memory", "Memory"})
-	}
-	if len(v.Pools) > 0 {
-		v.Sections = append(v.Sections, navItem{"pools", "Pools"})
-	}
-	if len(v.Repl) > 0 {
-		v.Sections = append(v.Sections, navItem{"replications", "Published experiments"})
-	}
-	if len(v.Explain) > 0 {
-		v.Sections = append(v.Sections, navItem{"explain", "Where the time goes"})
-	}
-	if v.Compare != nil {
-		v.Sections = append(v.Sections, navItem{"compare", "Comparison"})
-	}
-	if v.History != nil {
-		v.Sections = append(v.Sections, navItem{"history", "History"})
-	}
-	v.Sections = append(v.Sections, navItem{"warnings", "Warnings"}, navItem{"environment", "Environment"})
-	var buf bytes.Buffer
-	if err := tmpl.Execute(&buf, v); err != nil {
-		return err
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	add(v.Ladder != nil, "ladder", "Ladder")
+	add(len(v.Rings) > 0, "rings", "Rings")
+	add(len(v.Loads) > 0, "load", "Under load")
+	add(v.Spawn != nil, "spawn", "Creation")
+	add(v.Memory != nil, "memory", "Memory")
+	add(len(v.Pools) > 0, "pools", "Pools")
+	add(len(v.Repl) > 0, "replications", "Published experiments")
+	add(len(v.Explain) > 0, "explain", "Where the time goes")
+	add(v.Compare != nil, "compare", "Comparison")
+	add(v.History != nil, "history", "History")
+	return append(out, navItem{"warnings", "Warnings"}, navItem{"environment", "Environment"})
 }
 
 // runLabel names a run: the label given (LABEL=FILE), else the file's
@@ -545,105 +551,7 @@ func buildEnv(runs []*runView) envView {
 	for _, rv := range runs {
 		v.Heads = append(v.Heads, rv.Tag+" · "+rv.Label)
 	}
-	rows := []struct {
-		key string
-		get func(*result.Document) string
-	}{
-		{"host", func(d *result.Document) string { return d.Environment.Hostname }},
-		{"cpu", func(d *result.Document) string {
-			c := d.Environment.CPU
-			return fmt.Sprintf("%s (%s family %d model %d stepping %d, microcode %s)", c.Model, c.Vendor, c.Family, c.ModelID, c.Stepping, orDash(c.Microcode))
-		}},
-		{"cpus", func(d *result.Document) string {
-			c := d.Environment.CPU
-			return fmt.Sprintf("%d logical, online %s, allowed %v; %d thread(s) per core, SMT active %v", c.Logical, c.Online, c.Allowed, c.ThreadsPerCore, c.SMTActive)
-		}},
-		{"core types", func(d *result.Document) string {
-			c := d.Environment.CPU
-			if !c.Hybrid {
-				return "one (not hybrid)"
-			}
-			var p []string
-			for _, t := range c.CoreTypes {
-				p = append(p, fmt.Sprintf("%s %v", t.Name, t.CPUs))
-			}
-			return strings.Join(p, "; ")
-		}},
-		{"caches", func(d *result.Document) string {
-			var p []string
-			for _, c := range d.Environment.CPU.Caches {
-				p = append(p, fmt.Sprintf("L%d %s %s", c.Level, strings.ToLower(c.Type), units.ShortBytes(float64(c.SizeBytes))))
-			}
-			return strings.Join(p, ", ")
-		}},
-		{"cpufreq governor", func(d *result.Document) string {
-			return orText(d.Environment.CPU.Governor, "none (the hypervisor or firmware controls frequency)")
-		}},
-		{"tsc", func(d *result.Document) string {
-			t := d.Environment.CPU.TSC
-			s := fmt.Sprintf("constant %v, nonstop %v, usable %v", t.Constant, t.Nonstop, t.Usable)
-			if t.HzMeasured > 0 {
-				s += ", " + units.Fixed(t.HzMeasured/1e9, 3) + " GHz measured"
-			}
-			return s
-		}},
-		{"virtualization", func(d *result.Document) string { return d.Environment.Virtualization.Label }},
-		{"kvm", func(d *result.Document) string {
-			k := d.Environment.Virtualization.KVM
-			s := fmt.Sprintf("backend %s, /dev/kvm %v, usable %v", orDash(k.Backend), k.Device, k.Usable)
-			if k.Reason != "" {
-				s += " (" + k.Reason + ")"
-			}
-			return s
-		}},
-		{"kernel", func(d *result.Document) string { return d.Environment.Kernel + " " + d.Environment.KernelBuild }},
-		{"mitigations", func(d *result.Document) string { return orDash(strings.Join(render.Mitigations(d.Environment), "; ")) }},
-		{"clocksource", func(d *result.Document) string { return d.Environment.Clocksource }},
-		{"cgroups", func(d *result.Document) string {
-			g := d.Environment.Cgroup
-			return fmt.Sprintf("%s; cpu controller %s; own cpu cgroup %q (depth %d)", orDash(g.Version), orDash(g.CPUController), g.Own, g.Depth)
-		}},
-		{"scheduler", func(d *result.Document) string {
-			s := d.Environment.Scheduler
-			return fmt.Sprintf("%s, autogroup %v", orDash(s.Policy), s.Autogroup)
-		}},
-		{"idle", func(d *result.Document) string {
-			i := d.Environment.Idle
-			return fmt.Sprintf("driver %s, governor %s", orDash(i.Driver), orDash(i.Governor))
-		}},
-		{"perf events", func(d *result.Document) string {
-			p := d.Environment.Perf
-			s := fmt.Sprintf("software %v, hardware %v, perf_event_paranoid %d", p.Software, p.Hardware, p.Paranoid)
-			if p.Reason != "" {
-				s += " (" + p.Reason + ")"
-			}
-			return s
-		}},
-		{"load at start", func(d *result.Document) string {
-			l := d.Environment.Load
-			return fmt.Sprintf("%s / %s, %d runnable of %d", units.Fixed(l.Load1, 2), units.Fixed(l.Load5, 2), l.Runnable, l.Procs)
-		}},
-		{"steal during run", func(d *result.Document) string {
-			s := d.Environment.Steal
-			return fmt.Sprintf("%s steal, %s busy over %s s", units.Percent(s.Percent, 1), units.Percent(s.BusyPercent, 0), units.Fixed(s.Seconds, 0))
-		}},
-		{"kernel command line", func(d *result.Document) string { return d.Environment.Cmdline }},
-		{"ctxbench", func(d *result.Document) string {
-			t := d.Tool
-			return fmt.Sprintf("%s %s (%s, cgo %v, %s)", t.Name, t.Version, t.GoVersion, t.Cgo, orDash(t.CC))
-		}},
-		{"settings", func(d *result.Document) string {
-			s := d.Settings
-			x := fmt.Sprintf("preset %s, %d samples per figure, %d per block, %d warm-up, %s per sample, CPUs %v, seed %d",
-				s.Preset, s.Runs, s.SamplesPerBlock, s.Warmup, units.Time(float64(s.MinTimeNS)), s.CPUs, s.Seed)
-			if s.DryRun {
-				x += ", DRY RUN"
-			}
-			return x
-		}},
-		{"command", func(d *result.Document) string { return strings.Join(d.Command, " ") }},
-	}
-	for _, r := range rows {
+	for _, r := range envRows {
 		er := envRow{Key: r.key}
 		for i, rv := range runs {
 			val := r.get(rv.Doc)
@@ -652,6 +560,107 @@ func buildEnv(runs []*runView) envView {
 		v.Rows = append(v.Rows, er)
 	}
 	return v
+}
+
+// envRows are the environment's rows: a key, and how a document gives
+// its value.
+var envRows = []struct {
+	key string
+	get func(*result.Document) string
+}{
+	{"host", func(d *result.Document) string { return d.Environment.Hostname }},
+	{"cpu", func(d *result.Document) string {
+		c := d.Environment.CPU
+		return fmt.Sprintf("%s (%s family %d model %d stepping %d, microcode %s)", c.Model, c.Vendor, c.Family, c.ModelID, c.Stepping, orDash(c.Microcode))
+	}},
+	{"cpus", func(d *result.Document) string {
+		c := d.Environment.CPU
+		return fmt.Sprintf("%d logical, online %s, allowed %v; %d thread(s) per core, SMT active %v", c.Logical, c.Online, c.Allowed, c.ThreadsPerCore, c.SMTActive)
+	}},
+	{"core types", func(d *result.Document) string {
+		c := d.Environment.CPU
+		if !c.Hybrid {
+			return "one (not hybrid)"
+		}
+		var p []string
+		for _, t := range c.CoreTypes {
+			p = append(p, fmt.Sprintf("%s %v", t.Name, t.CPUs))
+		}
+		return strings.Join(p, "; ")
+	}},
+	{"caches", func(d *result.Document) string {
+		var p []string
+		for _, c := range d.Environment.CPU.Caches {
+			p = append(p, fmt.Sprintf("L%d %s %s", c.Level, strings.ToLower(c.Type), units.ShortBytes(float64(c.SizeBytes))))
+		}
+		return strings.Join(p, ", ")
+	}},
+	{"cpufreq governor", func(d *result.Document) string {
+		return orText(d.Environment.CPU.Governor, "none (the hypervisor or firmware controls frequency)")
+	}},
+	{"tsc", func(d *result.Document) string {
+		t := d.Environment.CPU.TSC
+		s := fmt.Sprintf("constant %v, nonstop %v, usable %v", t.Constant, t.Nonstop, t.Usable)
+		if t.HzMeasured > 0 {
+			s += ", " + units.Fixed(t.HzMeasured/1e9, 3) + " GHz measured"
+		}
+		return s
+	}},
+	{"virtualization", func(d *result.Document) string { return d.Environment.Virtualization.Label }},
+	{"kvm", func(d *result.Document) string {
+		k := d.Environment.Virtualization.KVM
+		s := fmt.Sprintf("backend %s, /dev/kvm %v, usable %v", orDash(k.Backend), k.Device, k.Usable)
+		if k.Reason != "" {
+			s += " (" + k.Reason + ")"
+		}
+		return s
+	}},
+	{"kernel", func(d *result.Document) string { return d.Environment.Kernel + " " + d.Environment.KernelBuild }},
+	{"mitigations", func(d *result.Document) string { return orDash(strings.Join(render.Mitigations(d.Environment), "; ")) }},
+	{"clocksource", func(d *result.Document) string { return d.Environment.Clocksource }},
+	{"cgroups", func(d *result.Document) string {
+		g := d.Environment.Cgroup
+		return fmt.Sprintf("%s; cpu controller %s; own cpu cgroup %q (depth %d)", orDash(g.Version), orDash(g.CPUController), g.Own, g.Depth)
+	}},
+	{"scheduler", func(d *result.Document) string {
+		s := d.Environment.Scheduler
+		return fmt.Sprintf("%s, autogroup %v", orDash(s.Policy), s.Autogroup)
+	}},
+	{"idle", func(d *result.Document) string {
+		i := d.Environment.Idle
+		return fmt.Sprintf("driver %s, governor %s", orDash(i.Driver), orDash(i.Governor))
+	}},
+	{"perf events", func(d *result.Document) string {
+		p := d.Environment.Perf
+		s := fmt.Sprintf("software %v, hardware %v, perf_event_paranoid %d", p.Software, p.Hardware, p.Paranoid)
+		if p.Reason != "" {
+			s += " (" + p.Reason + ")"
+		}
+		return s
+	}},
+	{"load at start", func(d *result.Document) string {
+		l := d.Environment.Load
+		return fmt.Sprintf("%s / %s, %d runnable of %d", units.Fixed(l.Load1, 2), units.Fixed(l.Load5, 2), l.Runnable, l.Procs)
+	}},
+	{"steal during run", func(d *result.Document) string {
+		s := d.Environment.Steal
+		return fmt.Sprintf("%s steal, %s busy over %s s", units.Percent(s.Percent, 1), units.Percent(s.BusyPercent, 0), units.Fixed(s.Seconds, 0))
+	}},
+	{"kernel command line", func(d *result.Document) string { return d.Environment.Cmdline }},
+	{"ctxbench", func(d *result.Document) string {
+		t := d.Tool
+		return fmt.Sprintf("%s %s (%s, cgo %v, %s)", t.Name, t.Version, t.GoVersion, t.Cgo, orDash(t.CC))
+	}},
+	{"settings", func(d *result.Document) string {
+		s := d.Settings
+		x := fmt.Sprintf("preset %s, %d samples per figure, %d per block, %d warm-up, %s per sample, CPUs %v, seed %d",
+			s.Preset, s.Runs, s.SamplesPerBlock, s.Warmup, units.Time(float64(s.MinTimeNS)), s.CPUs, s.Seed)
+		if s.DryRun {
+			x += ", DRY RUN"
+		}
+		return x
+	}},
+	{"command", func(d *result.Document) string { return strings.Join(d.Command, " ") }},
 }
 
 func orDash(s string) string { return orText(s, "—") }

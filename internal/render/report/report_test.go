@@ -2,7 +2,10 @@ package report_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,6 +103,7 @@ func TestGolden(t *testing.T) {
 		{"two-placements", in(pair(1)), []string{"ladder", "glance"}},
 		{"compare-two", in(pair(1), pair(2)), []string{"compare"}},
 		{"experiments", in(exp()), []string{"rings", "spawn", "memory"}},
+		{"load", in(loadDoc(t, false)), []string{"load"}},
 	}
 	for _, c := range cases {
 		page := render(t, c.inputs)
@@ -316,5 +320,140 @@ func TestCaptureSection(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("the report does not show %q", want)
 		}
+	}
+}
+
+// The overview groups rows in the vocabulary's order of rungs
+// (result.RungOrder), whatever order the document holds them in, and a
+// rung the vocabulary does not know comes after every known one.
+func TestOverviewRungOrder(t *testing.T) {
+	d := doc(t, testdoc.Options{Seed: 1})
+	slices.Reverse(d.Results)
+	extra := d.Results[0]
+	extra.Name, extra.Rung = "unikernel/x", "unikernel"
+	d.Results = append(d.Results, extra)
+	page := string(sectionHTML(render(t, []compare.Input{{Label: "a", Path: "a.json", Doc: d}}), "overview"))
+	type drawn struct{ at, rung int }
+	var rows []drawn
+	for _, r := range d.Results {
+		i := strings.Index(page, "<title>"+r.Name+" "+r.Placement+":")
+		if i < 0 {
+			t.Fatalf("the overview does not draw %s %s", r.Name, r.Placement)
+		}
+		rows = append(rows, drawn{i, result.RungIndex(r.Rung)})
+	}
+	slices.SortFunc(rows, func(a, b drawn) int { return a.at - b.at })
+	for i := 1; i < len(rows); i++ {
+		if rows[i].rung < rows[i-1].rung {
+			t.Fatalf("a row of rung %d is drawn after one of rung %d: not the vocabulary's order", rows[i].rung, rows[i-1].rung)
+		}
+	}
+	if last := rows[len(rows)-1]; last.rung != result.RungIndex("unikernel") {
+		t.Errorf("the unknown rung is not last")
+	}
+}
+
+// The overview's published bands are drawn from the numbers the hierarchy
+// carries, never from its text: a row whose text is not a figure still
+// gets its band, and a row without numbers (an older file) gets none, even
+// where its text reads as one.
+func TestOverviewPublishedFromNumbers(t *testing.T) {
+	d := doc(t, testdoc.Options{Seed: 1})
+	lo, hi := 1000.0, 3000.0
+	d.Derived.Hierarchy = []result.HierarchyRow{
+		{Abstraction: "OS thread", Published: "a few microseconds", Name: "thread/pipe", Placement: "same-cpu", PublishedLowNS: &lo, PublishedHighNS: &hi},
+		{Abstraction: "process", Published: "5,000-10,000 ns", Name: "process/pipe", Placement: "same-cpu"},
+	}
+	page := string(sectionHTML(render(t, []compare.Input{{Label: "a", Path: "a.json", Doc: d}}), "overview"))
+	if !strings.Contains(page, "<title>published: OS thread — a few microseconds") {
+		t.Error("no band for the row that carries its numbers")
+	}
+	if strings.Contains(page, "published: process") {
+		t.Error("a band read off the text of a row without numbers")
+	}
+}
+
+// loadDoc is a load file: testdoc's series (one level behind its
+// schedule, one flagged), with a level's wake-ups captured when asked.
+func loadDoc(t *testing.T, capture bool) *result.Document {
+	d := doc(t, testdoc.Options{Seed: 5})
+	d.Results = nil
+	d.Derived = nil
+	d.Loads = testdoc.Loads(capture)
+	return d
+}
+
+// The load section's table: one row per level; each percentile's interval
+// on a line of its own under its value (side by side, the table was wider
+// than a laptop's page); a level behind its schedule says so and why, with
+// its note; every cell names its column, for the narrow layout where the
+// heads are hidden.
+func TestLoadTable(t *testing.T) {
+	d := loadDoc(t, true)
+	page := string(sectionHTML(render(t, []compare.Input{{Label: "load", Path: "load.json", Doc: d}}), "load"))
+	table := regexp.MustCompile(`(?s)<table class="data loads">.*?</table>`).FindString(page)
+	if table == "" {
+		t.Fatalf("no levels' table:\n%s", page)
+	}
+	rows := regexp.MustCompile(`(?s)<tbody>.*</tbody>`).FindString(table)
+	s := d.Loads[0]
+	if n := strings.Count(rows, "<tr>"); n != len(s.Levels) {
+		t.Errorf("%d rows, want one per level (%d)", n, len(s.Levels))
+	}
+	for _, l := range s.Levels {
+		if !strings.Contains(rows, `<td data-h="level">`+l.LevelName()+`</td>`) {
+			t.Errorf("no row for level %s", l.LevelName())
+		}
+	}
+	if !strings.Contains(rows, `3.36 µs<div class="sub">[3.29 µs, 3.43 µs]</div>`) {
+		t.Errorf("the wake-up p50's interval is not under its value:\n%s", rows)
+	}
+	behind := s.Levels[len(s.Levels)-1]
+	if !strings.Contains(rows, "behind: "+behind.StatusReason) || !strings.Contains(rows, `href="#load0-note-2"`) {
+		t.Errorf("the level behind its schedule does not say why, with its note:\n%s", rows)
+	}
+	for _, td := range regexp.MustCompile(`<td[^>]*>`).FindAllString(rows, -1) {
+		if !strings.Contains(td, "data-h=") && td != "<td>" {
+			t.Errorf("a cell without its column's name: %s", td)
+		}
+	}
+	if !strings.Contains(page, "its slow wake-ups, captured") {
+		t.Error("the captured level's wake-ups are not shown")
+	}
+}
+
+// The style sheet the page holds is the one its CSP allows: html/template
+// elides comments from a style sheet, so a comment in report.css would
+// change the page's sheet, its hash would no longer match, and the
+// browser would drop every style without a word.
+func TestStyleMatchesItsHash(t *testing.T) {
+	page := string(render(t, inputs(t)))
+	m := regexp.MustCompile(`(?s)<style>(.*?)</style>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no style sheet")
+	}
+	sum := sha256.Sum256([]byte(m[1]))
+	if want := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(report.CSP(), want) {
+		t.Errorf("the page's style sheet hashes to %s, which its CSP does not allow: %s", want, report.CSP())
+	}
+}
+
+// Every mark of the overview is named in text that prints — beside it in
+// the laptop's drawing, on the line above it in the phone's — not only in
+// a tooltip, so a printed or pasted report tells its dots apart; with
+// several files each name carries its file's tag.
+func TestOverviewNamesEveryMark(t *testing.T) {
+	in := inputs(t)
+	page := string(sectionHTML(render(t, in), "overview"))
+	for i, input := range in {
+		for _, r := range input.Doc.Results {
+			name := string(rune('A'+i)) + " · " + r.Name + " " + r.Placement
+			if n := strings.Count(page, `class="row-label">`+name+`</text>`); n != 2 {
+				t.Errorf("%q is named %d times, want once in each drawing", name, n)
+			}
+		}
+	}
+	if !strings.Contains(page, `class="overview overview-narrow"`) {
+		t.Error("no drawing for a phone")
 	}
 }

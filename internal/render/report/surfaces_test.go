@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/compare"
 	text "github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/render/report"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
@@ -44,10 +45,10 @@ func TestEverySurfaceShowsWhatWasMeasured(t *testing.T) {
 		w  *bytes.Buffer
 		fn func(*bytes.Buffer) error
 	}{
-		{&md, func(b *bytes.Buffer) error { return text.Markdown(b, d) }},
-		{&csvb, func(b *bytes.Buffer) error { return text.CSV(b, d) }},
-		{&memCSV, func(b *bytes.Buffer) error { return text.MemoryCSV(b, d) }},
-		{&memMD, func(b *bytes.Buffer) error { return text.MemoryMarkdown(b, d) }},
+		{&md, func(b *bytes.Buffer) error { return formats.Markdown(b, d) }},
+		{&csvb, func(b *bytes.Buffer) error { return formats.CSV(b, d) }},
+		{&memCSV, func(b *bytes.Buffer) error { return formats.MemoryCSV(b, d) }},
+		{&memMD, func(b *bytes.Buffer) error { return formats.MemoryMarkdown(b, d) }},
 		{&html, func(b *bytes.Buffer) error {
 			return report.Render(b, []compare.Input{{Label: "a", Path: "a.json", Doc: d}}, nil, report.Options{Generator: "test"})
 		}},

@@ -1,4 +1,11 @@
-package render
+// Package formats writes result documents and comparisons in the formats
+// programs and other tools read: CSV (every figure with all its digits),
+// Markdown, the Go benchmark format (which benchstat reads), compare's CSV,
+// Markdown and JSON, and ctxbench history's JSON. A cell reads as it does
+// in the terminal's tables: its text and marks come from internal/render.
+package formats
+
+// results.go: the ladder as CSV, Markdown and the Go benchmark format.
 
 import (
 	"encoding/csv"
@@ -7,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/units"
@@ -66,12 +74,12 @@ func verifiedCell(r result.Result) string {
 // and memory tables where the document holds them. Its marks are the
 // terminal's, explained under the table.
 func Markdown(w io.Writer, d *result.Document) error {
-	stated := statedLevel(precisionLevels(d.Results)...)
-	mstated := multipleLevel(d.Results)
-	ms := MarkSet{}
-	b := baseline(d)
+	stated := render.StatedLevel(render.PrecisionLevels(d.Results)...)
+	mstated := render.MultipleLevel(d.Results)
+	ms := render.MarkSet{}
+	b := render.Baseline(d)
 	fmt.Fprintf(w, "Host: %s\n\n", d.Environment.HostLine())
-	fmt.Fprintf(w, "| Rung | Benchmark | Placement | One-way (median) | p10–p90 | CI (this sitting) | Reproducibility | TSC ticks | %s | Switches/hop |\n", strings.ToUpper(baselineHead(b)[:3])+strings.ToLower(baselineHead(b)[3:]))
+	fmt.Fprintf(w, "| Rung | Benchmark | Placement | One-way (median) | p10–p90 | CI (this sitting) | Reproducibility | TSC ticks | %s | Switches/hop |\n", strings.ToUpper(render.BaselineHead(d)[:3])+strings.ToLower(render.BaselineHead(d)[3:]))
 	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range d.Results {
 		s := r.OneWayNS
@@ -81,37 +89,37 @@ func Markdown(w io.Writer, d *result.Document) error {
 		}
 		ci := "—" // too few samples for any interval: its bounds would be the extremes
 		if s.Confidence > 0 {
-			ci = rangeIn(s.CILow, s.CIHigh, s.Median)
+			ci = render.RangeIn(s.CILow, s.CIHigh, s.Median)
 		}
-		if l := levelMarkVs(s.Confidence, stated); l != "" {
+		if l := render.LevelMarkVs(s.Confidence, stated); l != "" {
 			ci += l
-			ms.Use(MarkLevel)
+			ms.Use(render.MarkLevel)
 		}
-		if noiseWarned(r) {
-			ci += ms.Use(MarkNoisy)
+		if render.NoiseWarned(r) {
+			ci += ms.Use(render.MarkNoisy)
 		}
 		rp := "—"
 		if x := s.Reproducibility; x != nil {
-			rp = rangeIn(x.Low, x.High, s.Median)
-			if l := LevelMark(x.Confidence); l != "" {
+			rp = render.RangeIn(x.Low, x.High, s.Median)
+			if l := render.LevelMark(x.Confidence); l != "" {
 				rp += l
-				ms.Use(MarkLevel)
+				ms.Use(render.MarkLevel)
 			}
 			if len(x.PooledFrom) > 0 {
-				rp += ms.Use(MarkPooled)
+				rp += ms.Use(render.MarkPooled)
 			}
 		}
 		name := "`" + r.Name + "`" + strings.TrimPrefix(ms.Name(r), r.Name)
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Rung, name, r.Placement,
-			units.Time(s.Median), rangeIn(s.P10, s.P90, s.Median), ci, rp, cyc, multiple(r, b, mstated, ms), switchesCell(r, ms))
+			units.Time(s.Median), render.RangeIn(s.P10, s.P90, s.Median), ci, rp, cyc, render.Multiple(r, b, mstated, ms), render.SwitchesCell(r, ms))
 	}
-	fmt.Fprintf(w, "\nOne-way = time per hop; p10–p90 and the intervals are in the unit of the median beside them. CI (this sitting) = where this sitting's median lies, %s from its block medians.\n", LevelText(stated))
-	for _, l := range reproLegend(d, d.Results) {
+	fmt.Fprintf(w, "\nOne-way = time per hop; p10–p90 and the intervals are in the unit of the median beside them. CI (this sitting) = where this sitting's median lies, %s from its block medians.\n", render.LevelText(stated))
+	for _, l := range render.ReproLegend(d, d.Results) {
 		fmt.Fprintln(w, strings.ReplaceAll(l, "±REPRO", "Reproducibility"))
 	}
 	if b != nil {
-		h := baselineHead(b)
-		fmt.Fprintln(w, multipleLegend(d.Results, b, strings.ToUpper(h[:3])+strings.ToLower(h[3:]), fmt.Sprintf("`%s` %s", b.Name, b.Placement)))
+		h := render.BaselineHead(d)
+		fmt.Fprintln(w, render.MultipleLegend(d.Results, b, strings.ToUpper(h[:3])+strings.ToLower(h[3:]), fmt.Sprintf("`%s` %s", b.Name, b.Placement)))
 	}
 	fmt.Fprintln(w, "Switches/hop: counted context switches of both sides per hop; — where no kernel switch is expected.")
 	for _, l := range ms.Legends() {

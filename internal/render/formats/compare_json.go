@@ -1,4 +1,4 @@
-package render
+package formats
 
 // compare_json.go: the comparison as one JSON document, for scripts and CI
 // jobs that would otherwise parse the text table. It holds everything the

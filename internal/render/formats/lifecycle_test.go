@@ -1,4 +1,4 @@
-package render_test
+package formats_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
 )
@@ -35,8 +35,8 @@ func records(t *testing.T, d *result.Document, write func(w *bytes.Buffer, d *re
 	return head, rows
 }
 
-func spawnCSV(w *bytes.Buffer, d *result.Document) error  { return render.SpawnCSV(w, d) }
-func memoryCSV(w *bytes.Buffer, d *result.Document) error { return render.MemoryCSV(w, d) }
+func spawnCSV(w *bytes.Buffer, d *result.Document) error  { return formats.SpawnCSV(w, d) }
+func memoryCSV(w *bytes.Buffer, d *result.Document) error { return formats.MemoryCSV(w, d) }
 
 // One row per creation kind, its figures as the JSON has them; the
 // interval and its level only where the summary has one (too few samples
@@ -83,7 +83,7 @@ func TestSpawnMarkdown(t *testing.T) {
 	d.Spawn = append(d.Spawn, result.Spawn{Name: "spawn/few", Kind: "thread", PerCreateNS: stats.Summarize(few), Samples: few,
 		Claims: []result.Claim{{Text: "a | b", Source: "folklore"}, {Text: "again", Differs: "x", Source: "folklore"}}})
 	var buf bytes.Buffer
-	if err := render.SpawnMarkdown(&buf, d); err != nil {
+	if err := formats.SpawnMarkdown(&buf, d); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -181,7 +181,7 @@ func TestMemoryCSV(t *testing.T) {
 func TestMemoryMarkdown(t *testing.T) {
 	d := memoryDoc(t)
 	var buf bytes.Buffer
-	if err := render.MemoryMarkdown(&buf, d); err != nil {
+	if err := formats.MemoryMarkdown(&buf, d); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -208,7 +208,7 @@ func TestMemoryMarkdown(t *testing.T) {
 	// Without a negative row there is nothing to footnote.
 	d.Memory = d.Memory[:3]
 	buf.Reset()
-	_ = render.MemoryMarkdown(&buf, d)
+	_ = formats.MemoryMarkdown(&buf, d)
 	if strings.Contains(buf.String(), "n/a*") {
 		t.Errorf("n/a* without a negative figure:\n%s", buf.String())
 	}

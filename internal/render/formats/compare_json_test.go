@@ -1,4 +1,4 @@
-package render_test
+package formats_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/internal/compare"
-	"github.com/ctxbench/ctxbench/internal/render"
+	"github.com/ctxbench/ctxbench/internal/render/formats"
 	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
@@ -48,10 +48,10 @@ func compareOf(t *testing.T) *compare.Comparison {
 func TestCompareJSON(t *testing.T) {
 	c := compareOf(t)
 	var buf bytes.Buffer
-	if err := render.CompareJSON(&buf, c); err != nil {
+	if err := formats.CompareJSON(&buf, c); err != nil {
 		t.Fatal(err)
 	}
-	var doc render.CompareDoc
+	var doc formats.CompareDoc
 	dec := json.NewDecoder(bytes.NewReader(buf.Bytes()))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
@@ -67,6 +67,40 @@ func TestCompareJSON(t *testing.T) {
 	if ladder.Title != "switch ladder" || ladder.Unit != "ns/hop" || len(ladder.Rows) != len(c.Tables[0].Rows) {
 		t.Fatalf("ladder table %q %q with %d rows", ladder.Title, ladder.Unit, len(ladder.Rows))
 	}
+	checkLadderRows(t, c, ladder)
+	checkFootnotes(t, c, doc)
+	g := ladder.Geomean
+	if g == nil || len(g.Changes) != 2 || g.Changes[0].Tested || g.Changes[0].Unit != nil || g.Changes[0].Low != nil ||
+		g.Changes[0].P != nil || g.Figures[0].CILow != nil {
+		t.Errorf("geomean %+v", g)
+	}
+	if len(doc.Hints) == 0 || len(doc.Hints) != len(c.Hints) {
+		t.Errorf("hints %q, want %q", doc.Hints, c.Hints)
+	}
+	if !strings.Contains(strings.Join(doc.EnvDiffs, "\n"), "kernel differs: 6.1.0-test (old) vs 6.2.0-test (new)") {
+		t.Errorf("env diffs %q", doc.EnvDiffs)
+	}
+	if doc.Resolvable == nil || *doc.Resolvable <= 0 {
+		t.Errorf("resolvable %v", doc.Resolvable)
+	}
+	// The rings and creation tables of the base alone are there too, with
+	// figures and no changes.
+	titles := []string{}
+	for _, tb := range doc.Tables {
+		titles = append(titles, tb.Title)
+	}
+	if strings.Join(titles, ",") != "switch ladder,rings (raw),creation" {
+		t.Errorf("tables %q", titles)
+	}
+	checkContract(t, buf.Bytes())
+}
+
+// checkLadderRows: each row of the ladder's table is the comparison's,
+// with a figure per file that has it (its median and interval as the
+// summary's) and a tested change per file after the base, inside its own
+// interval; twice the time reads as +100%.
+func checkLadderRows(t *testing.T, c *compare.Comparison, ladder formats.CompareTable) {
+	t.Helper()
 	for ri, row := range ladder.Rows {
 		src := c.Tables[0].Rows[ri]
 		if row.Name != src.Name || row.Placement != src.Placement {
@@ -105,7 +139,11 @@ func TestCompareJSON(t *testing.T) {
 			}
 		}
 	}
-	// Every footnote is where it applies, as its text.
+}
+
+// checkFootnotes: every footnote is where it applies, as its text.
+func checkFootnotes(t *testing.T, c *compare.Comparison, doc formats.CompareDoc) {
+	t.Helper()
 	seen := map[string]bool{}
 	for _, tb := range doc.Tables {
 		rows := tb.Rows
@@ -133,32 +171,13 @@ func TestCompareJSON(t *testing.T) {
 			t.Errorf("footnote %q is nowhere in the JSON", n)
 		}
 	}
-	g := ladder.Geomean
-	if g == nil || len(g.Changes) != 2 || g.Changes[0].Tested || g.Changes[0].Unit != nil || g.Changes[0].Low != nil ||
-		g.Changes[0].P != nil || g.Figures[0].CILow != nil {
-		t.Errorf("geomean %+v", g)
-	}
-	if len(doc.Hints) == 0 || len(doc.Hints) != len(c.Hints) {
-		t.Errorf("hints %q, want %q", doc.Hints, c.Hints)
-	}
-	if !strings.Contains(strings.Join(doc.EnvDiffs, "\n"), "kernel differs: 6.1.0-test (old) vs 6.2.0-test (new)") {
-		t.Errorf("env diffs %q", doc.EnvDiffs)
-	}
-	if doc.Resolvable == nil || *doc.Resolvable <= 0 {
-		t.Errorf("resolvable %v", doc.Resolvable)
-	}
-	// The rings and creation tables of the base alone are there too, with
-	// figures and no changes.
-	titles := []string{}
-	for _, tb := range doc.Tables {
-		titles = append(titles, tb.Title)
-	}
-	if strings.Join(titles, ",") != "switch ladder,rings (raw),creation" {
-		t.Errorf("tables %q", titles)
-	}
-	// The field names are the contract scripts read.
+}
+
+// checkContract: the field names are the contract scripts read.
+func checkContract(t *testing.T, b []byte) {
+	t.Helper()
 	var raw map[string]any
-	if err := json.Unmarshal(buf.Bytes(), &raw); err != nil {
+	if err := json.Unmarshal(b, &raw); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"alpha", "inputs", "tables", "phases", "shared", "env_diffs", "hints", "resolvable"} {
