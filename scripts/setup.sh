@@ -34,6 +34,21 @@ if [ "$what" = test ]; then
 	want_apt ansible-playbook ansible-core
 	want_apt /usr/sbin/sshd openssh-server
 	want_apt ssh openssh-client # ssh and ssh-keygen
+	# linux/arm64, checked from an x86-64 machine (scripts/arm64-test.sh,
+	# docs/platforms.md): the cross compiler and its C library, qemu-user
+	# to run arm64 binaries.
+	if [ "$(uname -m)" = x86_64 ]; then
+		want_apt aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
+		[ -e /usr/aarch64-linux-gnu/include/stdio.h ] || apt_pkgs+=(libc6-dev-arm64-cross)
+		want_apt qemu-aarch64-static qemu-user-static
+	fi
+	# What regenerates the BPF objects of both architectures (clang,
+	# llvm-strip, libbpf's and the kernel's headers).
+	want_apt clang clang
+	want_apt llvm-strip llvm
+	[ -e /usr/include/bpf/bpf_helpers.h ] || apt_pkgs+=(libbpf-dev)
+	[ -e /usr/include/linux/bpf.h ] || apt_pkgs+=(linux-libc-dev)
+	want_apt python3 python3 # the arm64 checks read ctxbench's JSON with it
 fi
 
 if [ ${#apt_pkgs[@]} -gt 0 ]; then
@@ -54,6 +69,21 @@ if [ ${#apt_pkgs[@]} -gt 0 ]; then
 				{ log "apt-get failed, see /tmp/ctxbench-apt.log"; [ $made_policy = 1 ] && rm -f "$policy"; exit 1; }
 		fi
 		[ $made_policy = 1 ] && rm -f "$policy"
+	fi
+fi
+
+# Run arm64 ELF files through qemu-user: the arm64 build re-executes itself
+# for its workers and partners, which needs the kernel to hand such files
+# to the emulator (binfmt_misc). Debian's qemu-user-static ships the
+# registration (/usr/lib/binfmt.d/qemu-aarch64.conf) for systemd to apply;
+# where none has, it is applied here, once per boot.
+if [ "$what" = test ] && [ -r /usr/lib/binfmt.d/qemu-aarch64.conf ] && [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		log "need root to register qemu-aarch64 with binfmt_misc (run: sudo scripts/setup.sh test)"
+	else
+		log "registering qemu-aarch64 with binfmt_misc (arm64 executables run emulated)"
+		[ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+		grep -v '^#' /usr/lib/binfmt.d/qemu-aarch64.conf >/proc/sys/fs/binfmt_misc/register
 	fi
 fi
 

@@ -11,8 +11,12 @@ cd "$(dirname "$0")/.."
 # every runtime probe's toolchain). A test that would skip for lack of a
 # declared capability fails instead (internal/testenv). Another kind of
 # machine declares what it gives, e.g. without KVM or PostgreSQL:
-#   CTXBENCH_TEST_CAPS="root cpus2 cgo btf cgroup-cpu userns perf util-linux go amd64 redis chromium erlang rust java node python cpp" scripts/test.sh
-: "${CTXBENCH_TEST_CAPS=root cpus2 cgo btf kvm=pvm cgroup-cpu userns perf util-linux go amd64 postgres redis chromium erlang rust java node python cpp}"
+#   CTXBENCH_TEST_CAPS="root cpus2 cgo btf cgroup-cpu userns perf util-linux go amd64 native redis chromium erlang rust java node python cpp" scripts/test.sh
+# and a real arm64 machine (Graviton, Ampere; no vm rung there: its guests
+# are x86-64 programs), set up the same way:
+#   CTXBENCH_TEST_CAPS="root cpus2 cgo btf cgroup-cpu userns perf util-linux go arm64 native postgres redis chromium erlang rust java node python cpp" scripts/test.sh
+# (the arm64 checks under qemu-user below run from an x86-64 machine only).
+: "${CTXBENCH_TEST_CAPS=root cpus2 cgo btf kvm=pvm cgroup-cpu userns perf util-linux go amd64 native postgres redis chromium erlang rust java node python cpp}"
 export CTXBENCH_TEST_CAPS
 # Every skip appends a line here; the last line of the run sums them up.
 CTXBENCH_TEST_SKIPS=$(mktemp /tmp/ctxbench-test-skips.XXXXXX)
@@ -44,7 +48,29 @@ test -z "$(gofmt -l $(git ls-files '*.go'))" || { echo "gofmt would change:"; go
 go vet ./...
 "$(go env GOPATH)/bin/golangci-lint" run ./... # lint, and the layering (depguard, .golangci.yml)
 CGO_ENABLED=0 go build ./... # everything but the kernels builds without cgo
+# The BPF objects of both architectures are generated from one source and
+# committed (internal/bpf/gen.go): regenerated here, each must be what is
+# committed, byte for byte.
+bpfdir=$(mktemp -d /tmp/ctxbench-bpf.XXXXXX)
+cp internal/bpf/hop_*_bpfel.* "$bpfdir"/
+go generate ./internal/bpf
+for f in "$bpfdir"/*; do
+	if ! cmp -s "$f" "internal/bpf/${f##*/}"; then
+		cp "$bpfdir"/* internal/bpf/ # the tree as it was
+		rm -rf "$bpfdir"
+		echo "test.sh: internal/bpf/${f##*/} is not what go generate ./internal/bpf makes of c/*.c: regenerate and commit it" >&2
+		exit 1
+	fi
+done
+rm -rf "$bpfdir"
+# linux/arm64 from an x86-64 machine (docs/platforms.md): it builds, vets
+# and lints here; after the tests, its tests that time nothing and a short
+# run, under qemu-user. An arm64 machine runs the whole suite natively.
+cross=false
+[ "$(uname -m)" = x86_64 ] && cross=true
+if $cross; then scripts/arm64-test.sh build; fi
 # One package at a time: several packages measure, and two measuring at once
 # on a 2-vCPU machine disturb each other (and the leftover checks of each).
 go test -p 1 -count=1 -timeout 60m ./...
+if $cross; then scripts/arm64-test.sh run; fi
 scripts/fleet-test.sh # the fleet playbook, run for real over ssh to this machine (docs/fleet.md)

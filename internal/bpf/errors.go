@@ -18,8 +18,9 @@ var (
 	// ErrNoRawTracepoint: the kernel cannot load raw tracepoint programs.
 	ErrNoRawTracepoint = errors.New("raw tracepoint programs unavailable")
 	// ErrUnsupported: not implemented for this OS or architecture (the
-	// programs read x86-64 syscall registers).
-	ErrUnsupported = errors.New("BPF tracing is implemented for linux/amd64 only")
+	// programs read each architecture's syscall registers: x86-64's and
+	// arm64's).
+	ErrUnsupported = errors.New("BPF tracing is implemented for linux/amd64 and linux/arm64 only")
 	// ErrClosed: the tracer was closed.
 	ErrClosed = errors.New("tracer closed")
 )

@@ -1,4 +1,4 @@
-//go:build linux && amd64
+//go:build linux && (amd64 || arm64)
 
 package bpf
 
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -139,10 +140,15 @@ func (t *Tracer) attach(opts Options) error {
 	entryLink := map[string]int{} // entry program -> index in t.links
 	table := probeTable
 	if opts.extraTP != "" {
-		table = append(slices.Clip(table), probeSpec{opts.extraTP, "ctxb_sys_enter", GroupCore})
+		table = append(slices.Clip(table), probeSpec{tracepoint: opts.extraTP, program: "ctxb_sys_enter", group: GroupCore})
 	}
 	for _, p := range table {
 		st := ProbeStatus{Tracepoint: p.tracepoint, Group: p.group}
+		if why := p.absentOn(runtime.GOARCH); why != "" {
+			st.Reason = why // another architecture's: its program is not in this object
+			t.probes = append(t.probes, st)
+			continue
+		}
 		if p.group != GroupCore && slices.Contains(opts.Exclude, p.group) {
 			st.Reason = "excluded"
 			t.probes = append(t.probes, st)

@@ -1,10 +1,10 @@
-//go:build !(linux && amd64)
+//go:build !(linux && (amd64 || arm64))
 
 package bpf
 
 import "github.com/ctxbench/ctxbench/internal/phase"
 
-// Options says what to attach (see the linux/amd64 build).
+// Options says what to attach (see the linux/amd64 and linux/arm64 build).
 type Options struct {
 	Exclude []Group
 	Capture *CaptureOptions
@@ -13,8 +13,8 @@ type Options struct {
 // Tracer is unavailable on this platform: Open always fails.
 type Tracer struct{}
 
-// Open reports ErrUnsupported: the programs read x86-64 syscall registers
-// and are built for linux/amd64 only.
+// Open reports ErrUnsupported: the programs read each architecture's
+// syscall registers and are built for linux/amd64 and linux/arm64 only.
 func Open(Options) (*Tracer, error) {
 	return nil, &MissingError{Reason: ErrUnsupported}
 }

@@ -34,6 +34,9 @@ func needsContainer(preset string) func() (bool, string) {
 		if ok, why := needsCgo(); !ok {
 			return ok, why
 		}
+		if emu := emulation(); emu != "" {
+			return false, "emulated by " + emu + ", which refuses clone's namespace flags and runs a thread of its own in every process (the sides are single-threaded)"
+		}
 		spec, err := containerSpec(preset)
 		if err == nil {
 			err = container.Check(spec)

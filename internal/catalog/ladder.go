@@ -7,6 +7,7 @@ package catalog
 
 import (
 	"context"
+	"runtime"
 
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/model"
@@ -21,15 +22,28 @@ var (
 
 const oneThread = "a single thread: same-cpu means pinned to one CPU; there is no second context"
 
+// SwapWords say what floor/asm-swap is on arch (a GOARCH): the two swaps
+// are different code (floor.c, floor_arm64.c). The row says this build's;
+// a fake document of another architecture's machine says that one's.
+func SwapWords(arch string) (description, mechanism string) {
+	if arch == "arm64" {
+		return "hand-written arm64 swap of the AAPCS64 callee-saved registers (x19-x30, d8-d15), stack pointer and resume address between two stacks",
+			"called swap function (stores x19-x30 and d8-d15 on the stack, swaps sp, br to the other side's x30; all twenty callee-saved registers whether live or not; no FPCR/FPSR, SVE state or signal mask)"
+	}
+	return "hand-written x86-64 swap of callee-saved registers, stack pointer and resume address between two stacks",
+		"inline stack switch (pushes rbp and a resume address, swaps rsp, jmp-based; the compiler saves only the callee-saved registers live across it; no FPU/SSE state, no signal mask)"
+}
+
 func floorRows() []*model.Benchmark {
+	swapDescription, swapMechanism := SwapWords(runtime.GOARCH)
 	return []*model.Benchmark{
 		&model.Benchmark{
 			Name: "floor/asm-swap", Rung: model.Floor, Kind: model.Switch,
-			Description: "hand-written x86-64 swap of callee-saved registers, stack pointer and resume address between two stacks",
+			Description: swapDescription,
 			Op:          "round trip A -> B -> A through the swap (2 hops)", HopsPerOp: 2,
-			Switched: "another user-space stack in the same thread", Mechanism: "inline stack switch (pushes rbp and a resume address, swaps rsp, jmp-based; the compiler saves only the callee-saved registers live across it; no FPU/SSE state, no signal mask)",
+			Switched: "another user-space stack in the same thread", Mechanism: swapMechanism,
 			Placements: single, Ladder: single, PlacementNote: oneThread,
-			StartIters: 1 << 16, Needs: needsAMD64, Run: inProcess(kernels.FloorAsm),
+			StartIters: 1 << 16, Needs: needsSwap, Run: inProcess(kernels.FloorAsm),
 			Hops: func(r model.Response) float64 { return float64(r.A.Ops + r.B.Ops) },
 		},
 		&model.Benchmark{
@@ -160,7 +174,7 @@ func processRows() []*model.Benchmark {
 			Op:          "round trip: write to pipe 1, blocking read of pipe 2 (2 hops)", HopsPerOp: 2,
 			Switched: st, Mechanism: "pipe ping-pong (4-byte write, blocking read)",
 			Placements: pair, Ladder: pairLadder, LadderLevels: true, ExpectSwitch: true,
-			StartIters: 256, Needs: needsCgo,
+			StartIters: 256, Needs: needsSingleThreaded,
 			Phases: "pipe", Run: func(ctx context.Context, req model.Request) (model.Response, error) {
 				return singleThreaded(ctx, req, pipePair, "pipe-a", "pipe-b")
 			},
@@ -182,7 +196,7 @@ func processRows() []*model.Benchmark {
 			Op:          "round trip: store + FUTEX_WAKE, FUTEX_WAIT until answered (2 hops)", HopsPerOp: 2,
 			Switched: st, Mechanism: "futex ping-pong over a shared memfd page",
 			Placements: pair, Ladder: pairLadder, ExpectSwitch: true,
-			StartIters: 256, Needs: needsCgo,
+			StartIters: 256, Needs: needsSingleThreaded,
 			Phases: "futex", Run: func(ctx context.Context, req model.Request) (model.Response, error) {
 				return singleThreaded(ctx, req, sharedPage, "futex-a", "futex-b")
 			},

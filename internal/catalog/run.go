@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sync"
 
 	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
@@ -22,12 +23,31 @@ func needsCgo() (bool, string) {
 	return true, ""
 }
 
-func needsAMD64() (bool, string) {
+// emulation is the emulator this process runs under ("" natively), read
+// once: host.Emulation.
+var emulation = sync.OnceValue(func() string { name, _ := host.Emulation(""); return name })
+
+// needsSingleThreaded is the availability of the rows whose sides are
+// single-threaded processes (process/pipe, process/futex): under qemu-user
+// every process holds a thread of the emulator's own, so no side can be.
+func needsSingleThreaded() (bool, string) {
 	if ok, why := needsCgo(); !ok {
 		return ok, why
 	}
-	if runtime.GOARCH != "amd64" {
-		return false, "the hand-written register swap exists for x86-64 only"
+	if emu := emulation(); emu != "" {
+		return false, "emulated by " + emu + ", which runs a thread of its own in every process: no side can be single-threaded"
+	}
+	return true, ""
+}
+
+// needsSwap is the availability of the hand-written register swap
+// (floor.c on x86-64, floor_arm64.c on arm64).
+func needsSwap() (bool, string) {
+	if ok, why := needsCgo(); !ok {
+		return ok, why
+	}
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		return false, "the hand-written register swap exists for x86-64 and arm64 only (this is " + runtime.GOARCH + ")"
 	}
 	return true, ""
 }

@@ -190,9 +190,16 @@ func probeRows() []*model.Benchmark {
 	var rows []*model.Benchmark
 	for _, pb := range probe.All() {
 		pb := pb
-		avail := pb.Available
+		avail := func() (bool, string) {
+			if emu := emulation(); emu != "" {
+				// The probe's toolchain is the host's: its figures would be
+				// the host's native ones beside an emulated ladder.
+				return false, "emulated by " + emu + ": the " + string(pb.Language) + " toolchain is the host's, and would run natively"
+			}
+			return pb.Available()
+		}
 		prepare := func(ctx context.Context) error {
-			if ok, _ := pb.Available(); !ok {
+			if ok, _ := avail(); !ok {
 				return nil
 			}
 			_, err := probe.Build(ctx, pb.Language)

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -24,6 +25,9 @@ import (
 var detectOnce = sync.OnceValue(func() kvm.Detection { return kvm.Detect(kvm.Options{}) })
 
 func needsKVM() (bool, string) {
+	if runtime.GOARCH != "amd64" {
+		return false, "the KVM monitor's guests are x86-64 programs (exits by port I/O, HLT and CPUID, in real, long and user mode): none is written for " + runtime.GOARCH + ", so the vm rung runs on x86-64 only"
+	}
 	if !kernels.KVMBuilt {
 		return false, "the KVM kernels need cgo on linux/amd64"
 	}

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
@@ -106,6 +107,9 @@ func needRoot(t *testing.T) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		testenv.Skip(t, testenv.Root, "needs root (namespaces, cgroups)")
+	}
+	if emu, _ := host.Emulation(""); emu != "" {
+		testenv.Skip(t, testenv.Native, "emulated by %s, which refuses namespace flags and seccomp", emu)
 	}
 }
 

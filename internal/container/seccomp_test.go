@@ -63,7 +63,6 @@ const (
 	enosys = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
 	ebadf  = unix.SECCOMP_RET_ERRNO | uint32(unix.EBADF)
 	kill   = unix.SECCOMP_RET_KILL_PROCESS
-	x86    = unix.AUDIT_ARCH_X86_64
 )
 
 func TestSeccompVerdicts(t *testing.T) {
@@ -117,22 +116,36 @@ func TestSeccompVerdicts(t *testing.T) {
 		}},
 	} {
 		for _, c := range append(append([]check{}, common...), p.extra...) {
-			got, _ := runBPF(t, p.prog, x86, c.nr, c.args...)
+			got, _ := runBPF(t, p.prog, auditArch, c.nr, c.args...)
 			if got != c.want {
 				t.Errorf("%s: syscall %d args %v: %#x, want %#x", p.name, c.nr, c.args, got, c.want)
 			}
 		}
-		if got, _ := runBPF(t, p.prog, unix.AUDIT_ARCH_I386, unix.SYS_GETPID); got != kill {
-			t.Errorf("%s: foreign arch not killed: %#x", p.name, got)
+		// Another architecture's numbers are killed: 32-bit x86 and AArch32
+		// are foreign to both x86-64 and arm64, and each is the other's.
+		for _, arch := range []uint32{unix.AUDIT_ARCH_I386, unix.AUDIT_ARCH_ARM, unix.AUDIT_ARCH_X86_64, unix.AUDIT_ARCH_AARCH64} {
+			if arch == auditArch {
+				continue
+			}
+			if got, _ := runBPF(t, p.prog, arch, unix.SYS_GETPID); got != kill {
+				t.Errorf("%s: foreign arch %#x not killed: %#x", p.name, arch, got)
+			}
+		}
+	}
+	// Every denied syscall of this architecture's table is refused, the
+	// ones only this architecture has included.
+	for _, nr := range deniedSyscalls {
+		if got, _ := runBPF(t, allowList, auditArch, nr); got != eperm {
+			t.Errorf("denied syscall %d: %#x, want EPERM", nr, got)
 		}
 	}
 	// The cache property: the allow-list decides read/write/futex without
 	// looking at arguments; the argument filter cannot.
 	for _, nr := range []int{unix.SYS_READ, unix.SYS_WRITE, unix.SYS_FUTEX} {
-		if _, loaded := runBPF(t, allowList, x86, nr, 3, 1); loaded {
+		if _, loaded := runBPF(t, allowList, auditArch, nr, 3, 1); loaded {
 			t.Errorf("allow-list loads arguments for syscall %d", nr)
 		}
-		if _, loaded := runBPF(t, args, x86, nr, 3, 1); !loaded {
+		if _, loaded := runBPF(t, args, auditArch, nr, 3, 1); !loaded {
 			t.Errorf("argument filter does not load arguments for syscall %d", nr)
 		}
 	}

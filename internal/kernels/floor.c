@@ -1,7 +1,8 @@
 /*
  * floor.c: the physical floor of a context switch, and glibc swapcontext.
  *
- * floor/asm-swap — one op is a round trip A -> B -> A, i.e. two hops. A hop
+ * floor/asm-swap (x86-64; arm64's is floor_arm64.c) — one op is a round
+ * trip A -> B -> A, i.e. two hops. A hop
  * is the smallest correct stack switch: push a resume address, store the
  * stack pointer, load the other context's, pop its resume address and jump
  * there. The switch is inline assembly that tells the compiler every
@@ -31,33 +32,8 @@
 #include <ucontext.h>
 
 #include "clock.h"
+#include "floor.h"
 #include "kernels.h"
-
-/* floor_begin takes B's newly allocated stack and pins A's thread: the
- * stack, or NULL if either failed (reason in b->err, the stack freed). */
-static char *floor_begin(cb_block *b, char *stack)
-{
-	if (!stack) {
-		snprintf(b->err, sizeof(b->err), "cannot allocate the second stack");
-		return NULL;
-	}
-	if (cb_pin_self(b->cpu_a, b->err, sizeof(b->err)) != 0) {
-		free(stack);
-		return NULL;
-	}
-	return stack;
-}
-
-/* B is a context on A's thread: it ran b_ops times on A's CPUs, and the
- * thread's counts are A's; there are no perf figures of B's own. */
-static int floor_end(cb_block *b, uint64_t b_ops, char *stack)
-{
-	b->b.ops = b_ops;
-	b->b.cpus_seen = b->a.cpus_seen;
-	b->b.perf_cs = b->b.perf_migrations = b->b.perf_instructions = b->b.perf_cycles = -1;
-	free(stack);
-	return 0;
-}
 
 #if defined(__x86_64__)
 
@@ -116,11 +92,11 @@ int cb_floor_asm(cb_block *b)
 	return floor_end(b, floor_b_ops, stack);
 }
 
-#else
+#elif !defined(__aarch64__) /* arm64's swap is floor_arm64.c */
 
 int cb_floor_asm(cb_block *b)
 {
-	snprintf(b->err, sizeof(b->err), "the hand-written swap exists for x86-64 only");
+	snprintf(b->err, sizeof(b->err), "the hand-written swap exists for x86-64 and arm64 only");
 	return -1;
 }
 

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ctxbench/ctxbench/internal/host/x86"
+	"github.com/ctxbench/ctxbench/internal/host/counter"
 )
 
 // The goroutine kernels are timed in Go, the runtime being measured. Their
@@ -50,7 +50,7 @@ type stamp struct {
 func now() stamp {
 	var ts unix.Timespec
 	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC_RAW, &ts)
-	return stamp{ns: ts.Nano(), tsc: x86.TSC()}
+	return stamp{ns: ts.Nano(), tsc: counter.Read()}
 }
 
 func getcpu() int {

@@ -5,6 +5,8 @@ package kernels
 import (
 	"runtime"
 	"testing"
+
+	"github.com/ctxbench/ctxbench/internal/host/counter"
 )
 
 // Each in-process kernel runs a small block and reports the counts the
@@ -41,6 +43,12 @@ func TestInProcessKernels(t *testing.T) {
 			for i, ns := range out.NS {
 				if ns == 0 {
 					t.Errorf("sample %d is zero", i)
+				}
+				// The C kernels read the counter internal/host/counter
+				// names (clock.h): a zero where there is one is a clock
+				// not read.
+				if counter.Name() != "" && out.TSC[i] == 0 {
+					t.Errorf("sample %d: no %s ticks", i, counter.Name())
 				}
 			}
 			if want := uint64(5 * 200); out.A.Ops != want {

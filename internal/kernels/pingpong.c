@@ -51,10 +51,14 @@ static inline long sys_futex(int *uaddr, int op, int val)
 	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
 }
 
+/* The spin-wait hint: pause on x86, yield on arm64 (what the Linux kernel's
+ * cpu_relax is on each). */
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
 #endif
 }
 

@@ -28,6 +28,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ctxbench/ctxbench/internal/host"
+	"github.com/ctxbench/ctxbench/internal/host/counter"
 	"github.com/ctxbench/ctxbench/internal/host/x86"
 	"github.com/ctxbench/ctxbench/internal/kvm"
 	"github.com/ctxbench/ctxbench/internal/result"
@@ -83,6 +84,7 @@ func Collect(o Options) result.Environment {
 func cpuInfo(r host.Root, o Options) result.CPUInfo {
 	var c result.CPUInfo
 	flags := map[string]bool{}
+	var arm []armCore // one per processor of an arm64 /proc/cpuinfo
 	if f, err := os.Open(r.Path("proc/cpuinfo")); err == nil {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -92,6 +94,11 @@ func cpuInfo(r host.Root, o Options) result.CPUInfo {
 				continue
 			}
 			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+			if k == "processor" {
+				arm = append(arm, armCore{})
+			} else if len(arm) > 0 && arm[len(arm)-1].set(k, v) {
+				continue
+			}
 			switch k {
 			case "processor":
 				c.Logical++
@@ -129,10 +136,10 @@ func cpuInfo(r host.Root, o Options) result.CPUInfo {
 			c.CoreTypes = append(c.CoreTypes, result.CoreType{Name: t.name, CPUs: host.ParseCPUList(l)})
 		}
 	}
+	armCPU(&c, arm)
 	c.Hybrid = len(c.CoreTypes) > 1
 	c.Governor = r.Read("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
-	c.TSC = result.TSCInfo{Constant: flags["constant_tsc"], Nonstop: flags["nonstop_tsc"]}
-	c.TSC.Usable = c.TSC.Constant && c.TSC.Nonstop && flags["rdtscp"]
+	c.TSC = counterInfo(flags, o)
 	for i := 0; i < 8; i++ {
 		d := "sys/devices/system/cpu/cpu0/cache/index" + strconv.Itoa(i) + "/"
 		if !r.Exists(d) {
@@ -145,6 +152,61 @@ func cpuInfo(r host.Root, o Options) result.CPUInfo {
 		c.Allowed, _ = host.Of(0)
 	}
 	return c
+}
+
+// armCPU names an arm64 CPU from its processors' implementer and part (an
+// x86 /proc/cpuinfo has none: c is left as read): the model is the cores'
+// names, in CPU order ("ARM Neoverse-N1"; "ARM Cortex-A55 + ARM
+// Cortex-A76"), the vendor the first implementer's, family the CPU
+// architecture, model_id the part and stepping the revision of the first
+// processor, the features its Features; several kinds of core are the
+// core types, each with its CPUs (the processor's position in the file).
+func armCPU(c *result.CPUInfo, arm []armCore) {
+	if len(arm) == 0 || arm[0].implementer == 0 {
+		return
+	}
+	first := arm[0]
+	c.Vendor = first.vendor()
+	c.Family, c.ModelID, c.Stepping = int(first.architecture), int(first.part), int(first.revision)
+	c.Features = first.features
+	var names []string
+	cpus := map[string][]int{}
+	for i, a := range arm {
+		n := a.name()
+		if _, seen := cpus[n]; !seen {
+			names = append(names, n)
+		}
+		cpus[n] = append(cpus[n], i)
+	}
+	c.Model = strings.Join(names, " + ")
+	if len(names) > 1 && len(c.CoreTypes) == 0 {
+		for _, n := range names {
+			c.CoreTypes = append(c.CoreTypes, result.CoreType{Name: n, CPUs: cpus[n]})
+		}
+	}
+}
+
+// counterInfo is what the environment records of the reference counter the
+// timed loops read (internal/host/counter), by the architecture this
+// program was built for. x86-64: the TSC, usable for reference cycles where
+// the CPU flags it constant and non-stop and has rdtscp; its rate is
+// measured over the run. arm64: CNTVCT_EL0, constant and non-stop by the
+// architecture (the system counter runs at a fixed frequency in an
+// always-on power domain), its frequency CNTFRQ_EL0's, and whether a read
+// traps timed (neither in a test's recorded tree: NoProbe).
+func counterInfo(flags map[string]bool, o Options) result.TSCInfo {
+	t := result.TSCInfo{Counter: counter.Name()}
+	if runtime.GOARCH == "arm64" {
+		t.Constant, t.Nonstop, t.Usable = true, true, true
+		if !o.NoProbe {
+			t.Hz = float64(counter.Hz())
+			t.Trapped, _, _, _ = counter.Trap()
+		}
+		return t
+	}
+	t.Constant, t.Nonstop = flags["constant_tsc"], flags["nonstop_tsc"]
+	t.Usable = t.Constant && t.Nonstop && flags["rdtscp"]
+	return t
 }
 
 // Topology is the levels of the CPU topology Collect records, read alone:
@@ -194,6 +256,7 @@ func virtualization(r host.Root, o Options, cpu result.CPUInfo, cmdline, kernel 
 		v.Platform = "firecracker"
 	}
 	v.KVM = kvmInfo(r, o)
+	v.Emulated, _ = host.Emulation(r)
 	v.Label = VirtLabel(v)
 	return v
 }
@@ -214,8 +277,12 @@ func kvmInfo(r host.Root, o Options) result.KVMInfo {
 // VirtLabel is the one-line description of the virtualization a figure was
 // measured under.
 func VirtLabel(v result.Virtualization) string {
+	emulated := ""
+	if v.Emulated != "" {
+		emulated = ", an " + runtime.GOARCH + " build emulated by " + v.Emulated
+	}
 	if !v.Guest {
-		return "bare metal (no hypervisor detected)"
+		return "bare metal (no hypervisor detected)" + emulated
 	}
 	parts := []string{"virtual machine guest"}
 	if v.HypervisorVendor != "" {
@@ -226,7 +293,7 @@ func VirtLabel(v result.Virtualization) string {
 	if v.Platform != "" {
 		parts = append(parts, v.Platform)
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, ", ") + emulated
 }
 
 func mitigations(r host.Root) map[string]string {

@@ -48,9 +48,20 @@ func warnings(env result.Environment, r host.Root) []result.Warning {
 		add("tsc", "the TSC is not constant and non-stop: reference cycles are not reported",
 			"nothing to do; use the nanosecond figures")
 	}
-	if cs := env.Clocksource; cs != "" && cs != "tsc" {
+	// The clocksource whose reads the vDSO serves from the counter itself:
+	// the TSC on x86-64, the generic timer (arch_sys_counter) on arm64.
+	if cs := env.Clocksource; cs != "" && cs != "tsc" && cs != "arch_sys_counter" {
 		add("clocksource", fmt.Sprintf("clocksource is %s: each clock read may trap to the hypervisor or be slower", cs),
 			"echo tsc > /sys/devices/system/clocksource/clocksource0/current_clocksource (if the TSC is reliable)")
+	}
+	if env.Virtualization.Emulated != "" {
+		add("emulated", fmt.Sprintf("this %s build ran emulated by %s: every figure is the emulator's translation of the program, not a cost of this machine or of any %s machine; the CPU facts are the host's; the machine's history does not learn from it",
+			env.Arch, env.Virtualization.Emulated, env.Arch),
+			"run the same build on "+env.Arch+" hardware for its figures")
+	}
+	if t := env.CPU.TSC; t.Trapped {
+		add("counter-trapped", fmt.Sprintf("reads of %s trap to the kernel (a read cost half a system call or more, as when an erratum's workaround withholds the counter from user space; the kernel logs \"Trapping CNTVCT access\"): every sample boundary pays an exception and CLOCK_MONOTONIC_RAW becomes a system call", t.CounterName()),
+			"nothing to change here: samples span long enough that the boundaries' cost is small; compare only with machines that trap too")
 	}
 	if !env.Perf.Software {
 		add("perf-software", "perf software events are unavailable: switches are verified with getrusage only ("+env.Perf.Reason+")",

@@ -18,9 +18,10 @@ import (
 	"github.com/ctxbench/ctxbench/internal/model"
 )
 
-// oneCPU and acrossCPUs are the models by the name a benchmark's Phases
-// gives (model.Benchmark.Phases): every model there is, so the tests that
-// check them miss none.
+// oneCPU and acrossCPUs are x86-64's models by the name a benchmark's
+// Phases gives (model.Benchmark.Phases); byArch (arch.go) holds them with
+// arm64's, every model there is, so the tests that check them miss none.
+// Split and SplitFor (arch.go) are the way in.
 var (
 	oneCPU = map[string]*phaseModel{
 		"pipe": &pipeModel, "futex": &futexModel, "yield": &yieldModel,
@@ -28,21 +29,6 @@ var (
 	}
 	acrossCPUs = map[string]*phaseModel{"pipe": &crossPipeModel, "futex": &crossFutexModel}
 )
-
-// Split is the phase model named phases (a benchmark's Phases) for a hop
-// on one CPU or, cross, across two: the function that reads a matrix as
-// its hops. ok is false when there is no such model.
-func Split(phases string, cross bool) (split func(*Matrix, uint64) Breakdown, ok bool) {
-	models := oneCPU
-	if cross {
-		models = acrossCPUs
-	}
-	md, ok := models[phases]
-	if !ok {
-		return nil, false
-	}
-	return md.breakdown, true
-}
 
 // key is a transition's identity in a model: its context and its events.
 type key struct {

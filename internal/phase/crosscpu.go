@@ -233,13 +233,13 @@ var between = []struct {
 }{
 	{KindIPIIn, "IPI: from the wakeup call to its arrival",
 		"from sched_waking on the waker's CPU to the IPI's entry on the idle wakee's CPU (the send not seen): select_task_rq, the wake-list queueing, the IPI's send and flight, the idle CPU's wake-up",
-		"sched_waking -> call_function(_single)_entry or reschedule_entry (on the other CPU)", [2]Kind{KindNone, KindWaking}, KindWaking, KindIPIIn},
+		"sched_waking -> " + x86IPIEntry + " (on the other CPU)", [2]Kind{KindNone, KindWaking}, KindWaking, KindIPIIn},
 	{KindWakeup, "wakeup completed on the other CPU without an IPI seen",
 		"from sched_waking on the waker's CPU to sched_wakeup on the wakee's, with no IPI boundary between (the CPU was polling, or the interrupt probes are not attached)",
 		"sched_waking -> sched_wakeup (on the other CPU)", [2]Kind{KindNone, KindWaking}, KindWaking, KindWakeup},
 	{KindIPISend, "IPI: flight and the idle CPU's wake-up",
 		"from the IPI's send on the waker's CPU to its entry on the idle wakee's CPU: the interrupt's delivery and the idle state's wake-up (in a guest: the host takes the APIC write, wakes the halted vCPU's thread, schedules it and enters the guest)",
-		"ipi_send_cpu -> call_function(_single)_entry or reschedule_entry (on the other CPU)", [2]Kind{KindWaking, KindIPISend}, KindIPISend, KindIPIIn},
+		"ipi_send_cpu -> " + x86IPIEntry + " (on the other CPU)", [2]Kind{KindWaking, KindIPISend}, KindIPISend, KindIPIIn},
 	{KindSwitchFromOther, "reschedule IPI: flight, the busy CPU's task into schedule(), the pick",
 		"from the reschedule IPI's send on the waker's CPU to the switch to the wakee on the busy CPU: the interrupt's delivery, its handler in the other task, that task's way into schedule() (on return from the interrupt or at its next preemption point) and the pick",
 		"ipi_send_cpu -> sched_switch from the other task to the wakee (on the other CPU)", [2]Kind{KindNrRunningInc, KindIPISend}, KindIPISend, KindSwitchFromOther},
@@ -270,7 +270,7 @@ func (md *phaseModel) crossBreakdown(m *Matrix, hops uint64) Breakdown {
 			onFrom[node{e.from, e.ctx}] = true
 		}
 	}
-	irq := interrupts()
+	irq := interrupts(md.arch)
 	irq.Side = SideWakee
 	irq.What = "interrupts that landed inside the hop's phases on either CPU (their time is not in the phases)"
 	var onPath, other uint64
@@ -281,7 +281,7 @@ func (md *phaseModel) crossBreakdown(m *Matrix, hops uint64) Breakdown {
 				onPath += t.Ns
 			} else {
 				b.Parallel = append(b.Parallel, Phase{Name: "interrupts (parallel)", Kinds: []model.PhaseKind{model.PhaseInterrupts}, Side: SideWaker,
-					From: t.From, To: t.To, Probes: probes(t.From, t.To), NsPerHop: float64(t.Ns) / h, PerHop: float64(t.Count) / h,
+					From: t.From, To: t.To, Probes: md.probes(t.From, t.To), NsPerHop: float64(t.Ns) / h, PerHop: float64(t.Count) / h,
 					MeanNs: t.Mean(), Firings: 2 * float64(t.Count) / h})
 			}
 			continue
@@ -297,7 +297,7 @@ func (md *phaseModel) crossBreakdown(m *Matrix, hops uint64) Breakdown {
 			continue
 		}
 		e := md.edges[a.first]
-		p := phaseOf(a, t, h)
+		p := md.phaseOf(a, t, h)
 		p.Side = e.side
 		if e.parallel {
 			b.Parallel = append(b.Parallel, p)
@@ -311,8 +311,12 @@ func (md *phaseModel) crossBreakdown(m *Matrix, hops uint64) Breakdown {
 		if c.Count == 0 {
 			continue
 		}
-		phases = append(phases, placed{md.betweenOrder(x.after), Phase{Name: x.name, What: x.what, Kinds: []model.PhaseKind{model.PhaseIPIFlight},
-			Side: SideBetween, From: x.from, To: x.to, Probes: x.probes, NsPerHop: float64(c.Ns) / h, PerHop: float64(c.Count) / h, MeanNs: c.Mean(), Cell: c}})
+		probes, what := x.probes, x.what
+		if md.arch == ARM64 {
+			probes, what = arm64Words.Replace(probes), arm64Words.Replace(what)
+		}
+		phases = append(phases, placed{md.betweenOrder(x.after), Phase{Name: x.name, What: what, Kinds: []model.PhaseKind{model.PhaseIPIFlight},
+			Side: SideBetween, From: x.from, To: x.to, Probes: probes, NsPerHop: float64(c.Ns) / h, PerHop: float64(c.Count) / h, MeanNs: c.Mean(), Cell: c}})
 		onPath += c.Ns
 	}
 	b.Phases = inOrder(phases, irq, h)

@@ -255,7 +255,7 @@ func TestCrossPathsCloseAsRoundTrips(t *testing.T) {
 		{"one CPU busy", "an idle CPU waking a busy one: the remote enqueue and the reschedule IPI",
 			"the busy CPU: woken by the reschedule, it wakes the idle one and gives the CPU back to its task", KindSwitchFromOther, 3000, KindIPISend, 1000, 0.5},
 	}
-	for _, md := range []*phaseModel{&crossPipeModel, &crossFutexModel} {
+	for _, md := range []*phaseModel{&crossPipeModel, &crossFutexModel, byArch[ARM64].acrossCPUs["pipe"], byArch[ARM64].acrossCPUs["futex"]} {
 		for _, c := range cases {
 			a, b := roundOf(t, md, c.a), roundOf(t, md, c.b)
 			rt := a.waker + c.abNs + b.wakee + b.waker + c.baNs + a.wakee

@@ -196,7 +196,7 @@ func (pp pingPong) model() phaseModel {
 	}
 }
 
-var pipeModel = pingPong{
+var pipePingPong = pingPong{
 	name:      "pipe hop, same CPU",
 	wakeEnter: KindEnterWrite, wakeExit: KindExitWrite, sleepEnter: KindEnterRead, sleepExit: KindExitRead,
 	wakeCall: "write()", sleepCall: "read()",
@@ -209,9 +209,11 @@ var pipeModel = pingPong{
 	loopToWake:    "back to user space, the loop, and write()'s kernel entry up to sys_enter (entry code, PTI CR3 switches and mitigations have no tracepoint)",
 	loopToSleep:   "exit to user space, the loop, read()'s kernel entry up to sys_enter",
 	resumeToSleep: "back to user space, the loop, read()'s kernel entry up to sys_enter",
-}.model()
+}
 
-var futexModel = pingPong{
+var pipeModel = pipePingPong.model()
+
+var futexPingPong = pingPong{
 	name:      "futex hop, same CPU",
 	wakeEnter: KindEnterFutexWake, wakeExit: KindExitFutexWake, sleepEnter: KindEnterFutexWait, sleepExit: KindExitFutexWait,
 	wakeCall: "futex wake", sleepCall: "futex wait",
@@ -224,7 +226,9 @@ var futexModel = pingPong{
 	loopToWake:    "back to user space: check the turn, store the flag, futex(WAKE)'s kernel entry up to sys_enter",
 	loopToSleep:   "exit to user space, check the flag, futex(WAIT)'s kernel entry",
 	resumeToSleep: "back to user space, check the flag, futex(WAIT)'s kernel entry",
-}.model()
+}
+
+var futexModel = futexPingPong.model()
 
 var yieldModel = phaseModel{
 	name:     "sched_yield hop, same CPU",

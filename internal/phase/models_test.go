@@ -115,11 +115,13 @@ func TestModelSeparatesOtherAndUnknown(t *testing.T) {
 // test output.
 func allModels() map[string]*phaseModel {
 	out := map[string]*phaseModel{}
-	for n, md := range oneCPU {
-		out[n] = md
-	}
-	for n, md := range acrossCPUs {
-		out[n+" across CPUs"] = md
+	for arch, ms := range byArch {
+		for n, md := range ms.oneCPU {
+			out[arch+" "+n] = md
+		}
+		for n, md := range ms.acrossCPUs {
+			out[arch+" "+n+" across CPUs"] = md
+		}
 	}
 	return out
 }
@@ -127,8 +129,8 @@ func allModels() map[string]*phaseModel {
 // Every model passes its checks: no transition twice, every phase on a
 // path, every path closed and made of the model's phases.
 func TestModelsAreWellFormed(t *testing.T) {
-	if len(allModels()) != 7 {
-		t.Errorf("%d models, want the 7 (5 on one CPU, 2 across CPUs)", len(allModels()))
+	if len(allModels()) != 12 {
+		t.Errorf("%d models, want the 12: x86-64's 7 (5 on one CPU, 2 across CPUs), arm64's 5 (the vm rung's two are x86-64's)", len(allModels()))
 	}
 	for name, md := range allModels() {
 		if err := md.check(); err != nil {
@@ -171,7 +173,10 @@ func TestModelChecksCatchEveryEdit(t *testing.T) {
 // step to the model's phases (their kinds, in time order) and closes: the
 // phases are all the traced time.
 func TestEveryPathClosesOnOneCPU(t *testing.T) {
-	for name, md := range oneCPU {
+	for name, md := range allModels() {
+		if md.cross {
+			continue
+		}
 		for _, p := range md.paths {
 			var segs []seg
 			for i := range len(p.nodes) - 1 {

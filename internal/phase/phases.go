@@ -133,6 +133,9 @@ type path struct {
 // a kernel lacks) is the chain of phases it spans, merged.
 type phaseModel struct {
 	name string
+	// arch is the architecture whose kernel the model's boundaries are
+	// (arch.go): "" is x86-64's, the reference.
+	arch string
 	// cross: a hop across two CPUs, read from both CPUs' matrices added
 	// up (crosscpu.go); its edges say their side.
 	cross bool
@@ -231,7 +234,10 @@ func isForeign(k Kind) bool {
 // idle and what ends it are the hop's; only other tasks' time is not.
 func isOtherTask(k Kind) bool { return k == KindSwitchToOther || k == KindSwitchFromOther }
 
-func probes(from, to Kind) string { return from.Probe() + " -> " + to.Probe() }
+// probes names the tracepoints of a transition on the model's architecture.
+func (md *phaseModel) probes(from, to Kind) string {
+	return from.ProbeOn(md.arch) + " -> " + to.ProbeOn(md.arch)
+}
 
 // breakdown reads m through a model of a hop on one CPU, for hops hops.
 func (md *phaseModel) breakdown(m *Matrix, hops uint64) Breakdown {
@@ -243,7 +249,7 @@ func (md *phaseModel) breakdown(m *Matrix, hops uint64) Breakdown {
 		return b
 	}
 	var phases []placed
-	irq := interrupts()
+	irq := interrupts(md.arch)
 	nodes := md.nodes()
 	var attributed, other uint64
 	for _, t := range m.Transitions() {
@@ -265,7 +271,7 @@ func (md *phaseModel) breakdown(m *Matrix, hops uint64) Breakdown {
 			continue
 		}
 		attributed += t.Ns
-		phases = append(phases, placed{a.order, phaseOf(a, t, h)})
+		phases = append(phases, placed{a.order, md.phaseOf(a, t, h)})
 	}
 	b.Phases = inOrder(phases, irq, h)
 	b.OtherNsPerHop = float64(other) / h
@@ -280,11 +286,11 @@ func (md *phaseModel) breakdown(m *Matrix, hops uint64) Breakdown {
 }
 
 // interrupts is the phase that gathers the interrupts landing inside the
-// hop's phases.
-func interrupts() Phase {
+// hop's phases, on arch.
+func interrupts(arch string) Phase {
 	return Phase{Name: "interrupts", Kinds: []model.PhaseKind{model.PhaseInterrupts},
 		What:   "hard and soft interrupts, timer ticks and IPIs that landed inside the hop's phases (their time is not in the phases)",
-		Probes: "irq/softirq/local_timer/reschedule/call_function/irq_work entry -> exit"}
+		Probes: interruptProbes(arch)}
 }
 
 // newBreakdown starts a model's reading of m: its identity and the traced
@@ -301,8 +307,8 @@ func newBreakdown(name string, gaps []Gap, notes []string, m *Matrix, hops uint6
 
 // phaseOf is transition t read as the model's phase a, per hop: one
 // probe firing per occurrence (the event that closes it).
-func phaseOf(a attribution, t Transition, hops float64) Phase {
-	return Phase{Name: a.name, What: a.what, Kinds: a.kinds, From: t.From, To: t.To, Probes: probes(t.From, t.To),
+func (md *phaseModel) phaseOf(a attribution, t Transition, hops float64) Phase {
+	return Phase{Name: a.name, What: a.what, Kinds: a.kinds, From: t.From, To: t.To, Probes: md.probes(t.From, t.To),
 		NsPerHop: float64(t.Ns) / hops, PerHop: float64(t.Count) / hops, MeanNs: t.Mean(),
 		Firings: float64(t.Count) / hops, Merged: a.merged, Cell: t.Cell}
 }

@@ -68,7 +68,7 @@ func ladderTable(d *result.Document, st Style, stated float64, ms MarkSet) ladde
 	if repro {
 		cols = append(cols, Col{Head: "±REPRO", Fold: 4})
 	}
-	cols = append(cols, Col{Head: "TSC TICKS", Right: true, Fold: 2}, Col{Head: baselineHead(b), Fold: 5},
+	cols = append(cols, Col{Head: TicksName(d.Environment.CPU.TSC) + " TICKS", Right: true, Fold: 2}, Col{Head: baselineHead(b), Fold: 5},
 		Col{Head: "SWITCHES/HOP", Wrap: true, NarrowAt: 5}) // its notes wrap before × leaves
 	lt := ladderRows{t: NewTable(cols...)}
 	for _, r := range d.Results {
@@ -140,6 +140,9 @@ func ladderLegend(w io.Writer, d *result.Document, noisy int) {
 		fmt.Fprintln(w, l)
 	}
 	fmt.Fprintln(w, "SWITCHES/HOP: counted context switches of both sides per hop; — where no kernel switch is expected.")
+	if l := counterLegend(d.Environment.CPU.TSC); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	if l := hostLine(d); l != "" {
 		fmt.Fprintln(w, l)
 	}
@@ -229,7 +232,12 @@ func Environment(w io.Writer, e result.Environment, st Style) {
 	kv := NewTable(Col{}, Col{Wrap: true, Min: 30})
 	row := func(k, v string) { kv.Row(k, v) }
 	row("host", e.Hostname)
-	row("cpu", fmt.Sprintf("%s (%s family %d model %d stepping %d, microcode %s)", e.CPU.Model, e.CPU.Vendor, e.CPU.Family, e.CPU.ModelID, e.CPU.Stepping, e.CPU.Microcode))
+	if len(e.CPU.Features) > 0 { // arm64's cpuinfo: implementer and part, no family or microcode
+		row("cpu", fmt.Sprintf("%s (implementer %s, architecture %d, part %#x, revision %d)", e.CPU.Model, e.CPU.Vendor, e.CPU.Family, e.CPU.ModelID, e.CPU.Stepping))
+		row("features", strings.Join(e.CPU.Features, " "))
+	} else {
+		row("cpu", fmt.Sprintf("%s (%s family %d model %d stepping %d, microcode %s)", e.CPU.Model, e.CPU.Vendor, e.CPU.Family, e.CPU.ModelID, e.CPU.Stepping, e.CPU.Microcode))
+	}
 	row("cpus", fmt.Sprintf("%d logical, online %s, allowed %v, %d thread(s) per core, SMT active: %v", e.CPU.Logical, e.CPU.Online, e.CPU.Allowed, e.CPU.ThreadsPerCore, e.CPU.SMTActive))
 	if e.CPU.Hybrid {
 		for _, t := range e.CPU.CoreTypes {
@@ -243,7 +251,11 @@ func Environment(w io.Writer, e result.Environment, st Style) {
 		gov = "none (no cpufreq: the hypervisor or firmware controls frequency)"
 	}
 	row("governor", gov)
-	row("tsc", fmt.Sprintf("constant %v, nonstop %v, usable for cycles %v", e.CPU.TSC.Constant, e.CPU.TSC.Nonstop, e.CPU.TSC.Usable))
+	if e.CPU.TSC.CounterName() == "TSC" {
+		row("tsc", fmt.Sprintf("constant %v, nonstop %v, usable for cycles %v", e.CPU.TSC.Constant, e.CPU.TSC.Nonstop, e.CPU.TSC.Usable))
+	} else {
+		row("counter", counterRow(e.CPU.TSC))
+	}
 	var caches []string
 	for _, c := range e.CPU.Caches {
 		caches = append(caches, fmt.Sprintf("L%d %s %s", c.Level, strings.ToLower(c.Type), units.Bytes(float64(c.SizeBytes))))

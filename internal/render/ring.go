@@ -37,7 +37,7 @@ func Rings(w io.Writer, d *result.Document, st Style) {
 		tw := NewTable(Col{Head: "N", Right: true}, Col{Head: "working set", Right: true}, Col{Head: "footprint", Right: true, Fold: 2},
 			Col{Head: "fits in", Right: true, Fold: 4}, Col{Head: "raw/hop", Right: true}, Col{Head: "overhead", Right: true},
 			Col{Head: "net", Right: true}, Col{Head: "net/raw", Right: true, Fold: 3}, Col{Head: "net/switch", Right: true, Fold: 5},
-			Col{Head: "TSC ticks", Right: true, Fold: 1}, Col{Head: "switches/hop", Right: true}, Col{Head: "verified", Right: true})
+			Col{Head: TicksName(d.Environment.CPU.TSC) + " ticks", Right: true, Fold: 1}, Col{Head: "switches/hop", Right: true}, Col{Head: "verified", Right: true})
 		lo, hi := math.Inf(1), 0.0
 		for _, r := range rs {
 			foot, in := "-", "-"

@@ -46,6 +46,9 @@ type CPUInfo struct {
 	Governor       string     `json:"governor"` // "" when there is no cpufreq
 	TSC            TSCInfo    `json:"tsc"`
 	Caches         []Cache    `json:"caches,omitempty"`
+	// Features are arm64's /proc/cpuinfo "Features" (atomics, sve...), as
+	// the first CPU lists them; absent on x86-64, whose flags are not kept.
+	Features []string `json:"features,omitempty"`
 }
 
 // CoreType is a class of cores on a hybrid CPU (e.g. Intel P and E cores).
@@ -70,12 +73,33 @@ type TopologyLevel struct {
 	At string `json:"at,omitempty"`
 }
 
-// TSCInfo says whether reference cycles can be read from the TSC.
+// TSCInfo says whether reference cycles can be read from the reference
+// counter, and which counter it is: the TSC on x86-64, the generic timer's
+// CNTVCT_EL0 on arm64 (internal/host/counter).
 type TSCInfo struct {
 	Constant   bool    `json:"constant"`
 	Nonstop    bool    `json:"nonstop"`
 	Usable     bool    `json:"usable"`
-	HzMeasured float64 `json:"hz_measured,omitempty"` // TSC ticks per second over the run
+	HzMeasured float64 `json:"hz_measured,omitempty"` // ticks per second over the run
+	// Counter names the counter the timed loops read ("TSC",
+	// "CNTVCT_EL0"); absent in documents written before it was recorded
+	// (the TSC).
+	Counter string `json:"counter,omitempty"`
+	// Hz is the counter's frequency where the architecture states it
+	// (arm64: CNTFRQ_EL0); absent where it is only measured (the TSC).
+	Hz float64 `json:"hz,omitempty"`
+	// Trapped: a read of the counter cost half a system call or more, so
+	// the kernel traps and emulates it (an erratum's workaround).
+	Trapped bool `json:"trapped,omitempty"`
+}
+
+// CounterName is the name of the counter a document's ticks count: the TSC
+// where the document does not say.
+func (t TSCInfo) CounterName() string {
+	if t.Counter == "" {
+		return "TSC"
+	}
+	return t.Counter
 }
 
 // Cache is one level of cache as seen from CPU 0.
@@ -94,6 +118,10 @@ type Virtualization struct {
 	Platform         string  `json:"platform,omitempty"`          // e.g. firecracker, from the kernel command line
 	KVM              KVMInfo `json:"kvm"`
 	Label            string  `json:"label"`
+	// Emulated names the emulator this program ran under ("qemu-user":
+	// an arm64 build run on an x86-64 kernel); absent when it ran on its
+	// own architecture. Its figures are the emulator's, not a machine's.
+	Emulated string `json:"emulated,omitempty"`
 }
 
 // KVMInfo describes /dev/kvm on this machine.

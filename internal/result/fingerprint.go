@@ -37,6 +37,7 @@ type FingerprintFields struct {
 	Host         string `json:"host" part:"machine"`
 	CPU          string `json:"cpu" part:"machine"`
 	Microcode    string `json:"microcode,omitempty" part:"machine"`
+	CPUFeatures  string `json:"cpu_features,omitempty" part:"machine"` // arm64's Features (absent on x86-64, whose flags are not kept)
 	Kernel       string `json:"kernel" part:"build"`
 	KernelBuild  string `json:"kernel_build" part:"build"`
 	Virt         string `json:"virtualization" part:"machine"`
@@ -182,7 +183,7 @@ func bootSettings(cmdline string) string {
 func FingerprintOf(d *Document) (FingerprintFields, string, []byte) {
 	e := d.Environment
 	f := FingerprintFields{
-		Host: e.Hostname, CPU: e.CPU.Model, Microcode: e.CPU.Microcode, Kernel: e.Kernel, KernelBuild: e.KernelBuild,
+		Host: e.Hostname, CPU: e.CPU.Model, Microcode: e.CPU.Microcode, CPUFeatures: strings.Join(e.CPU.Features, " "), Kernel: e.Kernel, KernelBuild: e.KernelBuild,
 		Virt: e.Virtualization.Label, KVMBackend: e.Virtualization.KVM.Backend, Governor: e.CPU.Governor,
 		IdleDriver: e.Idle.Driver, IdleGovernor: e.Idle.Governor, Cmdline: e.Cmdline, Mitigations: mitigationsLine(e.Mitigations),
 		SMT: e.CPU.SMTActive, LogicalCPUs: e.CPU.Logical, Clocksource: e.Clocksource, HaltPollNS: e.Virtualization.KVM.HaltPollNS,

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/partner"
 	"github.com/ctxbench/ctxbench/internal/testenv"
@@ -40,6 +41,9 @@ func fds(t *testing.T) int {
 // A ring's links take the descriptors LinkFDs says; handing a member its
 // ends drops this process's, and closeAll leaves none behind.
 func TestLinksHandOverAndClose(t *testing.T) {
+	if emu, _ := host.Emulation(""); emu != "" {
+		testenv.Skip(t, testenv.Native, "emulated by %s, whose own descriptors share the process's table and move the count", emu)
+	}
 	for _, ipc := range []kernels.RingIPC{kernels.RingPipe, kernels.RingEventfd} {
 		before := fds(t)
 		l := links{ipc: ipc}
@@ -96,6 +100,9 @@ func TestRingOfProcessesRuns(t *testing.T) {
 	for _, st := range []bool{false, true} {
 		for _, ipc := range []kernels.RingIPC{kernels.RingPipe, kernels.RingEventfd} {
 			t.Run(fmt.Sprintf("single-threaded=%v %s", st, ipc), func(t *testing.T) {
+				if emu, _ := host.Emulation(""); st && emu != "" {
+					testenv.Skip(t, testenv.Native, "emulated by %s, which runs a thread of its own in every process", emu)
+				}
 				const tasks, samples = 4, 3
 				cfg := Config{
 					Ring:           kernels.RingConfig{Tasks: tasks, IPC: ipc},

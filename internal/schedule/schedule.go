@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/host"
+	"github.com/ctxbench/ctxbench/internal/host/counter"
 	"github.com/ctxbench/ctxbench/internal/model"
 )
 
@@ -179,6 +180,13 @@ func Run(ctx context.Context, rn Runner, cells []Cell, o Options) ([]CellRun, er
 	}
 	if o.SamplesPerBlock <= 0 || o.Runs <= 0 || (o.MinTime <= 0 && !o.NoCalibration && o.Iterations == 0) {
 		return nil, errors.New("schedule: runs, samples per block and min time must be positive")
+	}
+	// A coarse counter (arm64's CNTVCT_EL0, 40 ns a tick at 25 MHz, which
+	// CLOCK_MONOTONIC_RAW reads there too) times a sample within a tick:
+	// every calibrated sample spans at least counter.MinSampleTicks of it.
+	// Zero where the counter's rate is not stated (the TSC, at GHz).
+	if ms := counter.MinSample(); o.MinTime > 0 && o.MinTime < ms {
+		o.MinTime = ms
 	}
 	if !rn.DryRun && rn.Cleanup != nil {
 		rn.Cleanup()

@@ -100,6 +100,17 @@ func openHistory(ctx context.Context, path string, d *result.Document, log io.Wr
 	return hs
 }
 
+// emulatedHistory is the history's answer to a run under an emulator
+// (qemu-user): its figures are the emulator's translation of the program,
+// not this machine's costs, so the history neither reads the machine's
+// sittings for it nor records it (figures learned from it would widen, or
+// shift, every later interval of the machine).
+func emulatedHistory(d *result.Document) *result.History {
+	_, fp, _ := result.FingerprintOf(d)
+	return &result.History{Fingerprint: fp, Note: "history not used: this " + d.Environment.Arch + " build ran emulated by " +
+		d.Environment.Virtualization.Emulated + ", whose figures are not this machine's; nothing is read or recorded"}
+}
+
 func (hs *history) fail(what string, err error) {
 	hs.h.Note = fmt.Sprintf("history not %s (%v); the intervals cover this sitting only", what, err)
 	fmt.Fprintf(hs.log, "ctxbench: %s\n", hs.h.Note)
@@ -212,6 +223,9 @@ func sittingsOf(d *result.Document) ([][]result.Result, []time.Time) {
 func Import(ctx context.Context, st *store.Store, d *result.Document) (int, error) {
 	if d.Settings.DryRun {
 		return 0, errors.New("a dry run: its figures are synthetic")
+	}
+	if emu := d.Environment.Virtualization.Emulated; emu != "" {
+		return 0, errors.New("a run emulated by " + emu + ": its figures are not a machine's")
 	}
 	_, fp, desc := result.FingerprintOf(d)
 	past, err := st.History(ctx, fp)

@@ -101,12 +101,18 @@ func Run(ctx context.Context, spec Spec) (*result.Document, error) {
 		StartedAt: time.Now().UTC(), Settings: spec.Settings, Results: []result.Result{},
 	}
 	var hist *history
+	var refused *result.History // the history's answer to an emulated run
 	if spec.History != "" && !spec.DryRun {
 		doc.Environment = env // the fingerprint is made of it, the tool and the settings
-		hist = openHistory(ctx, spec.History, doc, log)
-		defer hist.close()
-		xenv.Learned = hist.learned
-		xenv.Promise = hist.promise
+		if emu := env.Virtualization.Emulated; emu != "" {
+			refused = emulatedHistory(doc)
+			fmt.Fprintf(log, "ctxbench: %s\n", refused.Note)
+		} else {
+			hist = openHistory(ctx, spec.History, doc, log)
+			defer hist.close()
+			xenv.Learned = hist.learned
+			xenv.Promise = hist.promise
+		}
 	}
 	before := machine.ReadCPUTimes("")
 	var all experiment.Part
@@ -128,6 +134,8 @@ func Run(ctx context.Context, spec Spec) (*result.Document, error) {
 	doc.Warnings = append(append(append([]result.Warning{}, env.Warnings...), machine.RunWarnings(env.Steal)...), all.Warnings...)
 	if hist != nil {
 		doc.History = hist.learn(ctx, doc)
+	} else if refused != nil {
+		doc.History = refused
 	}
 	for _, d := range spec.Derive {
 		d(doc)

@@ -15,9 +15,12 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"golang.org/x/sys/unix"
 )
@@ -99,7 +102,13 @@ func (k Kind) Available() (bool, string) {
 	if !kernels.Built {
 		return false, kernels.ErrNoCgo.Error()
 	}
+	if (k.kernel == kernels.SpawnForkExec || k.kernel == kernels.SpawnVforkExec) && !execveatExists() {
+		return false, "execveat(2) answers ENOSYS here" + emulatedBy()
+	}
 	if k.container != "" {
+		if emu, _ := host.Emulation(""); emu != "" {
+			return false, "emulated by " + emu + ", which refuses clone's namespace and CLONE_VM-without-a-thread flags"
+		}
 		spec, err := k.Spec()
 		if err != nil {
 			return false, err.Error()
@@ -109,6 +118,25 @@ func (k Kind) Available() (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// execveatExists says whether execveat(2) exists here: with no descriptor
+// it fails at once, EBADF where it exists, ENOSYS where it does not
+// (qemu-user 7.2 has none).
+var execveatExists = sync.OnceValue(func() bool {
+	empty := []byte{0}
+	_, _, e := unix.Syscall6(unix.SYS_EXECVEAT, ^uintptr(0), uintptr(unsafe.Pointer(&empty[0])), 0, 0, unix.AT_EMPTY_PATH, 0)
+	runtime.KeepAlive(empty)
+	return e != unix.ENOSYS
+})
+
+// emulatedBy names the emulator this process runs under, as the end of a
+// reason ("" natively).
+func emulatedBy() string {
+	if emu, _ := host.Emulation(""); emu != "" {
+		return " (emulated by " + emu + ", which does not implement it)"
+	}
+	return ""
 }
 
 // Spec is the container spec a container kind creates.

@@ -7,33 +7,60 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 func TestELFIsWellFormed(t *testing.T) {
+	// Both architectures' programs are checked on any machine; the one of
+	// this machine's architecture is what ExitELF and PauseELF give.
+	machines := map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}
+	if len(targets) != len(machines) {
+		t.Fatalf("programs written for %d architectures, the test knows %d", len(targets), len(machines))
+	}
+	for arch, tg := range targets {
+		for name, code := range map[string][]byte{"exit": tg.exit, "pause": tg.pause} {
+			name = arch + " " + name
+			prog := ELF(arch, code)
+			f, err := elf.NewFile(bytes.NewReader(prog))
+			if err != nil {
+				t.Fatalf("%s: debug/elf rejects it: %v", name, err)
+			}
+			if f.Class != elf.ELFCLASS64 || f.Machine != machines[arch] || f.Type != elf.ET_EXEC {
+				t.Errorf("%s: class %v machine %v type %v", name, f.Class, f.Machine, f.Type)
+			}
+			if len(f.Progs) != 2 || f.Progs[0].Type != elf.PT_LOAD || f.Progs[1].Type != elf.PT_GNU_STACK {
+				t.Fatalf("%s: program headers %v", name, f.Progs)
+			}
+			load := f.Progs[0]
+			if f.Entry < load.Vaddr || f.Entry >= load.Vaddr+load.Filesz || load.Filesz != uint64(len(prog)) {
+				t.Errorf("%s: entry %#x outside the loaded %#x+%d", name, f.Entry, load.Vaddr, load.Filesz)
+			}
+			if load.Vaddr%load.Align != load.Off%load.Align || load.Align < 0x1000 {
+				t.Errorf("%s: segment at %#x, offset %#x, alignment %#x", name, load.Vaddr, load.Off, load.Align)
+			}
+			if arch == "arm64" && (f.Entry%4 != 0 || len(code)%4 != 0) {
+				t.Errorf("%s: arm64 code not in whole aligned words (entry %#x, %d bytes)", name, f.Entry, len(code))
+			}
+			if f.Progs[1].Flags&elf.PF_X != 0 {
+				t.Errorf("%s: executable stack requested", name)
+			}
+		}
+	}
 	for name, prog := range map[string][]byte{"exit": ExitELF(), "pause": PauseELF()} {
 		f, err := elf.NewFile(bytes.NewReader(prog))
 		if err != nil {
-			t.Fatalf("%s: debug/elf rejects it: %v", name, err)
+			t.Fatalf("this machine's %s program: %v", name, err)
 		}
-		if f.Class != elf.ELFCLASS64 || f.Machine != elf.EM_X86_64 || f.Type != elf.ET_EXEC {
-			t.Errorf("%s: class %v machine %v type %v", name, f.Class, f.Machine, f.Type)
-		}
-		if len(f.Progs) != 2 || f.Progs[0].Type != elf.PT_LOAD || f.Progs[1].Type != elf.PT_GNU_STACK {
-			t.Fatalf("%s: program headers %v", name, f.Progs)
-		}
-		load := f.Progs[0]
-		if f.Entry < load.Vaddr || f.Entry >= load.Vaddr+load.Filesz || load.Filesz != uint64(len(prog)) {
-			t.Errorf("%s: entry %#x outside the loaded %#x+%d", name, f.Entry, load.Vaddr, load.Filesz)
-		}
-		if f.Progs[1].Flags&elf.PF_X != 0 {
-			t.Errorf("%s: executable stack requested", name)
+		if f.Machine != machines[runtime.GOARCH] {
+			t.Errorf("this machine's %s program is for %v, this is %s", name, f.Machine, runtime.GOARCH)
 		}
 	}
 }
@@ -106,7 +133,7 @@ func TestEveryKindReturnsSamples(t *testing.T) {
 	for _, k := range Kinds() {
 		t.Run(k.Name, func(t *testing.T) {
 			if ok, why := k.Available(); !ok {
-				testenv.SkipFor(t, why, testenv.Cgo, testenv.Root, testenv.CgroupCPU, testenv.UserNS)
+				testenv.SkipFor(t, why, testenv.Cgo, testenv.Root, testenv.CgroupCPU, testenv.UserNS, testenv.Native)
 			}
 			if k.heap >= gib {
 				testenv.SkipShort(t, "the 1 GiB parent")
@@ -137,6 +164,9 @@ func TestForkGrowsWithHeap(t *testing.T) {
 	testenv.SkipShort(t, "forks from a 256 MiB parent")
 	if !kernels.Built {
 		testenv.Skip(t, testenv.Cgo, "needs the C kernels")
+	}
+	if emu, _ := host.Emulation(""); emu != "" {
+		testenv.Skip(t, testenv.Native, "a ratio of times: emulated by %s, the times are the emulator's", emu)
 	}
 	small, err := Run("fork", Options{Samples: 9, CPU: -1})
 	if err != nil {

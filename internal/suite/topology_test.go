@@ -33,7 +33,7 @@ func topoLadder(t *testing.T, tree string, placements []model.Placement, cpus []
 	benches := []*model.Benchmark{catalog.Lookup("thread/pipe"), catalog.Lookup("process/pipe")}
 	for _, b := range benches {
 		if ok, why := b.Available(); !ok {
-			testenv.Skip(t, testenv.Cgo, "%s", why)
+			testenv.SkipFor(t, why, testenv.Cgo, testenv.Native) // process/pipe: no single-threaded side under an emulator
 		}
 	}
 	spec := session.Spec{DryRun: true, Environment: &env, CPUs: cpus, Seed: 1, Log: io.Discard}

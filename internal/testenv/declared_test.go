@@ -81,9 +81,13 @@ func missing(c testenv.Capability, value string) string {
 		if _, err := exec.LookPath("go"); err != nil {
 			return "the go command is not on PATH"
 		}
-	case testenv.AMD64:
-		if runtime.GOARCH != "amd64" {
+	case testenv.AMD64, testenv.ARM64:
+		if runtime.GOARCH != string(c) {
 			return "the CPU is " + runtime.GOARCH
+		}
+	case testenv.Native:
+		if name, why := host.Emulation(""); name != "" {
+			return "emulated by " + name + ": " + why
 		}
 	case testenv.Postgres:
 		if _, err := pgserver.FindBinDir(); err != nil {

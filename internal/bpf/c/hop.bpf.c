@@ -27,6 +27,15 @@
  *
  * Only raw tracepoints: they attach by name, need no tracefs, and exist on
  * kernels without fentry or kprobes (like the reference machine's).
+ *
+ * One source for x86-64 and arm64 (bpf2go -target amd64,arm64 defines
+ * __TARGET_ARCH_x86 or __TARGET_ARCH_arm64): the saved user registers and
+ * the syscall numbers are each architecture's; the tracepoints only x86
+ * has (tlb_flush, x86_fpu_regs_*, the vm rung's kvm_*, local_timer,
+ * reschedule, call_function and irq_work entry/exit) are compiled for
+ * x86-64 only, and arm64 has its own IPI tracepoints (ipi_entry/ipi_exit,
+ * naming the IPI) in their place. internal/bpf/probes.go lists which are
+ * attached where, and why the others are absent.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -49,12 +58,35 @@ struct task_struct {
 /* power:cpu_idle's state when a CPU leaves idle (PWR_EVENT_EXIT). */
 #define PWR_EVENT_EXIT 0xffffffffu
 
+#if defined(__TARGET_ARCH_arm64)
+
+/* arm64 saved user registers (arch/arm64/include/asm/ptrace.h): x0 to x30,
+ * the second argument in x1 (the futex op, the ioctl request), and the
+ * syscall number. */
+struct pt_regs {
+	unsigned long regs[31];
+	int syscallno;
+} __attribute__((preserve_access_index));
+#define SYSCALL_ARG1(regs) BPF_CORE_READ(regs, regs[1])
+#define SYSCALL_NR(regs) BPF_CORE_READ(regs, syscallno)
+
+/* arm64 syscall numbers (the generic table, asm-generic/unistd.h). */
+#define NR_READ 63
+#define NR_WRITE 64
+#define NR_IOCTL 29
+#define NR_SCHED_YIELD 124
+#define NR_FUTEX 98
+
+#else /* x86-64 */
+
 /* x86-64 saved user registers: the syscall number and its second argument
  * (the futex op, the ioctl request). */
 struct pt_regs {
 	unsigned long si;
 	unsigned long orig_ax;
 } __attribute__((preserve_access_index));
+#define SYSCALL_ARG1(regs) BPF_CORE_READ(regs, si)
+#define SYSCALL_NR(regs) BPF_CORE_READ(regs, orig_ax)
 
 /* The PVM backend's vCPU; kvm_vcpu is its first member, so the kvm_exit
  * tracepoint's vcpu pointer points at it. */
@@ -68,6 +100,10 @@ struct vcpu_pvm {
 #define NR_IOCTL 16
 #define NR_SCHED_YIELD 24
 #define NR_FUTEX 202
+
+#endif
+
+/* The syscalls numbered alike everywhere (from 403 up, asm-generic). */
 #define NR_FUTEX_WAITV 449
 #define NR_FUTEX_WAKE 454
 #define NR_FUTEX_WAIT 455
@@ -382,7 +418,7 @@ static __always_inline __u32 syscall_class(long nr, struct pt_regs *regs)
 	case NR_FUTEX_WAKE:
 		return KIND_ENTER_FUTEX_WAKE;
 	case NR_FUTEX: {
-		unsigned long op = BPF_CORE_READ(regs, si) & FUTEX_CMD_MASK;
+		unsigned long op = SYSCALL_ARG1(regs) & FUTEX_CMD_MASK;
 		if (op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET)
 			return KIND_ENTER_FUTEX_WAIT;
 		if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET)
@@ -390,7 +426,7 @@ static __always_inline __u32 syscall_class(long nr, struct pt_regs *regs)
 		return KIND_ENTER_FUTEX_OTHER;
 	}
 	case NR_IOCTL:
-		if ((__u32)BPF_CORE_READ(regs, si) == KVM_RUN)
+		if ((__u32)SYSCALL_ARG1(regs) == KVM_RUN)
 			return KIND_ENTER_KVM_RUN;
 		return KIND_ENTER_IOCTL;
 	}
@@ -429,7 +465,7 @@ int ctxb_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (!s || !recording(s))
 		return 0;
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
-	long nr = (long)BPF_CORE_READ(regs, orig_ax);
+	long nr = (long)SYSCALL_NR(regs);
 	__u32 k = syscall_class(nr, regs) + (KIND_EXIT_READ - KIND_ENTER_READ);
 	__u64 now = bpf_ktime_get_ns();
 	cut(s, k, now);
@@ -664,6 +700,8 @@ int ctxb_ipi_send(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+#if !defined(__TARGET_ARCH_arm64) /* x86-64's tracepoints, to the end of KVM */
+
 /* --- memory and FPU ---------------------------------------------------- */
 
 /* foreign_switch: the CPU is between a sched_switch to or from an
@@ -777,6 +815,8 @@ int ctxb_kvm_uexit(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+#endif /* x86-64's tracepoints */
+
 /* --- interrupts: nested intervals -------------------------------------- */
 
 /* idle_ipi: an IPI that lands, outside any other interrupt, on the idle
@@ -868,10 +908,99 @@ static __always_inline void irq_exit(void)
 		return 0;                                         \
 	}
 
+#if defined(__TARGET_ARCH_arm64)
+
+/* On arm64 an IPI is a per-CPU interrupt named "IPI" (arch/arm64/kernel/
+ * smp.c) whose handler fires ipi_entry and ipi_exit with the IPI's name:
+ * those say which IPI it is, so the interrupt itself is left to them (an
+ * IPI on an idle CPU must open its segment at depth 0, as on x86). The
+ * timer tick is the interrupt of "arch_timer". */
+struct irqaction {
+	const char *name;
+} __attribute__((preserve_access_index));
+
+/* irq_kind is the kind of irq_handler_entry/exit's interrupt (args[1] is
+ * its irqaction), KIND_NONE for an IPI. */
+static __always_inline __u32 irq_kind(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct irqaction *a = (struct irqaction *)ctx->args[1];
+	char n[12] = {};
+	bpf_probe_read_kernel_str(n, sizeof(n), BPF_CORE_READ(a, name));
+	if (n[0] == 'I' && n[1] == 'P' && n[2] == 'I' && n[3] == 0)
+		return KIND_NONE;
+	if (n[0] == 'a' && n[1] == 'r' && n[2] == 'c' && n[3] == 'h' && n[4] == '_' && n[5] == 't' &&
+	    n[6] == 'i' && n[7] == 'm' && n[8] == 'e' && n[9] == 'r' && n[10] == 0)
+		return KIND_TIMER;
+	return KIND_IRQ;
+}
+
+SEC("raw_tracepoint/irq_handler_entry")
+int ctxb_irq_in(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 k = irq_kind(ctx);
+	if (k != KIND_NONE)
+		irq_enter(k);
+	return 0;
+}
+
+SEC("raw_tracepoint/irq_handler_exit")
+int ctxb_irq_out(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (irq_kind(ctx) != KIND_NONE)
+		irq_exit();
+	return 0;
+}
+
+#else /* x86-64: an interrupt vector, a tracepoint each */
+
 INTERRUPT(irq, "irq_handler_entry", "irq_handler_exit", KIND_IRQ)
+
+#endif
+
 INTERRUPT(softirq, "softirq_entry", "softirq_exit", KIND_SOFTIRQ)
+
+#if defined(__TARGET_ARCH_arm64)
+
+/* ipi_kind is the kind of an IPI by the name ipi_entry/exit carry:
+ * "Rescheduling interrupts", "Function call interrupts", "Timer broadcast
+ * interrupts", "IRQ work interrupts"; any other (CPU stop, backtrace) is
+ * an interrupt like any. */
+static __always_inline __u32 ipi_kind(const char *reason)
+{
+	char r[4] = {};
+	bpf_probe_read_kernel_str(r, sizeof(r), reason);
+	if (r[0] == 'R' && r[1] == 'e')
+		return KIND_RESCHED_IPI;
+	if (r[0] == 'F' && r[1] == 'u')
+		return KIND_CALL_FUNC_IPI;
+	if (r[0] == 'T' && r[1] == 'i')
+		return KIND_TIMER;
+	if (r[0] == 'I' && r[1] == 'R')
+		return KIND_IRQ_WORK;
+	return KIND_IRQ;
+}
+
+/* ipi_entry(reason), ipi_exit(reason): the IPI's handler, on its CPU. */
+SEC("raw_tracepoint/ipi_entry")
+int ctxb_ipi_in(struct bpf_raw_tracepoint_args *ctx)
+{
+	irq_enter(ipi_kind((const char *)ctx->args[0]));
+	return 0;
+}
+
+SEC("raw_tracepoint/ipi_exit")
+int ctxb_ipi_out(struct bpf_raw_tracepoint_args *ctx)
+{
+	irq_exit();
+	return 0;
+}
+
+#else
+
 INTERRUPT(timer, "local_timer_entry", "local_timer_exit", KIND_TIMER)
 INTERRUPT(resched, "reschedule_entry", "reschedule_exit", KIND_RESCHED_IPI)
 INTERRUPT(callf, "call_function_entry", "call_function_exit", KIND_CALL_FUNC_IPI)
 INTERRUPT(callfs, "call_function_single_entry", "call_function_single_exit", KIND_CALL_FUNC_IPI)
 INTERRUPT(irqwork, "irq_work_entry", "irq_work_exit", KIND_IRQ_WORK)
+
+#endif

@@ -101,7 +101,9 @@ func Run(ctx context.Context, env experiment.Env, o Options) (experiment.Part, e
 			part.Failures = append(part.Failures, result.Failure{Name: r.Cell.Bench.Name, Placement: string(r.Cell.Placement), Error: r.Err.Error()})
 			continue
 		}
-		part.Results = append(part.Results, Aggregate(r, env.Host))
+		res := Aggregate(r, env.Host)
+		resolution(&res, env.Environment.CPU.TSC)
+		part.Results = append(part.Results, res)
 	}
 	for _, s := range skips {
 		part.Skipped = append(part.Skipped, result.Failure{Name: s.Bench, Placement: s.Placement, Error: s.Reason})

@@ -1,11 +1,11 @@
-// Package x86 reads two x86 instructions the Go standard library does not
-// expose: CPUID (to name the hypervisor and detect hybrid cores) and RDTSCP
-// (to give the goroutine kernels the same reference-cycle clock the C
-// kernels use). Hand-written in Go assembly because no maintained library
-// exposes RDTSCP, and golang.org/x/sys/cpu does not expose raw CPUID leaves.
-// On other architectures both report that they are unavailable. It is a
-// leaf of the host package and imports nothing, so the C kernels, the KVM
-// code and the environment's reader all use it and none reaches another.
+// Package x86 reads the x86 instruction the Go standard library does not
+// expose: CPUID (to name the hypervisor and detect hybrid cores).
+// Hand-written in Go assembly because golang.org/x/sys/cpu does not expose
+// raw CPUID leaves. On other architectures it reports that it is
+// unavailable. It is a leaf of the host package and imports nothing, so
+// the KVM code and the environment's reader both use it and neither
+// reaches the other. The TSC, which the timed loops read, is
+// internal/host/counter's.
 package x86
 
 import "strings"
@@ -15,10 +15,6 @@ import "strings"
 func CPUID(leaf, sub uint32) (eax, ebx, ecx, edx uint32, ok bool) {
 	return cpuid(leaf, sub)
 }
-
-// TSC reads the time-stamp counter with RDTSCP (which waits for earlier
-// instructions to complete). It returns 0 where there is no TSC.
-func TSC() uint64 { return rdtscp() }
 
 // HypervisorVendor returns the vendor signature of CPUID leaf 0x40000000
 // ("KVMKVMKVM", "Microsoft Hv", "VMwareVMware", ...) when the hypervisor bit

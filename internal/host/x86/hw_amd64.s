@@ -10,11 +10,3 @@ TEXT ·cpuidRaw(SB), NOSPLIT, $0-24
 	MOVL CX, ecx+16(FP)
 	MOVL DX, edx+20(FP)
 	RET
-
-// func rdtscpRaw() uint64
-TEXT ·rdtscpRaw(SB), NOSPLIT, $0-8
-	RDTSCP
-	SHLQ $32, DX
-	ORQ DX, AX
-	MOVQ AX, ret+0(FP)
-	RET

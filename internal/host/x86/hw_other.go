@@ -3,4 +3,3 @@
 package x86
 
 func cpuid(leaf, sub uint32) (uint32, uint32, uint32, uint32, bool) { return 0, 0, 0, 0, false }
-func rdtscp() uint64                                                { return 0 }

@@ -79,7 +79,7 @@ func Markdown(w io.Writer, d *result.Document) error {
 	ms := render.MarkSet{}
 	b := render.Baseline(d)
 	fmt.Fprintf(w, "Host: %s\n\n", d.Environment.HostLine())
-	fmt.Fprintf(w, "| Rung | Benchmark | Placement | One-way (median) | p10–p90 | CI (this sitting) | Reproducibility | TSC ticks | %s | Switches/hop |\n", strings.ToUpper(render.BaselineHead(d)[:3])+strings.ToLower(render.BaselineHead(d)[3:]))
+	fmt.Fprintf(w, "| Rung | Benchmark | Placement | One-way (median) | p10–p90 | CI (this sitting) | Reproducibility | %s ticks | %s | Switches/hop |\n", render.TicksName(d.Environment.CPU.TSC), strings.ToUpper(render.BaselineHead(d)[:3])+strings.ToLower(render.BaselineHead(d)[3:]))
 	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range d.Results {
 		s := r.OneWayNS
