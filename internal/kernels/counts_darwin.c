@@ -22,7 +22,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clock.h"
 #include "kernels.h"
+
+/* The timebase cb_now_ns converts with (clock.h): read before any loop
+ * times (cb_counter_begin, which every loop calls first) and at load. */
+mach_timebase_info_data_t cb_timebase;
+__attribute__((constructor)) static void cb_timebase_init(void) { cb_clock_init(); }
 
 /* The task's context switches so far; -1 when task_info fails. */
 static int64_t task_csw(void)
@@ -37,6 +43,7 @@ static int64_t task_csw(void)
 void cb_counter_begin(cb_counter *c, const cb_block *b)
 {
 	(void)b; /* no perf events to open on macOS */
+	cb_clock_init();
 	c->fd_cs = c->fd_migr = c->fd_instr = c->fd_cycles = -1;
 	c->nvcsw0 = task_csw();
 	c->nivcsw0 = 0;
