@@ -4,10 +4,6 @@ import (
 	"os"
 )
 
-// enteredEnv marks the second stage of EnterSelf (after the re-exec that
-// makes a capability drop apply to every thread).
-const enteredEnv = "CTXBENCH_CONTAINER_ENTERED"
-
 // EnterFromEnv is EnterSelf for the spec ApplyAttrs put into SpecEnv; with
 // no SpecEnv it does nothing and returns the plain spec.
 func EnterFromEnv() (Spec, error) {

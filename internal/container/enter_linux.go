@@ -111,3 +111,7 @@ func SelfApply(spec Spec) (SelfApplied, error) {
 	}
 	return s, nil
 }
+
+// enteredEnv marks the second stage of EnterSelf (after the re-exec that
+// makes a capability drop apply to every thread).
+const enteredEnv = "CTXBENCH_CONTAINER_ENTERED"

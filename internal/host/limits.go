@@ -10,9 +10,7 @@ package host
 
 import (
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -65,14 +63,4 @@ func RaiseOpenFiles(need uint64) error {
 		return fmt.Errorf("%d open files are needed; RLIMIT_NOFILE is %d (hard %d) and could not be raised: %w (raise it with ulimit -n, or run as root)", need, l.Cur, l.Max, err)
 	}
 	return nil
-}
-
-func readString(p string) string {
-	b, _ := os.ReadFile(p)
-	return strings.TrimSpace(string(b))
-}
-
-func readInt(p string) int64 {
-	v, _ := strconv.ParseInt(readString(p), 10, 64)
-	return v
 }

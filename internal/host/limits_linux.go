@@ -5,6 +5,7 @@ package host
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -113,4 +114,14 @@ func capEff() uint64 {
 		}
 	}
 	return 0
+}
+
+func readString(p string) string {
+	b, _ := os.ReadFile(p)
+	return strings.TrimSpace(string(b))
+}
+
+func readInt(p string) int64 {
+	v, _ := strconv.ParseInt(readString(p), 10, 64)
+	return v
 }

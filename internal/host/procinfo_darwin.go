@@ -24,6 +24,7 @@ const (
 // threads, context switches, times. Another user's process needs root.
 func ReadTaskInfo(pid int) (TaskInfo, error) {
 	b := make([]byte, SizeofTaskInfo)
+	//nolint:staticcheck // SA1019: libSystem's wrapper, proc_pidinfo, is C; x/sys/unix has none
 	n, _, e := unix.Syscall6(unix.SYS_PROC_INFO, procInfoCallPIDInfo, uintptr(pid), procPIDTaskInfo, 0,
 		uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
 	if e != 0 {
@@ -39,6 +40,7 @@ func ReadTaskInfo(pid int) (TaskInfo, error) {
 // footprint, instructions and cycles.
 func ReadRusageInfo(pid int) (RusageInfo, error) {
 	b := make([]byte, SizeofRusageInfoV4)
+	//nolint:staticcheck // SA1019: libSystem's wrapper, proc_pid_rusage, is C; x/sys/unix has none
 	_, _, e := unix.Syscall6(unix.SYS_PROC_INFO, procInfoCallPIDRusage, uintptr(pid), rusageInfoV4, 0,
 		uintptr(unsafe.Pointer(&b[0])), 0)
 	if e != 0 {

@@ -58,6 +58,9 @@ func (k Kind) Available() (bool, string) {
 		if !kernels.Built {
 			return false, kernels.ErrNoCgo.Error()
 		}
+		if !kernels.SpawnBuilt {
+			return false, "the threads are parked by the creation kernels (spawn_park.c), which are in ctxbench's Linux C code only"
+		}
 	case "process":
 		if ok, why := platform.This.Gives(platform.ExecTarget); !ok {
 			return false, why

@@ -4,42 +4,10 @@ package memory
 // platform (procfs_linux.go, procfs_darwin.go); the parsing is here.
 
 import (
-	"bufio"
 	"os"
 	"strconv"
 	"strings"
 )
-
-// kbFile parses a /proc file of "Key:   123 kB" lines into bytes per key
-// (values without a unit are kept as they are).
-func kbFile(path string) (map[string]int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	m := map[string]int64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		fields := strings.Fields(v)
-		if len(fields) == 0 {
-			continue
-		}
-		n, err := strconv.ParseInt(fields[0], 10, 64)
-		if err != nil {
-			continue
-		}
-		if len(fields) > 1 && fields[1] == "kB" {
-			n <<= 10
-		}
-		m[k] = n
-	}
-	return m, sc.Err()
-}
 
 // procMem is what one process holds: on Linux from smaps_rollup and
 // status; on macOS PSS is its nearest equivalent, phys_footprint
@@ -57,13 +25,6 @@ type sysMem struct {
 
 // settle is Options.NoSettle negated, for the run in progress.
 var settle = true
-
-func abs(x int64) int64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
 
 func (a sysMem) minus(b sysMem) sysMem {
 	return sysMem{a.KernelStack - b.KernelStack, a.PageTables - b.PageTables, a.Slab - b.Slab,

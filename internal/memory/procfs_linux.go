@@ -4,8 +4,10 @@ package memory
 // status, the machine's from /proc/meminfo.
 
 import (
+	"bufio"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -87,3 +89,41 @@ func procState(pid int) (byte, error) {
 // platformNotes are what a memory result says of this platform: nothing
 // on Linux, where every figure is what its name says.
 func platformNotes() []string { return nil }
+
+// kbFile parses a /proc file of "Key:   123 kB" lines into bytes per key
+// (values without a unit are kept as they are).
+func kbFile(path string) (map[string]int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m := map[string]int64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(v)
+		if len(fields) == 0 {
+			continue
+		}
+		n, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			continue
+		}
+		if len(fields) > 1 && fields[1] == "kB" {
+			n <<= 10
+		}
+		m[k] = n
+	}
+	return m, sc.Err()
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -16,10 +16,7 @@
 package procs
 
 import (
-	"bytes"
 	"errors"
-	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -73,32 +70,6 @@ func (c Counters) Switches() uint64 { return c.Voluntary + c.Involuntary }
 
 // ErrGone means the process exited before or while it was read.
 var ErrGone = errors.New("process gone")
-
-func statusField(b []byte, key string) uint64 {
-	i := bytes.Index(b, []byte("\n"+key))
-	if i < 0 {
-		return 0
-	}
-	rest := b[i+1+len(key):]
-	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
-		rest = rest[:j]
-	}
-	v, _ := strconv.ParseUint(strings.TrimSpace(string(rest)), 10, 64)
-	return v
-}
-
-// statFields splits /proc/<pid>/stat into fields, field 0 being the pid and field 1
-// the command (which may itself contain spaces and parentheses).
-func statFields(b []byte) []string {
-	s := string(b)
-	open := strings.IndexByte(s, '(')
-	closeP := strings.LastIndexByte(s, ')')
-	if open < 0 || closeP < open {
-		return nil
-	}
-	out := []string{strings.TrimSpace(s[:open]), s[open+1 : closeP]}
-	return append(out, strings.Fields(s[closeP+1:])...)
-}
 
 // Stat is the part of /proc/<pid>/stat this package uses.
 type Stat struct {

@@ -3,6 +3,7 @@ package procs
 // procs_linux.go: the counters, states and tree of live processes, from /proc.
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"strconv"
@@ -127,4 +128,30 @@ func all() []Stat {
 		}
 	}
 	return out
+}
+
+func statusField(b []byte, key string) uint64 {
+	i := bytes.Index(b, []byte("\n"+key))
+	if i < 0 {
+		return 0
+	}
+	rest := b[i+1+len(key):]
+	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j]
+	}
+	v, _ := strconv.ParseUint(strings.TrimSpace(string(rest)), 10, 64)
+	return v
+}
+
+// statFields splits /proc/<pid>/stat into fields, field 0 being the pid and field 1
+// the command (which may itself contain spaces and parentheses).
+func statFields(b []byte) []string {
+	s := string(b)
+	open := strings.IndexByte(s, '(')
+	closeP := strings.LastIndexByte(s, ')')
+	if open < 0 || closeP < open {
+		return nil
+	}
+	out := []string{strings.TrimSpace(s[:open]), s[open+1 : closeP]}
+	return append(out, strings.Fields(s[closeP+1:])...)
 }
