@@ -10,6 +10,7 @@ package catalog
 
 import (
 	"github.com/ctxbench/ctxbench/internal/host/platform"
+	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/model"
 )
 
@@ -20,6 +21,11 @@ var primitive = map[string]platform.Mechanism{
 	"thread/futex-spin": platform.Futex,
 	"process/futex":     platform.Futex,
 	"process/futex-mt":  platform.Futex,
+
+	// The load generator wakes its contexts through futexes.
+	LoadThread:  platform.Futex,
+	LoadProcess: platform.Futex,
+	LoadWork:    platform.Futex,
 
 	"thread/kqueue-user":      platform.KqueueUser,
 	"thread/wait-on-address":  platform.WaitOnAddress,
@@ -32,9 +38,25 @@ var rungNeeds = map[model.Rung]platform.Mechanism{
 	model.VM:        platform.KVM,
 }
 
+// family is the family of C kernels a row runs (kernels.Families), where a
+// platform's C kernels may not have it: macOS's have no rings yet.
+var family = map[string]string{RingThread: "rings", RingProcess: "rings", RingProcessMT: "rings"}
+
 // platformNeeds puts the platform's answer before b's own checks: what the
 // platform does not give is the reason, whatever else is missing too.
 func platformNeeds(b *model.Benchmark) {
+	if f, ok := family[b.Name]; ok {
+		then := b.Needs
+		b.Needs = func() (bool, string) {
+			if ok, why := then(); !ok {
+				return ok, why
+			}
+			if !kernels.Families()[f] {
+				return false, "the " + f + " kernels are in ctxbench's Linux C code only: this platform's C kernels do not have them"
+			}
+			return true, ""
+		}
+	}
 	m, ok := primitive[b.Name]
 	if !ok {
 		if m, ok = rungNeeds[b.Rung]; !ok {
