@@ -18,6 +18,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/bpf"
 	"github.com/ctxbench/ctxbench/internal/container"
 	"github.com/ctxbench/ctxbench/internal/host"
+	"github.com/ctxbench/ctxbench/internal/host/platform"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/kvm"
 	"github.com/ctxbench/ctxbench/internal/probe"
@@ -84,6 +85,10 @@ func missing(c testenv.Capability, value string) string {
 	case testenv.AMD64, testenv.ARM64:
 		if runtime.GOARCH != string(c) {
 			return "the CPU is " + runtime.GOARCH
+		}
+	case testenv.Pinning:
+		if ok, why := platform.This.Gives(platform.Pinning); !ok {
+			return why
 		}
 	case testenv.Native:
 		if name, why := host.Emulation(""); name != "" {
