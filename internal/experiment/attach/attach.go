@@ -17,6 +17,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ctxbench/ctxbench/internal/host/platform"
+
 	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/experiment"
 	"github.com/ctxbench/ctxbench/internal/inplace"
@@ -60,6 +62,11 @@ const MinWindow = 100 * time.Millisecond
 // Check resolves the targets and checks the options, without attaching:
 // an error is the input's fault (a *BadInput).
 func Check(o Options) ([]catalog.Target, error) {
+	// A platform without BPF (macOS) has no attach: said before any
+	// target is looked for where it keeps none (/proc, cgroups).
+	if ok, why := platform.This.Gives(platform.BPF); !ok {
+		return nil, &BadInput{"attach: " + why}
+	}
 	if o.Duration <= 0 {
 		return nil, &BadInput{fmt.Sprintf("--duration %v: want a positive duration", o.Duration)}
 	}
