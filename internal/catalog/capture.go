@@ -13,10 +13,9 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"os"
 	"slices"
-	"strconv"
 
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/phase"
 )
@@ -115,9 +114,6 @@ func wireHop(h phase.CapturedHop, split func(phase.CapturedHop) phase.HopBreakdo
 		Closure: b.Closure, Truncated: b.Truncated}
 }
 
-// ownThread says tid is a thread of this process (/proc/self/task/TID
-// exists while it lives; the worker's threads outlive its blocks).
-func ownThread(tid int) bool {
-	_, err := os.Stat("/proc/self/task/" + strconv.Itoa(tid))
-	return tid > 0 && err == nil
-}
+// ownThread says tid is a thread of this process (the worker's threads
+// outlive its blocks).
+func ownThread(tid int) bool { return tid > 0 && host.IsOwnThread(tid) }

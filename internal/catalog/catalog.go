@@ -25,7 +25,7 @@ import (
 // tables are built once (probe rows read the probe table, availability is
 // checked lazily by each row's Needs).
 var Entries = sync.OnceValue(func() []*model.Benchmark {
-	all := slices.Concat(floorRows(), goroutineRows(), threadRows(), processRows(), containerRows(), vmRows(),
+	all := slices.Concat(floorRows(), goroutineRows(), threadRows(), processRows(), macosRows(), containerRows(), vmRows(),
 		probeRows(), referenceRows(), ringRows(), spawnRows(), memoryRows(), publishedRows(), loadRows())
 	slices.SortStableFunc(all, func(a, b *model.Benchmark) int { return model.RungIndex(a.Rung) - model.RungIndex(b.Rung) })
 	seen := map[string]bool{}
@@ -34,6 +34,7 @@ var Entries = sync.OnceValue(func() []*model.Benchmark {
 			panic("catalog: duplicate benchmark " + b.Name) // a table error, caught by every test
 		}
 		seen[b.Name] = true
+		platformNeeds(b)
 		if b.Phases != "" {
 			b.Run = traced(b, b.Run)
 		}
@@ -41,11 +42,12 @@ var Entries = sync.OnceValue(func() []*model.Benchmark {
 	return all
 })
 
-// All returns every ladder benchmark (not the hidden ones) in ladder order.
+// All returns every ladder benchmark (not the hidden ones, nor the rows of
+// another platform's primitives: platform.go) in ladder order.
 func All() []*model.Benchmark {
 	var out []*model.Benchmark
 	for _, b := range Entries() {
-		if !b.Hidden {
+		if !b.Hidden && native(b) {
 			out = append(out, b)
 		}
 	}

@@ -13,8 +13,7 @@ import (
 	"os"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/partner"
@@ -82,9 +81,7 @@ func pinTo(cpu int) error {
 	if cpu < 0 {
 		return nil
 	}
-	var set unix.CPUSet
-	set.Set(cpu)
-	return unix.SchedSetaffinity(0, &set)
+	return host.PinThread([]int{cpu})
 }
 
 func runLoad(ctx context.Context, req model.Request, processes bool) (model.Response, error) {
@@ -180,9 +177,8 @@ func loadData(out kernels.LoadOutput, cfg kernels.LoadConfig) *model.LoadData {
 	}
 	d.LoadCPUs = 1
 	if cfg.CPUCtx < 0 {
-		var set unix.CPUSet
-		if unix.SchedGetaffinity(0, &set) == nil {
-			d.LoadCPUs = set.Count()
+		if cpus, err := host.Of(0); err == nil {
+			d.LoadCPUs = len(cpus)
 		}
 	}
 	for name, h := range out.Hists {

@@ -9,8 +9,6 @@ import (
 	"runtime"
 	"sync"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/model"
@@ -191,18 +189,20 @@ func pipePair() (TwoProcess, func(), error) {
 	return t, cleanup, nil
 }
 
-// sharedPage returns a one-page memfd both sides map for a futex ping-pong.
+// sharedPage returns a one-page shared file (host.SharedMemory: a memfd
+// on Linux) both sides map for a futex ping-pong.
 func sharedPage() (TwoProcess, func(), error) {
-	fd, err := unix.MemfdCreate("ctxbench-futex", unix.MFD_CLOEXEC)
+	return sharedPageFor(kernels.ProcFutexA, kernels.ProcFutexB, "ctxbench-futex")
+}
+
+// sharedPageFor is a shared page for the two sides a and b of a
+// wait-on-address ping-pong.
+func sharedPageFor(a, b kernels.Kernel, name string) (TwoProcess, func(), error) {
+	f, err := host.SharedMemory(name, 4096)
 	if err != nil {
-		return TwoProcess{}, nil, fmt.Errorf("memfd_create: %w", err)
+		return TwoProcess{}, nil, err
 	}
-	if err := unix.Ftruncate(fd, 4096); err != nil {
-		unix.Close(fd)
-		return TwoProcess{}, nil, fmt.Errorf("ftruncate: %w", err)
-	}
-	f := os.NewFile(uintptr(fd), "ctxbench-futex")
-	t := TwoProcess{A: kernels.ProcFutexA, B: kernels.ProcFutexB, Files: []*os.File{f}, FilesA: []*os.File{f}, FDsA: []int{fd}}
+	t := TwoProcess{A: a, B: b, Files: []*os.File{f}, FilesA: []*os.File{f}, FDsA: []int{int(f.Fd())}}
 	return t, func() { f.Close() }, nil
 }
 

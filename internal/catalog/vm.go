@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"runtime"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/kvm"
 	"github.com/ctxbench/ctxbench/internal/model"
@@ -134,14 +134,14 @@ func vmSwitch(figure string, a, b kernels.KVMKernel, mode kernels.KVMGuestMode, 
 // eventfdPair gives both sides the same two eventfds: the doorbells of
 // variant K (A's ioeventfd is B's irqfd and the other way round).
 func eventfdPair() (TwoProcess, func(), error) {
-	ab, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	ab, err := host.Eventfd()
 	if err != nil {
-		return TwoProcess{}, nil, fmt.Errorf("eventfd: %w", err)
+		return TwoProcess{}, nil, err
 	}
-	ba, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	ba, err := host.Eventfd()
 	if err != nil {
 		unix.Close(ab)
-		return TwoProcess{}, nil, fmt.Errorf("eventfd: %w", err)
+		return TwoProcess{}, nil, err
 	}
 	fab, fba := os.NewFile(uintptr(ab), "ctxbench-doorbell-ab"), os.NewFile(uintptr(ba), "ctxbench-doorbell-ba")
 	t := TwoProcess{Files: []*os.File{fab, fba}, FDsA: []int{ab, ba}}

@@ -27,6 +27,7 @@ func TestABBadInput(t *testing.T) {
 // records its commands; a set-up that fails stops a real run with one
 // line naming it and its exit status (exit 1), and the clean-up still runs.
 func TestAB(t *testing.T) {
+	needPinning(t)
 	code, out, stderr := run(t, "ab", "thread/pipe", "process/pipe", "--placement", "same-cpu", "--dry-run", "--seed", "3", "-q", "--setup-a", "true", "--setup-b", ":", "--cleanup", "true", "--export-json", "-")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)

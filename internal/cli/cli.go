@@ -21,8 +21,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/sys/unix"
 
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/suite"
 )
 
@@ -58,9 +58,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if status, ok := suite.Child(args, stdin, stdout, stderr); ok {
 		return status // a re-executed child: a worker, a partner, a parked context
 	}
-	// Partners orphaned by a killed worker are reparented to us, so they
-	// can be reaped and nothing outlives the run.
-	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	// Partners orphaned by a killed worker are reparented to us (where the
+	// platform can), so they can be reaped and nothing outlives the run.
+	host.AdoptOrphans()
 	// A SIGKILLed run cannot remove its throwaway servers' directories
 	// (their processes die with it): every command removes those whose
 	// owner is dead, so they do not wait for the next pool run.

@@ -17,12 +17,14 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/ctxbench/ctxbench/internal/host/platform"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/store"
 	"github.com/ctxbench/ctxbench/internal/suite"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
+	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
 func run(t *testing.T, args ...string) (int, string, string) {
@@ -177,6 +179,7 @@ func TestHelpHasExamples(t *testing.T) {
 // row; the Go benchmark format, parsed by benchfmt (benchstat's reader),
 // one value per block of each row, in ns/hop.
 func TestExportsToFiles(t *testing.T) {
+	needPinning(t)
 	dir := t.TempDir()
 	code, _, stderr := run(t, "run", "thread/pipe", "process/pipe", "--placement", "same-cpu,cross-cpu", "--dry-run", "-q",
 		"--export-json", dir+"/r.json", "--export-csv", dir+"/r.csv",
@@ -409,6 +412,7 @@ var helpFlagLine = regexp.MustCompile(`^\s+(?:-[A-Za-z], )?--([a-z0-9-]+)`)
 // --lock-timeout 0s, the last check before the measurement lock (so their
 // every other check has passed and nothing is measured); the others run.
 func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
+	needPinning(t)
 	dir := t.TempDir()
 	same := []model.Placement{model.SameCPU}
 	a := writeDoc(t, dir, "a.json", testdoc.Options{Seed: 1, Only: same})
@@ -568,6 +572,7 @@ func TestDryRunsReadBack(t *testing.T) {
 // A dry run measured nothing, so explain's output says no verdict of any
 // kind: its figures are synthetic.
 func TestExplainDryRunSaysNoVerdict(t *testing.T) {
+	needPinning(t)
 	code, out, stderr := run(t, "explain", "thread/pipe", "process/pipe", "container/pipe-plain", "container/pipe-cg4",
 		"--placement", "same-cpu,cross-cpu", "--dry-run", "--quick")
 	if code != ExitOK {
@@ -619,5 +624,14 @@ func TestImpossibleSampleIsRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "r.html")); err == nil {
 		t.Error("the report was written from a refused file")
+	}
+}
+
+// needPinning skips a test that pins threads where the platform cannot
+// (macOS): it declares the capability pinning where it can.
+func needPinning(t *testing.T) {
+	t.Helper()
+	if ok, why := platform.This.Gives(platform.Pinning); !ok {
+		testenv.Skip(t, testenv.Pinning, "%s", why)
 	}
 }

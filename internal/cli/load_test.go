@@ -58,6 +58,7 @@ func TestLoadBadValues(t *testing.T) {
 // contract's names (p50, p90, p99, p99_9, target and achieved
 // utilisation) in the JSON.
 func TestLoadDryRunDocument(t *testing.T) {
+	needPinning(t)
 	code, stdout, stderr := run(t, "load", "--dry-run", "--quick", "--kind", "thread,process", "--placement", "same-cpu,cross-cpu",
 		"--utilization", "10,50,90", "--seed", "3", "-q", "--export-json", "-")
 	if code != ExitOK {

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ctxbench/ctxbench/internal/host"
+	"github.com/ctxbench/ctxbench/internal/host/platform"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/render"
 	"github.com/ctxbench/ctxbench/internal/render/formats"
@@ -276,6 +277,9 @@ func (m *measureFlags) placementList() ([]model.Placement, error) {
 			if err != nil {
 				return nil, &usageError{err.Error()}
 			}
+			if pin, why := platform.This.Gives(platform.Pinning); !pin && pl != model.Unpinned {
+				return nil, usagef("--placement %s: %s", pl, why)
+			}
 			if !slices.Contains(placements, pl) {
 				placements = append(placements, pl)
 			}
@@ -293,6 +297,9 @@ func resolveCPUs(s string) ([]int, error) {
 	allowed, _ := host.Of(0)
 	if strings.TrimSpace(s) == "" {
 		return allowed, nil
+	}
+	if pin, why := platform.This.Gives(platform.Pinning); !pin {
+		return nil, usagef("--cpus: %s", why)
 	}
 	for _, part := range strings.Split(s, ",") {
 		if strings.TrimSpace(part) == "" {

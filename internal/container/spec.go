@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // Seccomp selects the seccomp filter a child installs on itself.
@@ -147,30 +145,19 @@ func (s Spec) Namespaces() []string {
 
 type nsKind struct {
 	name string
-	flag uintptr
 	want func(Spec) bool
 }
 
-// nsTable maps each namespace to its clone flag and /proc/<pid>/ns entry.
+// nsTable names each namespace by its /proc/<pid>/ns entry (its clone
+// flag: cloneFlag, spec_linux.go).
 var nsTable = []nsKind{
-	{"pid", unix.CLONE_NEWPID, func(s Spec) bool { return s.PID }},
-	{"net", unix.CLONE_NEWNET, func(s Spec) bool { return s.Net }},
-	{"mnt", unix.CLONE_NEWNS, func(s Spec) bool { return s.Mnt }},
-	{"ipc", unix.CLONE_NEWIPC, func(s Spec) bool { return s.IPC }},
-	{"uts", unix.CLONE_NEWUTS, func(s Spec) bool { return s.UTS }},
-	{"user", unix.CLONE_NEWUSER, func(s Spec) bool { return s.User }},
-	{"cgroup", unix.CLONE_NEWCGROUP, func(s Spec) bool { return s.CgroupNS }},
-}
-
-// CloneFlags is the clone(2) flag set for the spec's namespaces.
-func (s Spec) CloneFlags() uintptr {
-	var f uintptr
-	for _, n := range nsTable {
-		if n.want(s) {
-			f |= n.flag
-		}
-	}
-	return f
+	{"pid", func(s Spec) bool { return s.PID }},
+	{"net", func(s Spec) bool { return s.Net }},
+	{"mnt", func(s Spec) bool { return s.Mnt }},
+	{"ipc", func(s Spec) bool { return s.IPC }},
+	{"uts", func(s Spec) bool { return s.UTS }},
+	{"user", func(s Spec) bool { return s.User }},
+	{"cgroup", func(s Spec) bool { return s.CgroupNS }},
 }
 
 // NeedsSelfEntry reports whether the child must call EnterSelf: seccomp and

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
@@ -61,6 +62,10 @@ func CheckPlacement(r *result.Result, c schedule.Cell, s Sightings) {
 			}
 			r.Placed.Note = note
 		}
+	}
+	// Where nothing could be pinned, where the sides ran is the placement.
+	if seen := c.SeenText(r.Placed.ObservedA, r.Placed.ObservedB); seen != "" {
+		r.Placed.Note = strings.TrimPrefix(r.Placed.Note+"; "+seen, "; ")
 	}
 }
 

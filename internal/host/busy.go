@@ -19,8 +19,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // spinCheck is how many rounds of the spinning loop run between reads of
@@ -45,9 +43,8 @@ func BusyUntil(ctx context.Context, cpus []int, t time.Time) {
 		go func() {
 			defer wg.Done()
 			runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
-			set := Set([]int{c})
-			if unix.SchedSetaffinity(0, &set) != nil {
-				sleepUntil(ctx, t) // a CPU we may not use: wait without it
+			if PinThread([]int{c}) != nil {
+				sleepUntil(ctx, t) // a CPU we may not use (or a platform that cannot pin): wait without it
 				return
 			}
 			spin(ctx, t)

@@ -3,36 +3,14 @@ package host
 // taskcpus.go: where a process's threads ran, seen from outside. A probe of
 // another runtime cannot report the CPU it ran on at its sample boundaries
 // as the C kernels do, so the worker samples the CPU the kernel last ran
-// each of its threads on (/proc/PID/task/TID/stat, field 39) while it runs.
+// each of its threads on (Linux: /proc/PID/task/TID/stat, field 39, read
+// by taskcpus_linux.go; macOS does not say: taskcpus_darwin.go) while it
+// runs.
 
 import (
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
-
-// TaskCPUs is a mask (bit i: CPU i, the first 64) of the CPUs the threads
-// of process pid last ran on, read now; 0 when none could be read (the
-// process is gone).
-func TaskCPUs(pid int) uint64 {
-	dir := filepath.Join("/proc", strconv.Itoa(pid), "task")
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
-		return 0
-	}
-	var mask uint64
-	for _, t := range tasks {
-		b, err := os.ReadFile(filepath.Join(dir, t.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		if cpu, ok := lastCPU(string(b)); ok && cpu < 64 {
-			mask |= 1 << uint(cpu)
-		}
-	}
-	return mask
-}
 
 // lastCPU is the processor field of a /proc stat line: the 37th field
 // after the command, which is in parentheses and may hold spaces or

@@ -2,7 +2,8 @@
  * clock.h: the two clocks every kernel reads at sample boundaries.
  *
  * CLOCK_MONOTONIC_RAW is never slewed by NTP (CLOCK_REALTIME, used by tsuna
- * and eliben's programs, can be stepped). The second is the architecture's
+ * and eliben's programs, can be stepped); macOS's counterpart is
+ * mach_absolute_time with its timebase (below). The second is the architecture's
  * reference counter (cb_tsc; internal/host/counter reads the same one in Go):
  *
  * x86-64: the TSC gives reference cycles: with constant_tsc it ticks at a
@@ -27,12 +28,34 @@
 #include <x86intrin.h>
 #endif
 
+#if defined(__APPLE__)
+/*
+ * macOS: mach_absolute_time, the counter macOS's own clocks are built on,
+ * converted with mach_timebase_info (125/3 ns a tick on Apple silicon,
+ * whose counter runs at 24 MHz; 1/1 on Intel Macs). The fraction is read
+ * once, before any timed loop reads the clock (cb_clock_init, called by
+ * every kernel's Go wrapper), so no sample pays for it.
+ */
+#include <mach/mach_time.h>
+extern mach_timebase_info_data_t cb_timebase;
+static inline void cb_clock_init(void)
+{
+	if (cb_timebase.denom == 0)
+		mach_timebase_info(&cb_timebase);
+}
+static inline uint64_t cb_now_ns(void)
+{
+	return mach_absolute_time() * cb_timebase.numer / cb_timebase.denom;
+}
+#else
+static inline void cb_clock_init(void) {}
 static inline uint64_t cb_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+#endif
 
 static inline uint64_t cb_tsc(void)
 {

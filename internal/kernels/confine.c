@@ -1,3 +1,5 @@
+//go:build linux
+
 /*
  * confine.c: what a container runtime applies to a process itself, last,
  * just before the workload runs: it keeps only the given capabilities (the

@@ -1,3 +1,5 @@
+//go:build linux
+
 /*
  * counts.c: what each side of a measurement counts about itself.
  *

@@ -20,12 +20,14 @@
  * Boost.Context's jump_fcontext's choice, https://www.boost.org/doc/libs/release/libs/context/).
  * Each side's jmp always goes to the same place, so it is predicted.
  *
- * floor/swapcontext — one op is a round trip through glibc swapcontext(3),
- * two hops. glibc saves the full ucontext and calls rt_sigprocmask on every
+ * floor/swapcontext — one op is a round trip through glibc swapcontext(3)
+ * (libSystem's on macOS, deprecated there), two hops. glibc saves the full ucontext and calls rt_sigprocmask on every
  * switch, so this row measures a system call as much as a switch: it is here
  * for contrast (Seastar replaced it with setjmp/longjmp for that reason).
  */
 #define _GNU_SOURCE
+#define _XOPEN_SOURCE 700 /* macOS declares the ucontext functions only with it; glibc's _GNU_SOURCE implies it */
+#define _DARWIN_C_SOURCE  /* and macOS then hides the rest without this */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +94,7 @@ int cb_floor_asm(cb_block *b)
 	return floor_end(b, floor_b_ops, stack);
 }
 
-#elif !defined(__aarch64__) /* arm64's swap is floor_arm64.c */
+#elif !defined(__aarch64__) /* arm64's swap is floor_arm64.c (Linux) or floor_darwin_arm64.c */
 
 int cb_floor_asm(cb_block *b)
 {

@@ -1,3 +1,5 @@
+//go:build linux
+
 /*
  * floor_arm64.c: the physical floor of a context switch on arm64.
  *

@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -53,28 +52,10 @@ func now() stamp {
 	return stamp{ns: ts.Nano(), tsc: counter.Read()}
 }
 
-func getcpu() int {
-	var cpu uint32
-	if _, _, e := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); e != 0 {
-		return -1
-	}
-	return int(cpu)
-}
-
 func noteCPU(mask *uint64) {
 	if c := getcpu(); c >= 0 && c < 64 {
 		*mask |= 1 << uint(c)
 	}
-}
-
-func processSwitches() (int64, int64) { return switches(unix.RUSAGE_SELF) }
-
-// switches reads getrusage for the process or (RUSAGE_THREAD) the calling
-// thread, which only means something for a goroutine locked to it.
-func switches(who int) (int64, int64) {
-	var ru unix.Rusage
-	_ = unix.Getrusage(who, &ru)
-	return ru.Nvcsw, ru.Nivcsw
 }
 
 // RunGo runs a goroutine kernel. Placement is the worker process's affinity
@@ -111,7 +92,7 @@ func RunGo(k Kernel, blk Block) (Output, error) {
 			if locked {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				bv, bi = switches(unix.RUSAGE_THREAD)
+				bv, bi = threadSwitches()
 			}
 			noteCPU(&out.B.CPUsSeen)
 			for i := uint64(0); i < total; i++ {
@@ -121,14 +102,14 @@ func RunGo(k Kernel, blk Block) (Output, error) {
 			out.B.Ops = total
 			noteCPU(&out.B.CPUsSeen)
 			if locked {
-				v, i := switches(unix.RUSAGE_THREAD)
+				v, i := threadSwitches()
 				out.B.Voluntary, out.B.Involuntary = v-bv, i-bi
 			}
 		}()
 		var av, ai int64
 		if locked {
 			runtime.LockOSThread()
-			av, ai = switches(unix.RUSAGE_THREAD)
+			av, ai = threadSwitches()
 		}
 		for s := 0; s < blk.Warmup+blk.Samples; s++ {
 			noteCPU(&out.A.CPUsSeen)
@@ -140,13 +121,20 @@ func RunGo(k Kernel, blk Block) (Output, error) {
 			record(s, t0, now())
 		}
 		if locked {
-			v, i := switches(unix.RUSAGE_THREAD)
+			v, i := threadSwitches()
 			runtime.UnlockOSThread()
 			wg.Wait()
 			out.A.Voluntary, out.A.Involuntary = v-av, i-ai
 			out.A.Ops = total
 			v1, i1 := processSwitches()
 			out.Process = &Counts{Voluntary: v1 - v0, Involuntary: i1 - i0}
+			if !perThreadSwitches {
+				// Counted per process only: the process's count is
+				// side A's, once (goSwitchMethod says so).
+				out.A.Voluntary, out.A.Involuntary = v1-v0, i1-i0
+				out.B.Voluntary, out.B.Involuntary = 0, 0
+				out.SwitchMethod = goSwitchMethod
+			}
 			return out, nil
 		}
 	case GoOneChan:
@@ -204,5 +192,6 @@ func RunGo(k Kernel, blk Block) (Output, error) {
 	v1, i1 := processSwitches()
 	out.A.Ops = total
 	out.A.Voluntary, out.A.Involuntary = v1-v0, i1-i0
+	out.SwitchMethod = goSwitchMethod
 	return out, nil
 }

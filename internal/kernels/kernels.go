@@ -36,6 +36,12 @@ const (
 	RefAtomic        Kernel = "ref-atomic"
 	RefPipeSelf      Kernel = "ref-pipe-self"
 	RefCacheline     Kernel = "ref-cacheline"
+	// macOS's own primitives (pingpong_darwin.c): a kqueue user event
+	// where Linux has the eventfd, wait-on-address where it has the futex.
+	ThreadKqueueUser    Kernel = "thread-kqueue-user"
+	ThreadWaitOnAddress Kernel = "thread-wait-on-address"
+	ProcWaitOnAddressA  Kernel = "proc-wait-on-address-a"
+	ProcWaitOnAddressB  Kernel = "proc-wait-on-address-b"
 )
 
 // Counts is what one side counted about itself over a whole block (the
@@ -64,6 +70,18 @@ type Output struct {
 	B   Counts
 	// Process is the whole process's switches, where A and B are threads.
 	Process *Counts
+	// SwitchMethod says how the switches were counted where it is not
+	// the usual per-thread getrusage (macOS counts per process).
+	SwitchMethod string
+}
+
+// Families lists the families of C kernels a platform may lack, each with
+// whether this build has it: a build without cgo has none, and macOS's
+// C kernels do not (yet) include the rings, the creation kernels and the
+// load generator, whose Linux code counts per thread, clones, and waits on
+// futexes.
+func Families() map[string]bool {
+	return map[string]bool{"rings": RingBuilt, "creation": SpawnBuilt, "load": LoadBuilt}
 }
 
 // ErrNoCgo is returned by Run in a build without cgo.

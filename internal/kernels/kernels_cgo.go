@@ -82,25 +82,3 @@ func run(k Kernel, blk Block) (Output, error) {
 		return rc, err
 	})
 }
-
-// callKernel prepares a cb_block from blk (which must give ops per sample),
-// has kernel call the C function of k on it (or say that k has none), and
-// returns what the C function measured, or its one-line reason for failing.
-func callKernel(k Kernel, blk Block, kernel func(b *C.cb_block) (C.int, error)) (Output, error) {
-	if blk.Iters == 0 {
-		return Output{}, errBlock(k)
-	}
-	c, err := newCBlock(string(k), blk, 0)
-	if err != nil {
-		return Output{}, err
-	}
-	defer c.free()
-	rc, err := kernel(&c.b)
-	if err != nil {
-		return Output{}, err
-	}
-	if rc != 0 {
-		return Output{}, c.err()
-	}
-	return c.output(), nil
-}

@@ -1,11 +1,11 @@
-//go:build !cgo || !linux
+//go:build !cgo
 
 package kernels
 
 // Built reports whether the C kernels are compiled in.
 const Built = false
 
-// Run fails: the C kernels need cgo on Linux.
+// Run fails: the C kernels need cgo.
 func Run(k Kernel, blk Block) (Output, error) { return Output{}, ErrNoCgo }
 
 // CCVersion names the C compiler that built the kernels: none here.

@@ -1,3 +1,5 @@
+//go:build linux
+
 /*
  * load.c: contexts woken by an open-loop generator (ctxbench load).
  *

@@ -18,6 +18,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// LoadBuilt says whether this build has the load kernels.
+const LoadBuilt = true
+
 // LoadRegion is a load block's shared region (load.h): a memfd mapped
 // here, which process contexts map too (File, handed to them as a
 // descriptor). Everything the block measures is left in it.

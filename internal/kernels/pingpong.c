@@ -1,3 +1,5 @@
+//go:build linux
+
 /*
  * pingpong.c: blocking ping-pong between two OS threads or two processes.
  *

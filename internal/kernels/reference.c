@@ -1,3 +1,5 @@
+//go:build linux
+
 /*
  * reference.c: rows that are not context switches, to put the ladder in
  * perspective (the "reference" rows of docs/methodology.md). One op each:

@@ -1,3 +1,5 @@
+//go:build linux
+
 /*
  * ring.c: N contexts pass a token around a ring of pipes (lmbench lat_ctx).
  *

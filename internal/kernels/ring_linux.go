@@ -12,6 +12,9 @@ import (
 	"errors"
 )
 
+// RingBuilt says whether this build has the ring kernels.
+const RingBuilt = true
+
 // RingThreads runs a ring of cfg.Tasks threads of this process (ring.c,
 // cb_ring_threads): the calling thread is the head, pinned to blk.CPUA;
 // member i runs on CPUB when i is odd and on CPUA when even (-1: unpinned).

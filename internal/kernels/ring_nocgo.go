@@ -2,11 +2,18 @@
 
 package kernels
 
-// RingThreads fails: the C kernels need cgo on Linux.
-func RingThreads(blk Block, cfg RingConfig) (RingOutput, error) { return RingOutput{}, ErrNoCgo }
+// RingBuilt says whether this build has the ring kernels.
+const RingBuilt = false
 
-// RingHead fails: the C kernels need cgo on Linux.
-func RingHead(blk Block, cfg RingConfig) (RingOutput, error) { return RingOutput{}, ErrNoCgo }
+// RingThreads fails: the C kernels need cgo, and Linux.
+func RingThreads(blk Block, cfg RingConfig) (RingOutput, error) {
+	return RingOutput{}, errMissing("ring")
+}
 
-// RingOverhead fails: the C kernels need cgo on Linux.
-func RingOverhead(blk Block, cfg RingConfig) (RingOutput, error) { return RingOutput{}, ErrNoCgo }
+// RingHead fails: the C kernels need cgo, and Linux.
+func RingHead(blk Block, cfg RingConfig) (RingOutput, error) { return RingOutput{}, errMissing("ring") }
+
+// RingOverhead fails: the C kernels need cgo, and Linux.
+func RingOverhead(blk Block, cfg RingConfig) (RingOutput, error) {
+	return RingOutput{}, errMissing("ring")
+}

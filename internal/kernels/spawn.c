@@ -1,3 +1,5 @@
+//go:build linux
+
 /*
  * spawn.c: what it costs to create an execution context, run it to its end
  * and reap it. One op (one creation) is, per kernel:

@@ -1,7 +1,5 @@
 package kernels
 
-import "golang.org/x/sys/unix"
-
 // SpawnKernel names a creation kernel (spawn.c, spawn_ctr.c).
 type SpawnKernel string
 
@@ -15,6 +13,14 @@ const (
 	SpawnContainer  SpawnKernel = "spawn-container"   // cgroup + clone(namespaces) + exec + wait + teardown
 )
 
+// SockFilter is one instruction of a seccomp program, laid out as struct
+// sock_filter (code, jump if true, jump if false, constant).
+type SockFilter struct {
+	Code   uint16
+	Jt, Jf uint8
+	K      uint32
+}
+
 // SpawnContainerSpec is one container creation for SpawnContainer.
 type SpawnContainerSpec struct {
 	CloneFlags          uint64   // CLONE_NEW* flags
@@ -23,7 +29,7 @@ type SpawnContainerSpec struct {
 	CgroupDirs          []string // made and removed per container, outermost first
 	CgroupProcs         string   // the leaf's cgroup.procs; "" for no cgroup
 	CgroupNSAfterAttach bool     // child unshares its cgroup namespace after the attach
-	Seccomp             []unix.SockFilter
+	Seccomp             []SockFilter
 	DropCaps            bool
 	KeepCaps            uint64 // capability mask kept when DropCaps
 	LastCap             int    // /proc/sys/kernel/cap_last_cap

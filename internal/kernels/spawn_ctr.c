@@ -1,3 +1,5 @@
+//go:build linux
+
 /*
  * spawn_ctr.c: what it costs to create a container straight from the kernel
  * features, run it to its end and tear it down. One op (one container) is:

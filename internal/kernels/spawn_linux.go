@@ -13,9 +13,10 @@ import "C"
 import (
 	"errors"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
+
+// SpawnBuilt says whether this build has the creation kernels.
+const SpawnBuilt = true
 
 // SpawnRun runs creation kernel k (see spawn.c, spawn_ctr.c): Warmup +
 // Samples samples of Iters creations each; Output.NS[i] is the elapsed time
@@ -91,7 +92,7 @@ func (s *SpawnContainerSpec) toC() (*C.cb_spawn_ctr, func()) {
 		c.cgroupns_after = 1
 	}
 	if len(s.Seccomp) > 0 {
-		size := len(s.Seccomp) * int(unsafe.Sizeof(unix.SockFilter{}))
+		size := len(s.Seccomp) * int(unsafe.Sizeof(SockFilter{}))
 		filt := alloc(size)
 		C.memcpy(filt, unsafe.Pointer(&s.Seccomp[0]), C.size_t(size))
 		prog := (*C.struct_sock_fprog)(alloc(int(unsafe.Sizeof(C.struct_sock_fprog{}))))

@@ -1,3 +1,5 @@
+//go:build linux
+
 /*
  * spawn_park.c: threads parked for the memory-per-context measurement
  * (internal/memory). Not a timed kernel: one call creates n threads with

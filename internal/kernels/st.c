@@ -1,3 +1,5 @@
+//go:build linux
+
 /*
  * st.c: one side of a two-process kernel in a single-threaded process.
  *

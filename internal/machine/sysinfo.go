@@ -77,6 +77,7 @@ func Collect(o Options) result.Environment {
 	env.Idle.Halts = idleHalts(env, cpuFlag(r, "monitor"))
 	env.Perf = perfInfo(r, o)
 	env.Load = loadInfo(r)
+	platformFacts(&env, o)          // what the platform says besides /proc and /sys (facts_darwin.go)
 	env.Warnings = warnings(env, r) // the same root the facts were read from (a recorded tree in tests)
 	return env
 }

@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/host"
+	"github.com/ctxbench/ctxbench/internal/host/platform"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/spawn"
 	"golang.org/x/sys/unix"
@@ -55,6 +57,13 @@ func (k Kind) Available() (bool, string) {
 	case "thread":
 		if !kernels.Built {
 			return false, kernels.ErrNoCgo.Error()
+		}
+		if !kernels.SpawnBuilt {
+			return false, "the threads are parked by the creation kernels (spawn_park.c), which are in ctxbench's Linux C code only"
+		}
+	case "process":
+		if ok, why := platform.This.Gives(platform.ExecTarget); !ok {
+			return false, why
 		}
 	case "container":
 		if err := container.Check(containerSpec); err != nil {
@@ -164,6 +173,7 @@ func Run(name string, opt Options) (Result, error) {
 	defer cancel()
 	res := Result{Kind: k.Name, Context: k.Context, Requested: n}
 	res.Limits, res.Notes = prepareLimits(k, n)
+	res.Notes = append(res.Notes, platformNotes()...)
 	settle = !opt.NoSettle
 	if !settle {
 		res.Notes = append(res.Notes, "meminfo read without waiting for it to settle")
@@ -202,7 +212,7 @@ func Run(name string, opt Options) (Result, error) {
 // measures the child before and after.
 func runInChild(ctx context.Context, k Kind, n int, a *acct, res *Result) error {
 	cmd := SelfCommand(k.Name, fmt.Sprint(n))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = host.DieWithParent(&syscall.SysProcAttr{Setpgid: true})
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -491,7 +501,7 @@ type procGroup struct {
 
 // start starts cmd in the group (see startAccounted).
 func (g *procGroup) start(cmd *exec.Cmd, a *acct) error {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: g.pgid, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = host.DieWithParent(&syscall.SysProcAttr{Setpgid: true, Pgid: g.pgid})
 	if err := startAccounted(cmd, a); err != nil {
 		return err
 	}

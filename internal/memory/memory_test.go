@@ -1,10 +1,7 @@
 package memory
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/ctxbench/ctxbench/internal/container"
@@ -85,11 +82,8 @@ func TestSmallRuns(t *testing.T) {
 
 func assertNothingLeft(t *testing.T) {
 	t.Helper()
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", os.Getpid()))
-	for _, f := range tasks {
-		if b, _ := os.ReadFile(f); len(strings.TrimSpace(string(b))) > 0 {
-			t.Errorf("child processes left: %s", b)
-		}
+	if left := childrenLeft(); left != "" {
+		t.Errorf("child processes left: %s", left)
 	}
 	for _, c := range []string{"cpu", "memory"} {
 		if h, err := container.FindHierarchy(c); err == nil {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 )
 
@@ -29,9 +30,9 @@ const ParkSubcommand = "__park"
 
 // SelfCommand builds the command that runs ParkMain in a fresh copy of this
 // program. Tests whose TestMain dispatches ParkSubcommand can keep the
-// default, which re-executes /proc/self/exe.
+// default, which re-executes this binary (host.SelfExe).
 var SelfCommand = func(args ...string) *exec.Cmd {
-	return exec.Command("/proc/self/exe", append([]string{ParkSubcommand}, args...)...)
+	return exec.Command(host.SelfExe(), append([]string{ParkSubcommand}, args...)...)
 }
 
 // goStats is the Go runtime's own account of the child's memory.

@@ -9,7 +9,7 @@
 // which is a control channel: a line "ready" once it is pinned and about to
 // enter its C loop, then one JSON line with what it counted.
 //
-// A partner dies with its parent (Pdeathsig) and shares its process group,
+// A partner dies with its parent (host.DieWithParent) and shares its process group,
 // so killing the group of a worker kills its partners too.
 package partner
 
@@ -30,6 +30,7 @@ import (
 	"syscall"
 
 	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 )
 
@@ -218,7 +219,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		a := *s.SysProcAttr
 		attr = &a
 	}
-	attr.Pdeathsig = syscall.SIGKILL
+	attr = host.DieWithParent(attr)
 	attr.Setpgid = false
 	cmd.SysProcAttr = attr
 	start := cmd.Start
@@ -294,12 +295,12 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 // singleThreaded checks from outside that a single-threaded side has one
 // thread: what its label claims.
 func (p *Process) singleThreaded() error {
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", p.Pid()))
+	n, err := host.ThreadCount(p.Pid())
 	if err != nil {
 		return fmt.Errorf("counting the single-threaded side's threads: %w", err)
 	}
-	if len(tasks) != 1 {
-		return fmt.Errorf("the single-threaded side has %d threads", len(tasks))
+	if n != 1 {
+		return fmt.Errorf("the single-threaded side has %d threads", n)
 	}
 	return nil
 }

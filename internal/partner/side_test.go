@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/ctxbench/ctxbench/internal/container"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 )
@@ -60,7 +58,7 @@ func TestSideEnv(t *testing.T) {
 	s := Spec{Request: Request{Block: kernels.Block{Iters: 0, Samples: 3, CPUA: 1, CPUB: -1, Arg: 4096}},
 		SingleThreaded: "ring-head", Ring: &RingHead{Tasks: 8, MinSampleNS: 2e6, IPC: kernels.RingEventfd, Overhead: true},
 		Confine: &container.SelfApplied{DropCaps: true, KeepCaps: 0xa80425fb, LastCap: 40,
-			Seccomp: []unix.SockFilter{{Code: 0x20, K: 4}, {Code: 0x15, Jt: 1, Jf: 2, K: 0xc000003e}}}}
+			Seccomp: []container.Filter{{Code: 0x20, K: 4}, {Code: 0x15, Jt: 1, Jf: 2, K: 0xc000003e}}}}
 	env := strings.Join(stEnv(s), " ")
 	for _, want := range []string{"CTXBENCH_ST=ring-head", "CTXBENCH_ST_ITERS=0", "CTXBENCH_ST_SAMPLES=3", "CTXBENCH_ST_CPU_A=1",
 		"CTXBENCH_ST_CPU_B=-1", "CTXBENCH_ST_ARG=4096", "CTXBENCH_ST_RING_N=8", "CTXBENCH_ST_RING_MIN_NS=2000000",

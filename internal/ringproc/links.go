@@ -6,8 +6,7 @@ import (
 	"os"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 )
 
@@ -35,7 +34,7 @@ func (l *links) open(n int) error {
 	for i := 0; i < n; i++ {
 		var err error
 		if l.ipc == kernels.RingEventfd {
-			fd, e := unix.Eventfd(0, unix.EFD_CLOEXEC)
+			fd, e := host.Eventfd()
 			if e == nil {
 				l.rd[i] = os.NewFile(uintptr(fd), "ctxbench-ring-link")
 				l.wr[i] = l.rd[i]

@@ -3,7 +3,10 @@ package schedule
 import (
 	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/host"
+	"github.com/ctxbench/ctxbench/internal/host/platform"
 	"github.com/ctxbench/ctxbench/internal/model"
 )
 
@@ -39,6 +42,29 @@ type Cell struct {
 	// Variant, in an interleaved A/B, names the side the cell's blocks
 	// measure ("A" or "B"); Options.Before sets it up before each block.
 	Variant string
+	// CoreKinds, where the platform cannot pin (an unpinned cell on
+	// macOS), is each CPU's core type on a part that has two (Apple
+	// silicon's P and E cores): where the sides were seen says on which.
+	CoreKinds map[int]host.CoreKind
+}
+
+// SeenText says on which core types each side was seen, where the cell
+// records them (CoreKinds): "side A on P cores 4 and 5, side B on E core
+// 0 (...)"; "" otherwise.
+func (c Cell) SeenText(a, b []int) string {
+	if len(c.CoreKinds) == 0 || (len(a) == 0 && len(b) == 0) {
+		return ""
+	}
+	var parts []string
+	for _, s := range []struct {
+		name string
+		cpus []int
+	}{{"A", a}, {"B", b}} {
+		if d := host.DescribeKinds(s.cpus, c.CoreKinds); d != "" {
+			parts = append(parts, "side "+s.name+" on "+d)
+		}
+	}
+	return strings.Join(parts, ", ") + " (" + host.KindsByLevelNote + ")"
 }
 
 // Key names the cell in messages, placement included.
@@ -61,7 +87,9 @@ type Skip struct {
 // placements given, each benchmark runs at its ladder placements; given
 // placements a benchmark does not support are skipped with its reason.
 // It knows no topology: a level of it is skipped (Topology.Plan places
-// them).
+// them). On a platform that cannot pin (platform.Pinning), every cell is
+// unpinned: the ladder's placements become unpinned, and any other asked
+// for is skipped with the platform's reason.
 func Plan(benches []*model.Benchmark, placements []model.Placement, cpus []int) ([]Cell, []Skip) {
 	return Topology(nil).Plan(benches, placements, cpus)
 }
@@ -73,6 +101,11 @@ func Plan(benches []*model.Benchmark, placements []model.Placement, cpus []int) 
 func (t Topology) Plan(benches []*model.Benchmark, placements []model.Placement, cpus []int) ([]Cell, []Skip) {
 	var cells []Cell
 	var skips []Skip
+	pinning, noPin := platform.This.Gives(platform.Pinning)
+	var kinds map[int]host.CoreKind
+	if !pinning {
+		kinds = host.CoreKinds()
+	}
 	for _, b := range benches {
 		if ok, why := b.Available(); !ok {
 			skips = append(skips, Skip{b.Name, "", why})
@@ -84,9 +117,20 @@ func (t Topology) Plan(benches []*model.Benchmark, placements []model.Placement,
 			if b.LadderLevels && slices.Contains(ps, model.CrossCPU) {
 				ps = append(slices.Clone(ps), t.ladder(cpus)...)
 			}
+			if !pinning {
+				ps = []model.Placement{model.Unpinned}
+			}
 		}
 		for _, p := range ps {
-			if !b.Supports(p) {
+			if !pinning && p != model.Unpinned {
+				skips = append(skips, Skip{b.Name, string(p), noPin})
+				continue
+			}
+			// Where nothing can be pinned every benchmark runs unpinned:
+			// a single context is where it is either way, and two go where
+			// the scheduler puts them (the CPUs each side was seen on say
+			// where).
+			if !b.Supports(p) && pinning {
 				skips = append(skips, Skip{b.Name, string(p), fmt.Sprintf("%s is not offered: %s", p, b.PlacementNote)})
 				continue
 			}
@@ -95,6 +139,7 @@ func (t Topology) Plan(benches []*model.Benchmark, placements []model.Placement,
 				skips = append(skips, Skip{b.Name, string(p), err.Error()})
 				continue
 			}
+			c.CoreKinds = kinds
 			cells = append(cells, c)
 		}
 	}

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -58,7 +56,7 @@ func (e ProcessExecutor) Block(ctx context.Context, c Cell, req model.Request, t
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
 	cmd.Env = workerEnv(c.Bench)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = host.DieWithParent(&syscall.SysProcAttr{Setpgid: true})
 	// Wait also waits for the worker's stdout and stderr to close; a
 	// partner in a group of its own (a container) that inherited them must
 	// not hold the block open after the worker is gone.
@@ -196,66 +194,13 @@ func reapGroup(pgid int) {
 }
 
 // ReapOrphans kills and reaps the children of this process that run this
-// binary (orphaned partners reparented to us as child subreaper). Blocks
-// run one at a time, so no such child is legitimately alive when it runs.
+// binary (orphaned partners reparented to us as child subreaper, where the
+// platform has one). Blocks run one at a time, so no such child is
+// legitimately alive when it runs.
 func ReapOrphans() {
-	self, err := os.Executable()
-	if err != nil {
-		return
-	}
-	me := os.Getpid()
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if exe, _ := os.Readlink("/proc/" + e.Name() + "/exe"); strings.TrimSuffix(exe, " (deleted)") != self {
-			// A zombie has no exe link; check its parent and name instead.
-			if !zombieOf(e.Name(), me, self) {
-				continue
-			}
-		} else if ppid(e.Name()) != me {
-			continue
-		}
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+	for _, c := range host.ChildrenOfThisBinary() {
+		_ = syscall.Kill(c.PID, syscall.SIGKILL)
 		var ws unix.WaitStatus
-		_, _ = unix.Wait4(pid, &ws, 0, nil)
+		_, _ = unix.Wait4(c.PID, &ws, 0, nil)
 	}
-}
-
-// stat returns the fields of /proc/<pid>/stat after the command name.
-func stat(pid string) []string {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return nil
-	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 {
-		return strings.Fields(s[i+1:])
-	}
-	return nil
-}
-
-func ppid(pid string) int {
-	f := stat(pid)
-	if len(f) < 2 {
-		return -1
-	}
-	p, _ := strconv.Atoi(f[1])
-	return p
-}
-
-func zombieOf(pid string, parent int, self string) bool {
-	f := stat(pid)
-	if len(f) < 2 || f[0] != "Z" {
-		return false
-	}
-	name := filepath.Base(self)
-	if len(name) > 15 { // TASK_COMM_LEN - 1
-		name = name[:15]
-	}
-	comm, _ := os.ReadFile("/proc/" + pid + "/comm")
-	p, _ := strconv.Atoi(f[1])
-	return p == parent && strings.TrimSpace(string(comm)) == name
 }

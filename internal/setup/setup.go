@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ctxbench/ctxbench/internal/host"
 )
 
 // Error is a set-up command that failed: which one, and its exit status
@@ -50,7 +52,7 @@ func Run(ctx context.Context, what, command string, timeout time.Duration) error
 	cmd := exec.Command("/bin/sh", "-c", command)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = host.DieWithParent(&syscall.SysProcAttr{Setpgid: true})
 	if err := cmd.Start(); err != nil {
 		return &Error{What: what, Command: command, Status: -1, Last: err.Error()}
 	}

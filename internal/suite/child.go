@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/container"
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/memory"
 	"github.com/ctxbench/ctxbench/internal/partner"
 	"github.com/ctxbench/ctxbench/internal/schedule"
@@ -46,6 +47,9 @@ func Child(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int
 	if !ok {
 		return 0, false
 	}
+	// Where the kernel does not end a child with its parent (macOS), the
+	// child watches its parent and ends itself.
+	host.WatchParent()
 	return f(stdin, stdout, stderr, args[1:]), true
 }
 

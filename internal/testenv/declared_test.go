@@ -15,11 +15,10 @@ import (
 	"slices"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/ctxbench/ctxbench/internal/bpf"
 	"github.com/ctxbench/ctxbench/internal/container"
 	"github.com/ctxbench/ctxbench/internal/host"
+	"github.com/ctxbench/ctxbench/internal/host/platform"
 	"github.com/ctxbench/ctxbench/internal/kernels"
 	"github.com/ctxbench/ctxbench/internal/kvm"
 	"github.com/ctxbench/ctxbench/internal/probe"
@@ -38,9 +37,8 @@ func missing(c testenv.Capability, value string) string {
 			return "not running as root"
 		}
 	case testenv.CPUs2:
-		var set unix.CPUSet
-		if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() < 2 {
-			return fmt.Sprintf("fewer than two CPUs allowed (%d, %v)", set.Count(), err)
+		if cpus, err := host.Of(0); err != nil || len(cpus) < 2 {
+			return fmt.Sprintf("fewer than two CPUs allowed (%d, %v)", len(cpus), err)
 		}
 	case testenv.Cgo:
 		if !kernels.Built {
@@ -87,6 +85,10 @@ func missing(c testenv.Capability, value string) string {
 	case testenv.AMD64, testenv.ARM64:
 		if runtime.GOARCH != string(c) {
 			return "the CPU is " + runtime.GOARCH
+		}
+	case testenv.Pinning:
+		if ok, why := platform.This.Gives(platform.Pinning); !ok {
+			return why
 		}
 	case testenv.Native:
 		if name, why := host.Emulation(""); name != "" {

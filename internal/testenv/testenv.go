@@ -43,6 +43,7 @@ const (
 	AMD64     Capability = "amd64"      // an x86-64 CPU (TSC, CPUID)
 	ARM64     Capability = "arm64"      // an arm64 CPU (CNTVCT_EL0 at CNTFRQ_EL0's rate)
 	Native    Capability = "native"     // running on its own architecture, not under a user-mode emulator (qemu-user)
+	Pinning   Capability = "pinning"    // threads run on the CPUs asked for (Linux; macOS cannot pin)
 	Postgres  Capability = "postgres"   // PostgreSQL's server binaries
 	Redis     Capability = "redis"      // redis-server
 	Chromium  Capability = "chromium"   // a Chromium to load the HTML report in
@@ -59,7 +60,7 @@ const (
 
 // All lists every capability a declaration may name, Short aside.
 func All() []Capability {
-	return []Capability{Root, CPUs2, Cgo, BTF, KVM, CgroupCPU, UserNS, Perf, UtilLinux, Go, AMD64, ARM64, Native,
+	return []Capability{Root, CPUs2, Cgo, BTF, KVM, CgroupCPU, UserNS, Perf, UtilLinux, Go, AMD64, ARM64, Native, Pinning,
 		Postgres, Redis, Chromium, Erlang, Rust, Java, Node, Python, Cpp}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/catalog"
 	"github.com/ctxbench/ctxbench/internal/container"
 	"github.com/ctxbench/ctxbench/internal/e2e"
+	"github.com/ctxbench/ctxbench/internal/host/platform"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/testenv"
 )
@@ -61,6 +62,7 @@ func ringRun(t *testing.T, args ...string) *result.Document {
 // hops counted = tasks × rounds, exactly; kernel kinds counted about one
 // switch per hop on one CPU.
 func TestRingCountsEveryKind(t *testing.T) {
+	needPinning(t)
 	testenv.SkipShort(t, "starts real rings")
 	cases := [][]string{
 		{"--kind", "goroutine"},
@@ -339,5 +341,14 @@ func waitOrKill(cmd *exec.Cmd, d time.Duration) bool {
 	case <-time.After(d):
 		cmd.Process.Kill()
 		return false
+	}
+}
+
+// needPinning skips a test that pins threads where the platform cannot
+// (macOS): it declares the capability pinning where it can.
+func needPinning(t *testing.T) {
+	t.Helper()
+	if ok, why := platform.This.Gives(platform.Pinning); !ok {
+		testenv.Skip(t, testenv.Pinning, "%s", why)
 	}
 }

@@ -20,12 +20,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ctxbench/ctxbench/internal/host"
 	"github.com/ctxbench/ctxbench/internal/workload/procs"
 	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
 )
-
-// InstallHint is the command that provides the server binaries on Debian and Ubuntu.
-const InstallHint = "apt-get install -y postgresql"
 
 // ErrMissing means the PostgreSQL server binaries were not found.
 var ErrMissing = errors.New("PostgreSQL server binaries (initdb, postgres) not found; install them with: " + InstallHint)
@@ -61,7 +59,7 @@ type Server struct {
 }
 
 // FindBinDir returns the directory holding initdb and postgres: pg_config --bindir,
-// then the newest /usr/lib/postgresql/*/bin, then PATH.
+// then the newest of the platform's versioned directories (binDirs), then PATH.
 func FindBinDir() (string, error) {
 	has := func(dir string) bool {
 		for _, b := range []string{"initdb", "postgres"} {
@@ -76,7 +74,7 @@ func FindBinDir() (string, error) {
 			return d, nil
 		}
 	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	dirs := binDirs()
 	sort.Slice(dirs, func(i, j int) bool { return majorOf(dirs[i]) > majorOf(dirs[j]) })
 	for _, d := range dirs {
 		if has(d) {
@@ -95,7 +93,8 @@ func FindBinDir() (string, error) {
 }
 
 func majorOf(binDir string) float64 {
-	v, _ := strconv.ParseFloat(filepath.Base(filepath.Dir(binDir)), 64)
+	base := filepath.Base(filepath.Dir(binDir)) // "16", or Homebrew's "postgresql@16"
+	v, _ := strconv.ParseFloat(base[strings.LastIndexByte(base, '@')+1:], 64)
 	return v
 }
 
@@ -155,7 +154,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 		"-D", data, "-A", "trust", "-U", "bench", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions")
 	initdb.Dir = dir.Path
 	initdb.Env = env
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	initdb.SysProcAttr = host.DieWithParent(&syscall.SysProcAttr{Credential: cred, Setpgid: true})
 	// On cancellation kill initdb's whole group: it runs postgres in bootstrap mode as a child.
 	initdb.Cancel = func() error { return syscall.Kill(-initdb.Process.Pid, syscall.SIGKILL) }
 	if out, err := initdb.CombinedOutput(); err != nil {

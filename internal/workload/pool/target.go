@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -94,15 +93,11 @@ func (t *target) pin(cpus []int) error {
 // event-loop thread) and the auxiliary ones (every other process or thread).
 func (t *target) counters(backends []int64) (serving, aux procs.Counters, err error) {
 	if t.kind == Redis {
-		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", t.pid))
+		tasks, err := procs.Tasks(t.pid)
 		if err != nil {
 			return serving, aux, fmt.Errorf("redis-server: %w", procs.ErrGone)
 		}
-		for _, e := range tasks {
-			tid, err := strconv.Atoi(e.Name())
-			if err != nil {
-				continue
-			}
+		for _, tid := range tasks {
 			c, err := procs.Thread(t.pid, tid)
 			if err != nil {
 				continue

@@ -1,8 +1,10 @@
-// Package procs reads per-thread scheduler counters of live processes from /proc,
-// finds a server's process tree, reads the client's own rusage, and pins
-// processes and threads to CPUs.
+// Package procs reads per-thread scheduler counters of live processes, finds a
+// server's process tree, reads the client's own rusage, and pins processes and
+// threads to CPUs. Linux's readers are procs_linux.go (/proc); macOS's,
+// procs_darwin.go, count a process as a whole (it has no per-thread counters of
+// another process).
 //
-// Method (the reason for each source is given with it):
+// Method on Linux (the reason for each source is given with it):
 //   - /proc/<pid>/task/<tid>/status voluntary_ctxt_switches / nonvoluntary_ctxt_switches
 //     count one thread's switch-outs only, so every thread of every process is summed;
 //     a thread that has exited is no longer counted, which is why callers read the
@@ -14,12 +16,7 @@
 package procs
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -71,103 +68,8 @@ func (c Counters) Sub(o Counters) Counters {
 // Switches is voluntary plus involuntary.
 func (c Counters) Switches() uint64 { return c.Voluntary + c.Involuntary }
 
-// HaveSchedstat reports whether the kernel exposes /proc/<pid>/schedstat.
-func HaveSchedstat() bool {
-	_, err := os.Stat("/proc/self/schedstat")
-	return err == nil
-}
-
-// CPUMethod names how CPU time is read, for the output's method section.
-func CPUMethod() string {
-	if HaveSchedstat() {
-		return "/proc/<pid>/task/<tid>/schedstat (ns on CPU, ns waiting on a run queue)"
-	}
-	return "/proc/<pid>/task/<tid>/stat utime+stime (10 ms ticks; no schedstat on this kernel)"
-}
-
 // ErrGone means the process exited before or while it was read.
 var ErrGone = errors.New("process gone")
-
-// Process sums the counters of every thread of pid.
-func Process(pid int) (Counters, error) {
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if err != nil {
-		return Counters{}, fmt.Errorf("pid %d: %w", pid, ErrGone)
-	}
-	var sum Counters
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
-		if err != nil {
-			continue
-		}
-		c, err := Thread(pid, tid)
-		if err != nil {
-			continue // a thread that exited between readdir and read
-		}
-		sum = sum.Add(c)
-	}
-	if sum.Threads == 0 {
-		return Counters{}, fmt.Errorf("pid %d: %w", pid, ErrGone)
-	}
-	return sum, nil
-}
-
-// Thread reads one thread's counters.
-func Thread(pid, tid int) (Counters, error) {
-	base := fmt.Sprintf("/proc/%d/task/%d/", pid, tid)
-	st, err := os.ReadFile(base + "status")
-	if err != nil {
-		return Counters{}, ErrGone
-	}
-	c := Counters{Threads: 1}
-	c.Voluntary = statusField(st, "voluntary_ctxt_switches:")
-	c.Involuntary = statusField(st, "nonvoluntary_ctxt_switches:")
-	if ss, err := os.ReadFile(base + "schedstat"); err == nil {
-		f := strings.Fields(string(ss))
-		if len(f) >= 2 {
-			c.CPUNs, _ = strconv.ParseUint(f[0], 10, 64)
-			c.RunqWaitNs, _ = strconv.ParseUint(f[1], 10, 64)
-			return c, nil
-		}
-	}
-	stat, err := os.ReadFile(base + "stat")
-	if err != nil {
-		return Counters{}, ErrGone
-	}
-	f := statFields(stat)
-	if len(f) > 14 {
-		ut, _ := strconv.ParseUint(f[13], 10, 64)
-		stt, _ := strconv.ParseUint(f[14], 10, 64)
-		c.CPUNs = (ut + stt) * 10_000_000 // USER_HZ is 100 in the Linux ABI
-	}
-	return c, nil
-}
-
-func statusField(b []byte, key string) uint64 {
-	i := bytes.Index(b, []byte("\n"+key))
-	if i < 0 {
-		return 0
-	}
-	rest := b[i+1+len(key):]
-	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
-		rest = rest[:j]
-	}
-	v, _ := strconv.ParseUint(strings.TrimSpace(string(rest)), 10, 64)
-	return v
-}
-
-// statFields splits /proc/<pid>/stat into fields, field 0 being the pid and field 1
-// the command (which may itself contain spaces and parentheses).
-func statFields(b []byte) []string {
-	s := string(b)
-	open := strings.IndexByte(s, '(')
-	closeP := strings.LastIndexByte(s, ')')
-	if open < 0 || closeP < open {
-		return nil
-	}
-	out := []string{strings.TrimSpace(s[:open]), s[open+1 : closeP]}
-	return append(out, strings.Fields(s[closeP+1:])...)
-}
 
 // Stat is the part of /proc/<pid>/stat this package uses.
 type Stat struct {
@@ -179,23 +81,6 @@ type Stat struct {
 	StartTicks uint64
 }
 
-// ReadStat parses /proc/<pid>/stat.
-func ReadStat(pid int) (Stat, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return Stat{}, ErrGone
-	}
-	f := statFields(b)
-	if len(f) < 22 {
-		return Stat{}, fmt.Errorf("pid %d: short stat", pid)
-	}
-	st := Stat{Pid: pid, Comm: f[1], State: f[2]}
-	st.PPid, _ = strconv.Atoi(f[3])
-	st.Pgrp, _ = strconv.Atoi(f[4])
-	st.StartTicks, _ = strconv.ParseUint(f[21], 10, 64)
-	return st, nil
-}
-
 // Alive reports whether pid exists, is not a zombie and (when startTicks != 0) is the
 // same process that was recorded.
 func Alive(pid int, startTicks uint64) bool {
@@ -204,25 +89,6 @@ func Alive(pid int, startTicks uint64) bool {
 		return false
 	}
 	return startTicks == 0 || st.StartTicks == startTicks
-}
-
-// all lists every process on the system (each pid once).
-func all() []Stat {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var out []Stat
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if st, err := ReadStat(pid); err == nil {
-			out = append(out, st)
-		}
-	}
-	return out
 }
 
 // Children lists the live (non-zombie) child processes of ppid. The kernel's

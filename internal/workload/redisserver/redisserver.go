@@ -20,9 +20,6 @@ import (
 	"github.com/ctxbench/ctxbench/internal/workload/serverdir"
 )
 
-// InstallHint is the command that provides redis-server on Debian and Ubuntu.
-const InstallHint = "apt-get install -y redis-server"
-
 // ErrMissing means redis-server was not found.
 var ErrMissing = errors.New("redis-server not found; install it with: " + InstallHint)
 

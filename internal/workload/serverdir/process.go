@@ -59,7 +59,7 @@ func (p *Process) Start(cmd *exec.Cmd, cpus []int, logName string, perm os.FileM
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	cmd.SysProcAttr = host.DieWithParent(cmd.SysProcAttr)
 	if err := host.StartPinned(cmd, cpus); err != nil {
 		return fmt.Errorf("start %s: %w", p.name, err)
 	}

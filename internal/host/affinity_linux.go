@@ -1,13 +1,17 @@
-// affinity.go: starting child processes inside a CPU placement. One copy of
-// the delicate part — narrowing and restoring the affinity of the OS thread
-// that forks — shared by the scheduler, the probes and the pool's servers.
+// affinity_linux.go: starting child processes inside a CPU placement. One
+// copy of the delicate part — narrowing and restoring the affinity of the
+// OS thread that forks — shared by the scheduler, the probes and the pool's
+// servers; and pinning a thread or every thread of a process.
 
 package host
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -79,4 +83,32 @@ func Of(tid int) ([]int, error) {
 		return nil, fmt.Errorf("sched_getaffinity: %w", err)
 	}
 	return List(s), nil
+}
+
+// PinThread pins the calling OS thread to cpus (the caller has locked its
+// goroutine to the thread).
+func PinThread(cpus []int) error {
+	set := Set(cpus)
+	return unix.SchedSetaffinity(0, &set)
+}
+
+// PinProcess sets the affinity of every thread of pid; threads and
+// processes it creates later inherit the mask from their creator. A pid
+// that is gone is os.ErrNotExist.
+func PinProcess(pid int, cpus []int) error {
+	set := Set(cpus)
+	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		return fmt.Errorf("pin pid %d: %w", pid, os.ErrNotExist)
+	}
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		if err := unix.SchedSetaffinity(tid, &set); err != nil && !errors.Is(err, unix.ESRCH) {
+			return fmt.Errorf("pin pid %d tid %d to CPUs %v: %w", pid, tid, cpus, err)
+		}
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-//go:build cgo && linux
+//go:build cgo
 
 package kernels
 
@@ -10,10 +10,7 @@ import "C"
 
 import (
 	"errors"
-	"runtime"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // cBlock is a cb_block with its per-sample buffers in C memory (cgo forbids
@@ -90,27 +87,24 @@ func counts(c *C.cb_counts) Counts {
 	}
 }
 
-// onThread runs f on an OS thread of its own: the C kernels pin the calling
-// thread. The thread's affinity is restored before it is unlocked; it must
-// not be destroyed (as the runtime does to a thread whose goroutine exits
-// locked), because a partner process started from it would receive its
-// Pdeathsig. Only if the affinity cannot be restored does it die.
-func onThread[T any](f func() (T, error)) (T, error) {
-	type ret struct {
-		v   T
-		err error
+// callKernel prepares a cb_block from blk (which must give ops per sample),
+// has kernel call the C function of k on it (or say that k has none), and
+// returns what the C function measured, or its one-line reason for failing.
+func callKernel(k Kernel, blk Block, kernel func(b *C.cb_block) (C.int, error)) (Output, error) {
+	if blk.Iters == 0 {
+		return Output{}, errBlock(k)
 	}
-	ch := make(chan ret, 1)
-	go func() {
-		runtime.LockOSThread()
-		var old unix.CPUSet
-		saved := unix.SchedGetaffinity(0, &old) == nil
-		v, err := f()
-		if saved && unix.SchedSetaffinity(0, &old) == nil {
-			runtime.UnlockOSThread()
-		}
-		ch <- ret{v, err}
-	}()
-	r := <-ch
-	return r.v, r.err
+	c, err := newCBlock(string(k), blk, 0)
+	if err != nil {
+		return Output{}, err
+	}
+	defer c.free()
+	rc, err := kernel(&c.b)
+	if err != nil {
+		return Output{}, err
+	}
+	if rc != 0 {
+		return Output{}, c.err()
+	}
+	return c.output(), nil
 }
