@@ -198,16 +198,18 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		hooks.Started(cmd.Process.Pid)
 	}
 	p := &Process{cmd: cmd, ctl: bufio.NewReader(out), ctlFile: out, stdin: stdin, exited: make(chan struct{}), st: s.SingleThreaded != ""}
+	// Reaped from the start, so that Kill (which waits for exited) can end it
+	// from here on.
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
 	if !p.st { // a single-threaded side reads its request from its environment
 		if _, err := stdin.Write(append(in, '\n')); err != nil {
 			p.Kill()
 			return nil, fmt.Errorf("sending the partner its request: %w", err)
 		}
 	}
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.exited)
-	}()
 	ready := p.readReady()
 	select {
 	case err := <-ready:
