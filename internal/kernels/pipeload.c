@@ -1,3 +1,5 @@
+//go:build linux
+
 /*
  * pipeload.c: the known workload of ctxbench attach: a program that makes a
  * stated number of pipe hops per second on one CPU and does counted work in
