@@ -70,7 +70,7 @@ scripts/darwin.sh
 # committed (internal/bpf/gen.go): regenerated here, each must be what is
 # committed, byte for byte.
 bpfdir=$(mktemp -d /tmp/ctxbench-bpf.XXXXXX)
-cp internal/bpf/hop_*_bpfel.* "$bpfdir"/
+cp internal/bpf/hop_*_bpfel.* internal/bpf/attach_*_bpfel.* "$bpfdir"/
 go generate ./internal/bpf
 for f in "$bpfdir"/*; do
 	if ! cmp -s "$f" "internal/bpf/${f##*/}"; then

@@ -10,6 +10,9 @@ package bpf
 //
 //	go generate ./internal/bpf
 //
+// The in-place programs of ctxbench attach (c/attach.bpf.c) are generated
+// the same way, for both targets (attach_x86_bpfel.*, attach_arm64_bpfel.*).
+//
 // scripts/test.sh regenerates them and fails where one differs from what
 // is committed.
 //
@@ -17,3 +20,4 @@ package bpf
 // mirrors enum kind by name (TestKindsMatchObject checks it).
 
 //go:generate go tool bpf2go -cc clang -tags linux -target amd64,arm64 -type cell -type cpu_state -type kvm_reason -type kind -type counter -type cap_rec -type cap_counter hop c/hop.bpf.c -- -I/usr/include/x86_64-linux-gnu -I/usr/include/aarch64-linux-gnu -Wall -Werror
+//go:generate go tool bpf2go -cc clang -tags linux -target amd64,arm64 -type agg -type cpu_state -type task -type preempter -type preempter_key attach c/attach.bpf.c -- -I/usr/include/x86_64-linux-gnu -I/usr/include/aarch64-linux-gnu -Wall -Werror

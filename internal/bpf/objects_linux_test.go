@@ -64,3 +64,35 @@ func TestObjectsOfBothArchitectures(t *testing.T) {
 		}
 	}
 }
+
+// Both in-place objects (ctxbench attach), read on any machine: each holds
+// exactly the programs of the in-place probes its architecture attaches
+// (arm64's no FPU restore: x86-64's only), and every probe left out says
+// why.
+func TestInPlaceObjectsOfBothArchitectures(t *testing.T) {
+	for arch, file := range map[string]string{"amd64": "attach_x86_bpfel.o", "arm64": "attach_arm64_bpfel.o"} {
+		spec, err := ebpf.LoadCollectionSpec(file)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		var inObject, inTable []string
+		for name := range spec.Programs {
+			inObject = append(inObject, name)
+		}
+		for _, p := range inPlaceProbes {
+			if p.absentOn(arch) == "" {
+				inTable = append(inTable, p.program)
+			} else if p.why == "" {
+				t.Errorf("%s: %s is absent on %s with no reason", file, p.tracepoint, arch)
+			}
+		}
+		slices.Sort(inObject)
+		slices.Sort(inTable)
+		if !slices.Equal(inObject, inTable) {
+			t.Errorf("%s: programs %v, the in-place probes attach %v", file, inObject, inTable)
+		}
+		if len(inTable) < len(inPlaceProbes)-1 {
+			t.Errorf("%s: %d of %d in-place probes on %s", file, len(inTable), len(inPlaceProbes), arch)
+		}
+	}
+}

@@ -204,7 +204,7 @@ results to a JSON file whose name it prints.`,
 	root.AddCommand(newRun(stdout, stderr), newList(stdout), newEnv(stdout), newAB(stdout, stderr),
 		newSpawnCmd(stdout, stderr), newMemoryCmd(stdout, stderr), newRingCmd(stdout, stderr), newLoadCmd(stdout, stderr), newPool(stdout, stderr),
 		newReplicate(stdout, stderr), newReportCmd(stdout, stderr), newCompareCmd(stdout, stderr), newPrepareCmd(stdout, stderr),
-		newAA(stdout, stderr), newExplain(stdout, stderr), newHistoryCmd(ctx, stdout, stderr))
+		newAA(stdout, stderr), newExplain(stdout, stderr), newAttach(stdout, stderr), newHistoryCmd(ctx, stdout, stderr))
 	usageArgs(root)
 	return root
 }

@@ -452,7 +452,12 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 		"history":   {[]string{"--store", filepath.Join(dir, "h.db")}, nil}, // never the user's store
 		"ab":        {[]string{"--setup-a", "true", "--setup-b", "true"}, stop},
 		"load":      {nil, stop},
+		"attach":    {[]string{"--all"}, stop},
 	}
+	// Flags that take the place of a command's base (attach's targets and
+	// --check, which no other target goes beside).
+	ownBase := map[string][]string{"attach pid": {}, "attach cgroup": {}, "attach all": {}, "attach check": {},
+		"attach check-rate": {"--check"}, "attach check-rounds": {"--check"}, "attach cpus": {"--check"}}
 	// A valid value per flag ("command flag" first, then "flag"); a bool
 	// flag takes none. A new flag without one fails here until it has one.
 	values := map[string][]string{
@@ -471,6 +476,8 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 		"setup-a": {"true"}, "setup-b": {"true"}, "cleanup": {"true"}, "setup-timeout": {"5s"},
 		"utilization": {"50"}, "rate": {"1000"}, "load contexts": {"4"}, "work": {"20us"}, "arrivals": {"poisson"},
 		"block": {"1s"}, "probe": {"300ms"}, "capture-above": {"p99"},
+		"attach pid": {strconv.Itoa(os.Getpid())}, "attach cgroup": {"/"}, "attach window": {"1s"}, "attach rate-limit": {"1000"},
+		"attach pool": {a}, "check-rate": {"20000"}, "check-rounds": {"2"},
 	}
 	// Commands that must not run here (prepare builds every probe): their
 	// flags are checked by parsing alone, which is where a flag of theirs
@@ -495,6 +502,9 @@ func TestHelpListsOnlyAcceptedFlags(t *testing.T) {
 			}
 			t.Run(strings.TrimSpace(name+" --"+flag), func(t *testing.T) {
 				args := append(append([]string{}, path...), spec.base...)
+				if b, ok := ownBase[name+" "+flag]; ok {
+					args = append(append([]string{}, path...), b...)
+				}
 				args = append(args, "--"+flag)
 				f := c.Flags().Lookup(flag)
 				if f == nil {

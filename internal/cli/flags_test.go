@@ -107,6 +107,12 @@ func TestEveryFlagRefusesBadValues(t *testing.T) {
 		"compare": {{"--alpha", "0"}, {"--alpha", "-0.1"}, {"--fail-on-regression", "-5"}, {"--fail-on-regression", "x"}, {"--format", "xml"}},
 		"list":    {{"--json=maybe"}, {"extra"}, {"--color", "auto,never"}},
 		"env":     {{"--json=maybe"}, {"extra"}, {"--color", "on"}},
+		"attach": {{"--pid", "x"}, {"--pid", "0"}, {"--pid", "-3"}, {"--pid", "999999999"}, {"--cgroup", "ctxbench-no-such-cgroup"},
+			{"--duration", "0s", "--all"}, {"--duration", "-1s", "--all"}, {"--duration", "x", "--all"}, {"--window", "0s", "--all"},
+			{"--probes", "heavy", "--all"}, {"--rate-limit", "-1", "--all"}, {"--pool", "/no/such/pools.json", "--all"},
+			{"--check-rate", "0", "--check"}, {"--check-rounds", "1", "--check"}, {"--check-rate", "5000", "--all"},
+			{"--export-json", "/no/such/dir/x.json", "--all"}, {"--all", "--pid", "1"}, {"--check", "--all"},
+			{"--lock-timeout", "0s", "--all"}},
 	}
 	base := map[string][]string{
 		"measure": {"run", "thread/pipe", "--dry-run"},
@@ -124,6 +130,7 @@ func TestEveryFlagRefusesBadValues(t *testing.T) {
 		"compare":   {"compare", "a.json", "b.json"},
 		"list":      {"list"},
 		"env":       {"env"},
+		"attach":    {"attach"},
 	}
 	for cmd, cases := range bad {
 		for _, c := range cases {

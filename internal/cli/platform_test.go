@@ -59,3 +59,22 @@ func TestPinningRefusedAsDarwin(t *testing.T) {
 		}
 	}
 }
+
+// attach asked of a build without BPF (macOS) is refused in one line with
+// the platform's reason, before a target is looked for.
+func TestAttachRefusedAsDarwin(t *testing.T) {
+	saved := platform.This
+	platform.This = platform.Darwin
+	defer func() { platform.This = saved }()
+	_, why := platform.Darwin.Gives(platform.BPF)
+	for _, args := range [][]string{
+		{"attach", "--pid", "1", "--duration", "1s"},
+		{"attach", "--all", "--duration", "1s"},
+		{"attach", "--cgroup", "/", "--duration", "1s"},
+	} {
+		status, _, errOut := run(t, args...)
+		if status != ExitUsage || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, why) {
+			t.Errorf("%v: status %d, stderr %q", args, status, errOut)
+		}
+	}
+}

@@ -84,6 +84,9 @@ type Comparison struct {
 	// Phases compares, phase by phase on the kernel's clock, the rows
 	// that ctxbench explain split in the base and in another file.
 	Phases []PhaseChange
+	// Attach compares the targets of two attaches (ctxbench attach),
+	// figure by figure over their windows.
+	Attach []AttachChange
 }
 
 // Table is one kind of figure: the switch ladder, rings, creation.
@@ -201,6 +204,7 @@ func Compare(inputs []Input, o Options) (*Comparison, error) {
 		}
 	}
 	c.Phases = phaseChanges(inputs, o)
+	c.Attach = attachChanges(inputs, o.Alpha)
 	c.Shared, c.EnvDiffs = envDiff(inputs)
 	c.Synthetic = dryRuns(inputs)
 	c.Hints = hints(c, o)

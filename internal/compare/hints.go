@@ -45,7 +45,7 @@ func hints(c *Comparison, o Options) []string {
 	if n := c.Tests(); n >= 10 {
 		h = append(h, fmt.Sprintf("%d tests at α=%s: about %s of them can show as significant by chance alone; do not re-run until a row turns significant", n, units.Digits(c.Alpha, -1), units.Fixed(float64(n)*c.Alpha, 1)))
 	}
-	if len(c.Inputs) > 1 && c.Tests() == 0 {
+	if len(c.Inputs) > 1 && c.Tests() == 0 && len(c.Attach) == 0 {
 		msg := "no benchmark appears in the base and another file, so nothing was compared"
 		if !o.IgnorePlacement && sameNames(c) {
 			msg += "; the names match but the placements differ: --ignore-placement compares them by name"

@@ -21,8 +21,21 @@ import (
 // (after its ready handshake): before that it is still entering.
 func Verify(pid int, spec Spec, cg *Cgroup) Verification {
 	v := Verification{Pid: pid, NamespacesOK: true, CgroupOK: true, SeccompOK: true, CapsOK: true}
-	bad := func(format string, a ...any) { v.Problems = append(v.Problems, fmt.Sprintf(format, a...)) }
+	v.checkNamespaces(pid, spec)
+	v.checkCgroup(pid, spec, cg)
+	v.checkStatus(pid, spec)
+	v.OK = v.NamespacesOK && v.CgroupOK && v.SeccompOK && v.CapsOK
+	return v
+}
 
+// bad records a problem Verify found.
+func (v *Verification) bad(format string, a ...any) {
+	v.Problems = append(v.Problems, fmt.Sprintf(format, a...))
+}
+
+// checkNamespaces compares each of pid's namespaces with ours: its own
+// where spec wants one, ours elsewhere.
+func (v *Verification) checkNamespaces(pid int, spec Spec) {
 	for _, n := range nsTable {
 		ours, err1 := os.Readlink("/proc/self/ns/" + n.name)
 		theirs, err2 := os.Readlink(fmt.Sprintf("/proc/%d/ns/%s", pid, n.name))
@@ -30,7 +43,7 @@ func Verify(pid int, spec Spec, cg *Cgroup) Verification {
 		if err1 != nil || err2 != nil {
 			if c.Wanted {
 				v.NamespacesOK = false
-				bad("cannot read %s namespace of pid %d", n.name, pid)
+				v.bad("cannot read %s namespace of pid %d", n.name, pid)
 			}
 			v.Namespaces = append(v.Namespaces, c)
 			continue
@@ -39,14 +52,19 @@ func Verify(pid int, spec Spec, cg *Cgroup) Verification {
 		if c.Own != c.Wanted {
 			v.NamespacesOK = false
 			if c.Wanted {
-				bad("%s namespace not entered", n.name)
+				v.bad("%s namespace not entered", n.name)
 			} else {
-				bad("unexpected own %s namespace", n.name)
+				v.bad("unexpected own %s namespace", n.name)
 			}
 		}
 		v.Namespaces = append(v.Namespaces, c)
 	}
+}
 
+// checkCgroup checks pid's cgroup in cg's hierarchy (the cpu one when cg
+// is nil): cg itself, or ours when cg is nil; and, when spec wants a
+// cgroup namespace, that the namespace is rooted at that cgroup.
+func (v *Verification) checkCgroup(pid int, spec Spec, cg *Cgroup) {
 	h := Hierarchy{}
 	if cg != nil {
 		h = cg.H
@@ -54,73 +72,77 @@ func Verify(pid int, spec Spec, cg *Cgroup) Verification {
 	} else if hh, err := CPUHierarchy(); err == nil {
 		h = hh
 	}
-	if h.Mount != "" {
-		v.CgroupVersion = h.Version
-		got, err := PathOf(h, pid, 0)
-		if err != nil {
+	if h.Mount == "" {
+		if spec.CgroupDepth > 0 {
 			v.CgroupOK = false
-			bad("cannot read cgroup of pid %d: %v", pid, err)
-		} else {
-			v.CgroupPath = got
-			v.CgroupDepth = depthOf(got)
-			if cg != nil && got != cg.Rel {
-				v.CgroupOK = false
-				bad("in cgroup %s, want %s", got, cg.Rel)
-			}
-			if cg == nil {
-				if ours, err := PathOf(h, os.Getpid(), 0); err == nil && ours != got {
-					v.CgroupOK = false
-					bad("in cgroup %s, ours is %s", got, ours)
-				}
-			}
+			v.bad("no cpu cgroup hierarchy to check")
 		}
-		if spec.CgroupNS && cg != nil {
-			view, err := cgroupNSView(h, pid)
-			if err != nil {
-				bad("cannot read the cgroup namespace view of pid %d: %v", pid, err)
-				v.CgroupOK = false
-			} else {
-				v.CgroupNSView = view
-				if view != "/" {
-					bad("cgroup namespace not rooted at the child's cgroup (it sees %s)", view)
-					v.CgroupOK = false
-				}
-			}
-		}
-	} else if spec.CgroupDepth > 0 {
-		v.CgroupOK = false
-		bad("no cpu cgroup hierarchy to check")
+		return
 	}
+	v.CgroupVersion = h.Version
+	got, err := PathOf(h, pid, 0)
+	if err != nil {
+		v.CgroupOK = false
+		v.bad("cannot read cgroup of pid %d: %v", pid, err)
+	} else {
+		v.CgroupPath = got
+		v.CgroupDepth = depthOf(got)
+		if cg != nil && got != cg.Rel {
+			v.CgroupOK = false
+			v.bad("in cgroup %s, want %s", got, cg.Rel)
+		}
+		if cg == nil {
+			if ours, err := PathOf(h, os.Getpid(), 0); err == nil && ours != got {
+				v.CgroupOK = false
+				v.bad("in cgroup %s, ours is %s", got, ours)
+			}
+		}
+	}
+	if spec.CgroupNS && cg != nil {
+		view, err := cgroupNSView(h, pid)
+		if err != nil {
+			v.bad("cannot read the cgroup namespace view of pid %d: %v", pid, err)
+			v.CgroupOK = false
+		} else {
+			v.CgroupNSView = view
+			if view != "/" {
+				v.bad("cgroup namespace not rooted at the child's cgroup (it sees %s)", view)
+				v.CgroupOK = false
+			}
+		}
+	}
+}
 
+// checkStatus reads pid's seccomp mode, no_new_privs and effective
+// capabilities from /proc/<pid>/status, and checks them against spec.
+func (v *Verification) checkStatus(pid int, spec Spec) {
 	st, err := readStatus(pid)
 	if err != nil {
-		bad("cannot read /proc/%d/status: %v", pid, err)
+		v.bad("cannot read /proc/%d/status: %v", pid, err)
 		v.SeccompOK, v.CapsOK = false, false
-	} else {
-		v.SeccompMode, _ = strconv.Atoi(st["Seccomp"])
-		v.SeccompFilters, _ = strconv.Atoi(st["Seccomp_filters"])
-		v.NoNewPrivs = st["NoNewPrivs"] == "1"
-		v.CapEff = st["CapEff"]
-		want := 0
-		if spec.Seccomp != SeccompNone {
-			want = 2
-		}
-		if v.SeccompMode != want || (want == 2 && !v.NoNewPrivs) {
-			v.SeccompOK = false
-			bad("seccomp mode %d (no_new_privs %v), want %d", v.SeccompMode, v.NoNewPrivs, want)
-		}
-		eff, err := parseHex(v.CapEff)
-		switch {
-		case err != nil:
-			v.CapsOK = false
-			bad("cannot parse CapEff %q", v.CapEff)
-		case spec.DropCaps && eff&^DefaultCapMask() != 0:
-			v.CapsOK = false
-			bad("CapEff %s holds capabilities beyond the default set %016x", v.CapEff, DefaultCapMask())
-		}
+		return
 	}
-	v.OK = v.NamespacesOK && v.CgroupOK && v.SeccompOK && v.CapsOK
-	return v
+	v.SeccompMode, _ = strconv.Atoi(st["Seccomp"])
+	v.SeccompFilters, _ = strconv.Atoi(st["Seccomp_filters"])
+	v.NoNewPrivs = st["NoNewPrivs"] == "1"
+	v.CapEff = st["CapEff"]
+	want := 0
+	if spec.Seccomp != SeccompNone {
+		want = 2
+	}
+	if v.SeccompMode != want || (want == 2 && !v.NoNewPrivs) {
+		v.SeccompOK = false
+		v.bad("seccomp mode %d (no_new_privs %v), want %d", v.SeccompMode, v.NoNewPrivs, want)
+	}
+	eff, err := parseHex(v.CapEff)
+	switch {
+	case err != nil:
+		v.CapsOK = false
+		v.bad("cannot parse CapEff %q", v.CapEff)
+	case spec.DropCaps && eff&^DefaultCapMask() != 0:
+		v.CapsOK = false
+		v.bad("CapEff %s holds capabilities beyond the default set %016x", v.CapEff, DefaultCapMask())
+	}
 }
 
 func depthOf(rel string) int {

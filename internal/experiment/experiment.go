@@ -48,6 +48,20 @@ type Env struct {
 	// and says what change between this run and another the history lets
 	// compare resolve; nil without a history.
 	Promise func(cells [][2]string)
+	// Recorded, when the machine's history is open, is the latest figure
+	// the history holds of a cell on this machine, of any build (what
+	// ctxbench attach sets a target's switches beside); nil without a
+	// history.
+	Recorded func(name, placement string) (RecordedFigure, bool)
+}
+
+// RecordedFigure is a cell's latest figure in the machine's history.
+type RecordedFigure struct {
+	// MedianNS is its median one-way ns; Sittings how many sittings of the
+	// machine recorded the cell; At when the latest ran (RFC 3339, UTC).
+	MedianNS float64
+	Sittings int
+	At       string
 }
 
 // Topology is the levels of the CPU topology the environment recorded, as
@@ -73,6 +87,7 @@ type Part struct {
 	Pools        *result.Pools
 	Replications []result.Replication
 	AA           *result.AA
+	Attach       *result.Attach
 	Failures     []result.Failure
 	Skipped      []result.Failure
 	Warnings     []result.Warning
@@ -91,6 +106,9 @@ func (p *Part) Add(o Part) {
 	p.Replications = append(p.Replications, o.Replications...)
 	if o.AA != nil {
 		p.AA = o.AA
+	}
+	if o.Attach != nil {
+		p.Attach = o.Attach
 	}
 	p.Failures = append(p.Failures, o.Failures...)
 	p.Skipped = append(p.Skipped, o.Skipped...)

@@ -65,6 +65,8 @@ func noteCPU(mask *uint64) {
 // is expected, and the count shows what the runtime did), except for
 // GoLockedChan: there each side is locked to its thread, so A and B carry
 // their own thread's switches and Output.Process the whole process's.
+//
+// Kept whole, over 100 lines: each kernel's timed loop stays in one piece with its partner, as perf bench's kernels are.
 func RunGo(k Kernel, blk Block) (Output, error) {
 	if blk.Samples <= 0 || blk.Iters == 0 || blk.Warmup < 0 {
 		return Output{}, errBlock(k)

@@ -64,20 +64,9 @@ func RingGo(blk Block, cfg RingConfig) (out RingOutput, err error) {
 	}
 	out.A.PerfSwitches, out.A.PerfMigrations, out.A.PerfInstructions, out.A.PerfCycles = -1, -1, -1, -1
 	out.B.PerfSwitches, out.B.PerfMigrations, out.B.PerfInstructions, out.B.PerfCycles = -1, -1, -1, -1
-	words := int(cfg.WorkingSet / 8)
-	chans := make([]chan uint64, n)
-	sets := make([][]uint64, n)
+	chans, sets := ringLinks(n, int(cfg.WorkingSet/8))
 	passes := make([]uint64, n)
 	sums := make([]uint64, n)
-	for i := range chans {
-		chans[i] = make(chan uint64, 1)
-		if words > 0 {
-			sets[i] = make([]uint64, words)
-			for j := range sets[i] {
-				sets[i][j] = 1 // every page written once, as ring.c does
-			}
-		}
-	}
 	var wg sync.WaitGroup
 	wg.Add(n - 1)
 	for i := 1; i < n; i++ {
@@ -136,18 +125,7 @@ func RingGo(blk Block, cfg RingConfig) (out RingOutput, err error) {
 	first <- ringStop | tok
 	back := <-last
 	wg.Wait()
-	out.MinPasses = ^uint64(0)
-	if n == 1 {
-		out.MinPasses = 0
-	}
-	for i := 1; i < n; i++ {
-		out.Passes += passes[i]
-		out.MinPasses = min(out.MinPasses, passes[i])
-		out.MaxPasses = max(out.MaxPasses, passes[i])
-		acc += sums[i]
-	}
-	out.B.Ops = out.Passes
-	out.Started = n - 1
+	acc += tallyPasses(&out, passes, sums)
 	if back != ringStop|tok {
 		return out, fmt.Errorf("ring head: stop token came back as %x, sent %x", back, ringStop|tok)
 	}
@@ -161,6 +139,46 @@ func RingGo(blk Block, cfg RingConfig) (out RingOutput, err error) {
 	ringSink += acc
 	runtime.KeepAlive(sets)
 	return out, nil
+}
+
+// ringLinks makes the ring before it runs: n channels (member i receives
+// on i-1 and sends on i, the head on n-1 and 0) and each member's working
+// set of words, every page written once, as ring.c does, so that the
+// timed rounds find it mapped.
+func ringLinks(n, words int) (chans []chan uint64, sets [][]uint64) {
+	chans = make([]chan uint64, n)
+	sets = make([][]uint64, n)
+	for i := range chans {
+		chans[i] = make(chan uint64, 1)
+		if words > 0 {
+			sets[i] = make([]uint64, words)
+			for j := range sets[i] {
+				sets[i][j] = 1 // every page written once, as ring.c does
+			}
+		}
+	}
+	return chans, sets
+}
+
+// tallyPasses collects, once the ring has stopped, what its members
+// counted: their passes into out (the sum, the fewest and the most, the
+// members started) and the sum of their working sets' sums, returned to
+// keep the touching alive. passes[0] and sums[0] are the head's and unused.
+func tallyPasses(out *RingOutput, passes, sums []uint64) (acc uint64) {
+	n := len(passes)
+	out.MinPasses = ^uint64(0)
+	if n == 1 {
+		out.MinPasses = 0
+	}
+	for i := 1; i < n; i++ {
+		out.Passes += passes[i]
+		out.MinPasses = min(out.MinPasses, passes[i])
+		out.MaxPasses = max(out.MaxPasses, passes[i])
+		acc += sums[i]
+	}
+	out.B.Ops = out.Passes
+	out.Started = n - 1
+	return acc
 }
 
 // calibrateRounds finds the rounds per sample, as ring.c does: one round

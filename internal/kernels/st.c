@@ -16,7 +16,9 @@
  * Roles (CTXBENCH_ST): the two sides of the process pipe and futex
  * ping-pongs (pipe-a, pipe-b, futex-a, futex-b), a process ring's head
  * (ring-head, which times) and members (ring-member), and a context of the
- * load kernel (load-ctx: the region's memfd is fd 3, its index the arg). The rest of the
+ * load kernel (load-ctx: the region's memfd is fd 3, its index the arg), and
+ * the known workload of ctxbench attach (pipe-load: its region is fd 3; its
+ * second thread starts after the go). The rest of the
  * request is in CTXBENCH_ST_* variables (internal/partner writes them), the
  * descriptors are 3, 4, ... in order.
  *
@@ -38,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <linux/filter.h>
@@ -57,6 +60,22 @@ static int st_ring_head(cb_block *b) { return cb_ring_head(b, &st_ring); }
 
 /* A context of the load kernel: fd 3 is the region, arg its index. */
 static int st_load_ctx(cb_block *b) { return cb_load_st(b->fd[0], (int32_t)b->arg, b->cpu_b, b->err, sizeof b->err); }
+
+int cb_pipeload_st(int fd, char *err, int errlen);
+
+/* The known workload of ctxbench attach (pipeload.c): fd 3 is its region.
+ * Its second thread starts after "go"; its counts are the whole process's. */
+static int st_pipe_load(cb_block *b)
+{
+	int rc = cb_pipeload_st(b->fd[0], b->err, sizeof b->err);
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		b->b.nvcsw = ru.ru_nvcsw;
+		b->b.nivcsw = ru.ru_nivcsw;
+	}
+	b->b.perf_cs = b->b.perf_migrations = b->b.perf_instructions = b->b.perf_cycles = -1;
+	return rc;
+}
 
 static long long st_env(const char *name, long long def)
 {
@@ -131,6 +150,7 @@ __attribute__((constructor)) static void cb_st_main(void)
 	else if (!strcmp(role, "ring-head")) run = st_ring_head, side_a = 1;
 	else if (!strcmp(role, "ring-member")) run = cb_ring_member;
 	else if (!strcmp(role, "load-ctx")) run = st_load_ctx;
+	else if (!strcmp(role, "pipe-load")) run = st_pipe_load;
 	char line[256];
 	if (!run) {
 		snprintf(line, sizeof line, "error unknown single-threaded side %s\n", role);

@@ -43,6 +43,8 @@ var rules = []rule{
 		why: "host plumbing is below everything that uses it"},
 	{roots: []string{"internal/phase"}, strict: true, may: []string{"internal/model"},
 		why: "the phase models and the captured hops' analysis read what the tracer recorded: no loader, no kernel (TestPhaseNeedsNoKernel checks its other imports)"},
+	{roots: []string{"internal/inplace"}, strict: true, may: []string{"internal/phase", "internal/model", "internal/result", "internal/stats"},
+		why: "attach's aggregation turns what the in-place programs read into the document: no loader, no kernel"},
 	{roots: []string{"internal/schedule"}, strict: true, may: []string{"internal/model", "internal/host"},
 		why: "the scheduler knows no mechanism, no catalog and no document: it runs blocks the experiments plan"},
 	{roots: []string{"internal/render/..."}, strict: true,
@@ -202,40 +204,43 @@ func TestNoLayerReachesAbove(t *testing.T) {
 	}
 }
 
-// TestPhaseNeedsNoKernel lists everything internal/phase and its tests
-// reach, any module's, here and on a platform with no BPF at all
-// (darwin/arm64 without cgo): nothing that loads BPF — no cilium/ebpf, no
-// internal/bpf — so the phase models and the capture analysis can be read,
-// tested and built anywhere.
+// TestPhaseNeedsNoKernel lists everything internal/phase and
+// internal/inplace (attach's aggregation of what the in-place programs
+// read) and their tests reach, any module's, here and on a platform with
+// no BPF at all (darwin/arm64 without cgo): nothing that loads BPF — no
+// cilium/ebpf, no internal/bpf — so the phase models, the capture analysis
+// and attach's figures can be read, tested and built anywhere.
 func TestPhaseNeedsNoKernel(t *testing.T) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		testenv.Skip(t, testenv.Go, "the go command is not on PATH: the import graph cannot be listed (depguard in .golangci.yml still checks direct imports)")
 	}
-	for _, env := range [][]string{nil, {"GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=0"}} {
-		where := "on this platform"
-		if env != nil {
-			where = "with " + strings.Join(env, " ")
-		}
-		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(gobin, "list", "-deps", "-test", module+"internal/phase")
-		cmd.Env = append(os.Environ(), env...)
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("go list -deps -test internal/phase %s: %v\n%s", where, err, stderr.String())
-		}
-		deps := strings.Fields(stdout.String())
-		if !slices.Contains(deps, module+"internal/model") {
-			t.Fatalf("%s, internal/phase's dependencies lack internal/model: the listing is not the package's (%d lines)", where, len(deps))
-		}
-		var bad []string
-		for _, d := range deps {
-			if under(d, "github.com/cilium/ebpf") || under(d, module+"internal/bpf") {
-				bad = append(bad, d)
+	for _, pkg := range []string{"internal/phase", "internal/inplace"} {
+		for _, env := range [][]string{nil, {"GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=0"}} {
+			where := "on this platform"
+			if env != nil {
+				where = "with " + strings.Join(env, " ")
 			}
-		}
-		if len(bad) > 0 {
-			t.Errorf("%s, internal/phase or its tests reach %s: it must load no BPF (that is internal/bpf's)", where, strings.Join(bad, ", "))
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(gobin, "list", "-deps", "-test", module+pkg)
+			cmd.Env = append(os.Environ(), env...)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("go list -deps -test %s %s: %v\n%s", pkg, where, err, stderr.String())
+			}
+			deps := strings.Fields(stdout.String())
+			if !slices.Contains(deps, module+"internal/model") {
+				t.Fatalf("%s, %s's dependencies lack internal/model: the listing is not the package's (%d lines)", where, pkg, len(deps))
+			}
+			var bad []string
+			for _, d := range deps {
+				if under(d, "github.com/cilium/ebpf") || under(d, module+"internal/bpf") {
+					bad = append(bad, d)
+				}
+			}
+			if len(bad) > 0 {
+				t.Errorf("%s, %s or its tests reach %s: it must load no BPF (that is internal/bpf's)", where, pkg, strings.Join(bad, ", "))
+			}
 		}
 	}
 }

@@ -332,77 +332,20 @@ func runELFs(ctx context.Context, n int, spec *container.Spec, a *acct, res *Res
 			return err
 		}
 		defer set.Close()
-		switch {
-		case a != nil && set.H.Mount == a.cg.H.Mount:
-			// One hierarchy holds both the containers' own cgroups and the
-			// accounting one (cgroup v2 only, or v1 with cpu and memory
-			// co-mounted): a process is in one cgroup per hierarchy, so
-			// the members cannot also be born in the accounting cgroup.
-			res.Notes = append(res.Notes, fmt.Sprintf("no memory cgroup accounting (charged_* are 0): the containers' cgroups and "+
-				"the accounting cgroup share the hierarchy %s, and a process is in one cgroup per hierarchy", set.H.Mount))
-			a = nil
-		case a != nil:
-			set.Extra = []*container.Cgroup{a.cg}
-		}
+		a = accountSet(set, a, res)
 	}
 	r0, err := a.takeReading()
 	if err != nil {
 		return err
 	}
-	type kid struct {
-		cmd *exec.Cmd
-		in  *container.Instance
-	}
-	var kids []kid
 	var group procGroup
-	defer func() {
-		for _, c := range kids {
-			_ = c.cmd.Process.Kill()
-		}
-		for _, c := range kids {
-			_ = c.cmd.Wait()
-			if c.in != nil {
-				c.in.Release()
-			}
-		}
-		group.forget()
-	}()
-	for i := 0; i < n; i++ {
-		if ctx.Err() != nil {
-			res.Limit = "the run's time limit"
-			break
-		}
-		cmd := &exec.Cmd{Path: path, Args: []string{"ctxbench-park"}}
-		var in *container.Instance
-		if set != nil {
-			in, err = set.Start(cmd, fmt.Sprintf("c%d", i))
-		} else {
-			err = group.start(cmd, a)
-		}
-		if err != nil {
-			res.Limit = explainLimit(Kind{Context: res.Context}, err.Error())
-			break
-		}
-		kids = append(kids, kid{cmd, in})
-	}
+	kids := startELFs(ctx, n, path, set, &group, a, res)
+	defer reapELFs(kids, &group)
 	if len(kids) == 0 {
 		return fmt.Errorf("no process could be started: %s", res.Limit)
 	}
-	// Wait until every child sleeps in pause(2).
-	for _, c := range kids {
-		for {
-			st, err := procState(c.cmd.Process.Pid)
-			if err != nil {
-				return fmt.Errorf("child %d: %w", c.cmd.Process.Pid, err)
-			}
-			if st == 'S' {
-				break
-			}
-			if ctx.Err() != nil {
-				return errors.New("timed out waiting for the children to park")
-			}
-			time.Sleep(time.Millisecond)
-		}
+	if err := waitPaused(ctx, kids); err != nil {
+		return err
 	}
 	if set != nil {
 		v := kids[0].in.Verify()
@@ -423,6 +366,94 @@ func runELFs(ctx context.Context, n int, spec *container.Spec, a *acct, res *Res
 		res.Notes = append(res.Notes, "no seccomp filter or capability drop: the ELF cannot enter them itself (both cost a few KiB of kernel memory at most)")
 	} else {
 		res.Label = fmt.Sprintf("%d processes running the static pause ELF (%d bytes, shared page cache); sums over the processes / N", res.Reached, len(spawn.PauseELF()))
+	}
+	return nil
+}
+
+// accountSet makes the containers of set members of the accounting cgroup
+// a too, and returns a; or, where it cannot, says why in res and returns
+// nil (no accounting).
+func accountSet(set *container.Set, a *acct, res *Result) *acct {
+	switch {
+	case a != nil && set.H.Mount == a.cg.H.Mount:
+		// One hierarchy holds both the containers' own cgroups and the
+		// accounting one (cgroup v2 only, or v1 with cpu and memory
+		// co-mounted): a process is in one cgroup per hierarchy, so
+		// the members cannot also be born in the accounting cgroup.
+		res.Notes = append(res.Notes, fmt.Sprintf("no memory cgroup accounting (charged_* are 0): the containers' cgroups and "+
+			"the accounting cgroup share the hierarchy %s, and a process is in one cgroup per hierarchy", set.H.Mount))
+		return nil
+	case a != nil:
+		set.Extra = []*container.Cgroup{a.cg}
+	}
+	return a
+}
+
+// elfKid is one parked pause process, and its container when it has one.
+type elfKid struct {
+	cmd *exec.Cmd
+	in  *container.Instance
+}
+
+// startELFs starts up to n pause processes from path, each in a container
+// of set when set is not nil, else in group; where it stops early, res.Limit
+// says why. It returns those it started.
+func startELFs(ctx context.Context, n int, path string, set *container.Set, group *procGroup, a *acct, res *Result) []elfKid {
+	var kids []elfKid
+	for i := 0; i < n; i++ {
+		if ctx.Err() != nil {
+			res.Limit = "the run's time limit"
+			break
+		}
+		cmd := &exec.Cmd{Path: path, Args: []string{"ctxbench-park"}}
+		var in *container.Instance
+		var err error
+		if set != nil {
+			in, err = set.Start(cmd, fmt.Sprintf("c%d", i))
+		} else {
+			err = group.start(cmd, a)
+		}
+		if err != nil {
+			res.Limit = explainLimit(Kind{Context: res.Context}, err.Error())
+			break
+		}
+		kids = append(kids, elfKid{cmd, in})
+	}
+	return kids
+}
+
+// reapELFs kills and reaps the pause processes, then releases their
+// containers and takes their group off CleanupAll's list.
+func reapELFs(kids []elfKid, group *procGroup) {
+	for _, c := range kids {
+		_ = c.cmd.Process.Kill()
+	}
+	for _, c := range kids {
+		_ = c.cmd.Wait()
+		if c.in != nil {
+			c.in.Release()
+		}
+	}
+	group.forget()
+}
+
+// waitPaused waits until every child sleeps in pause(2), so that what they
+// hold is read once they hold all of it.
+func waitPaused(ctx context.Context, kids []elfKid) error {
+	for _, c := range kids {
+		for {
+			st, err := procState(c.cmd.Process.Pid)
+			if err != nil {
+				return fmt.Errorf("child %d: %w", c.cmd.Process.Pid, err)
+			}
+			if st == 'S' {
+				break
+			}
+			if ctx.Err() != nil {
+				return errors.New("timed out waiting for the children to park")
+			}
+			time.Sleep(time.Millisecond)
+		}
 	}
 	return nil
 }

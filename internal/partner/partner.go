@@ -185,11 +185,60 @@ func WithHooks(ctx context.Context, h Hooks) context.Context {
 
 // Start starts the partner and waits until it reports ready.
 func Start(ctx context.Context, s Spec) (*Process, error) {
+	cmd, stdin, in, err := command(s)
+	if err != nil {
+		return nil, err
+	}
+	out, err := startWithControl(cmd, s)
+	if err != nil {
+		return nil, err
+	}
+	hooks, _ := ctx.Value(hooksKey{}).(Hooks)
+	if hooks.Started != nil {
+		hooks.Started(cmd.Process.Pid)
+	}
+	p := &Process{cmd: cmd, ctl: bufio.NewReader(out), ctlFile: out, stdin: stdin, exited: make(chan struct{}), st: s.SingleThreaded != ""}
+	// Reaped from the start, so that Kill (which waits for exited) can end it
+	// from here on.
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	if !p.st { // a single-threaded side reads its request from its environment
+		if _, err := stdin.Write(append(in, '\n')); err != nil {
+			p.Kill()
+			return nil, fmt.Errorf("sending the partner its request: %w", err)
+		}
+	}
+	ready := p.readReady()
+	select {
+	case err := <-ready:
+		if err == nil && p.st {
+			err = p.singleThreaded()
+		}
+		if err != nil {
+			p.Kill()
+			return nil, err
+		}
+		if hooks.Ready != nil {
+			hooks.Ready()
+		}
+		return p, nil
+	case <-ctx.Done():
+		p.Kill()
+		return nil, ctx.Err()
+	}
+}
+
+// command is the partner's command, not started: this binary (or s.Exe)
+// re-executed with Arg, s.Files as fds 3, 4, ..., dying with its parent and
+// in its group. It returns the command's stdin and the request to send on
+// it (a single-threaded side has its request in its environment instead).
+func command(s Spec) (cmd *exec.Cmd, stdin io.WriteCloser, in []byte, err error) {
 	exe := s.Exe
 	if exe == "" {
-		var err error
 		if exe, err = os.Executable(); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 	}
 	req := s.Request
@@ -198,19 +247,17 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 			req.Block.FD[i] = 3 + i
 		}
 	}
-	in, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
+	if in, err = json.Marshal(req); err != nil {
+		return nil, nil, nil, err
 	}
-	cmd := exec.Command(exe, Arg)
+	cmd = exec.Command(exe, Arg)
 	if s.SingleThreaded != "" {
 		cmd.Env = append(os.Environ(), stEnv(s)...)
 	}
 	// The request is one line on stdin; a held partner then waits for one
 	// more byte (Go) on the same pipe.
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
+	if stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, nil, nil, err
 	}
 	cmd.Stderr = s.Stderr
 	cmd.ExtraFiles = s.Files
@@ -222,6 +269,12 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	attr = host.DieWithParent(attr)
 	attr.Setpgid = false
 	cmd.SysProcAttr = attr
+	return cmd, stdin, in, nil
+}
+
+// startWithControl starts cmd (through s.Start when set) with its stdout
+// on a pipe of ours, the control channel, and returns that pipe's read end.
+func startWithControl(cmd *exec.Cmd, s Spec) (*os.File, error) {
 	start := cmd.Start
 	if s.Start != nil {
 		start = func() error { return s.Start(cmd) }
@@ -240,21 +293,14 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		out.Close()
 		return nil, fmt.Errorf("starting the partner process: %w", err)
 	}
-	hooks, _ := ctx.Value(hooksKey{}).(Hooks)
-	if hooks.Started != nil {
-		hooks.Started(cmd.Process.Pid)
-	}
-	p := &Process{cmd: cmd, ctl: bufio.NewReader(out), ctlFile: out, stdin: stdin, exited: make(chan struct{}), st: s.SingleThreaded != ""}
-	if !p.st { // a single-threaded side reads its request from its environment
-		if _, err := stdin.Write(append(in, '\n')); err != nil {
-			p.Kill()
-			return nil, fmt.Errorf("sending the partner its request: %w", err)
-		}
-	}
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.exited)
-	}()
+	return out, nil
+}
+
+// readReady reads the partner's first control line in the background, so
+// that Start can stop waiting for it when its context ends; the channel
+// gets nil once the partner is ready (Entered set to what the enter hook
+// reported), or why it is not.
+func (p *Process) readReady() <-chan error {
 	ready := make(chan error, 1)
 	go func() {
 		line, err := p.ctl.ReadString('\n')
@@ -273,23 +319,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 			ready <- fmt.Errorf("partner: unexpected control line %q", strings.TrimSpace(line))
 		}
 	}()
-	select {
-	case err := <-ready:
-		if err == nil && p.st {
-			err = p.singleThreaded()
-		}
-		if err != nil {
-			p.Kill()
-			return nil, err
-		}
-		if hooks.Ready != nil {
-			hooks.Ready()
-		}
-		return p, nil
-	case <-ctx.Done():
-		p.Kill()
-		return nil, ctx.Err()
-	}
+	return ready
 }
 
 // singleThreaded checks from outside that a single-threaded side has one

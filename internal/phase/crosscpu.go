@@ -68,23 +68,56 @@ func parallel(es ...edge) []edge {
 // sleepEnter (read, futex wait); copyWhat says what the waker's syscall
 // does before the wakeup.
 func crossModel(name string, wakeEnter, wakeExit, sleepEnter, sleepExit Kind, wakeCall, sleepCall, copyWhat string) phaseModel {
-	we, wx, se, sx := wakeEnter, wakeExit, sleepEnter, sleepExit
-	edges := join(
-		on(SideWaker,
-			ph(we, KindWaking, model.PhaseSyscall, wakeCall+": up to the wakeup", copyWhat),
-			ph(KindWaking, KindIPISend, model.PhaseIPI, "wakeup: select CPU, queue, send the IPI",
-				"try_to_wake_up on the waker's CPU: select_task_rq, queue the wakee on the idle CPU's wake list, up to sending the IPI"),
-			// The wakee's CPU was busy (another task ran there): the waker
-			// enqueues it there itself, and asks that task to yield.
-			ph(KindWaking, KindFairBegin, model.PhaseWakeup, "wakeup: select CPU, lock the busy CPU's runqueue",
-				"the wakee's CPU runs another task: try_to_wake_up takes that CPU's runqueue lock from here, up to enqueue_task_fair"),
-			ph(KindFairBegin, KindNrRunningInc, model.PhaseWakeup, "wakeup: enqueue on the busy CPU",
-				"enqueue_task_fair on the other CPU's runqueue, from the waker's CPU: enqueue_entity at each cgroup level"),
-			ph(KindNrRunningInc, KindIPISend, model.PhaseIPI, "wakeup: preemption check, reschedule IPI sent",
-				"psi_enqueue, wakeup_preempt: the wakee should preempt the task running there, so a reschedule IPI is sent"),
-			ph(KindNrRunningInc, KindWakeup, model.PhaseWakeup, "wakeup: preemption check, no IPI",
-				"psi_enqueue, wakeup_preempt: no reschedule IPI (the task running there is not preempted now: the wakee waits for that CPU to schedule)"),
-		),
+	h := crossHop{we: wakeEnter, wx: wakeExit, se: sleepEnter, sx: sleepExit, wakeCall: wakeCall, sleepCall: sleepCall}
+	return phaseModel{
+		name:     name,
+		cross:    true,
+		wake:     h.we,
+		sleep:    h.sx,
+		optional: crossOptional,
+		edges:    join(h.wakerEdges(copyWhat), h.wakeeEdges(), h.parallelEdges()),
+		paths:    h.paths(),
+		gaps:     crossGaps,
+		notes:    crossNotes,
+	}
+}
+
+// crossHop is what a cross-CPU model is made of: the calls that wake
+// (we, wx: their enter and exit boundaries) and sleep (se, sx), and their
+// names. Its methods hold the model's parts, one side of the hop each.
+type crossHop struct {
+	we, wx, se, sx      Kind
+	wakeCall, sleepCall string
+}
+
+// wakerEdges are the waker's syscall up to its wakeup call, and the
+// wakeup from there onto an idle CPU (the IPI) or a busy one (a remote
+// enqueue); copyWhat says what the syscall does before the wakeup.
+func (h crossHop) wakerEdges(copyWhat string) []edge {
+	we, wakeCall := h.we, h.wakeCall
+	return on(SideWaker,
+		ph(we, KindWaking, model.PhaseSyscall, wakeCall+": up to the wakeup", copyWhat),
+		ph(KindWaking, KindIPISend, model.PhaseIPI, "wakeup: select CPU, queue, send the IPI",
+			"try_to_wake_up on the waker's CPU: select_task_rq, queue the wakee on the idle CPU's wake list, up to sending the IPI"),
+		// The wakee's CPU was busy (another task ran there): the waker
+		// enqueues it there itself, and asks that task to yield.
+		ph(KindWaking, KindFairBegin, model.PhaseWakeup, "wakeup: select CPU, lock the busy CPU's runqueue",
+			"the wakee's CPU runs another task: try_to_wake_up takes that CPU's runqueue lock from here, up to enqueue_task_fair"),
+		ph(KindFairBegin, KindNrRunningInc, model.PhaseWakeup, "wakeup: enqueue on the busy CPU",
+			"enqueue_task_fair on the other CPU's runqueue, from the waker's CPU: enqueue_entity at each cgroup level"),
+		ph(KindNrRunningInc, KindIPISend, model.PhaseIPI, "wakeup: preemption check, reschedule IPI sent",
+			"psi_enqueue, wakeup_preempt: the wakee should preempt the task running there, so a reschedule IPI is sent"),
+		ph(KindNrRunningInc, KindWakeup, model.PhaseWakeup, "wakeup: preemption check, no IPI",
+			"psi_enqueue, wakeup_preempt: no reschedule IPI (the task running there is not preempted now: the wakee waits for that CPU to schedule)"),
+	)
+}
+
+// wakeeEdges are the other CPU's way from the wakeup to the woken task's
+// return to user space: from idle (the IPI, the idle exit) or from the
+// task the wakee preempts.
+func (h crossHop) wakeeEdges() []edge {
+	we, sx, wakeCall, sleepCall := h.we, h.sx, h.wakeCall, h.sleepCall
+	return join(
 		on(SideWakee, inIdle(
 			ph(KindIPIIn, KindFairBegin, model.PhaseIPI, "IPI: wake list, runqueue lock",
 				"the IPI handler runs the wake list (sched_ttwu_pending): the wakee's runqueue lock and clock, up to enqueue_task_fair"),
@@ -117,6 +150,14 @@ func crossModel(name string, wakeEnter, wakeExit, sleepEnter, sleepExit Kind, wa
 			ph(sx, we, model.PhaseUser, "user space, "+wakeCall+" entry (FPU already loaded)",
 				"exit to user space, the loop, the next "+wakeCall+"'s kernel entry"),
 		),
+	)
+}
+
+// parallelEdges are the waker's CPU's time beside the hop: the rest of
+// its syscall, going to sleep, and the idle loop.
+func (h crossHop) parallelEdges() []edge {
+	wx, se, wakeCall, sleepCall := h.wx, h.se, h.wakeCall, h.sleepCall
+	return join(
 		parallel(
 			ph(KindIPISend, wx, model.PhaseSyscall, wakeCall+": IPI sent, returns",
 				"the IPI's send (in a guest without IPI virtualization, the write to the APIC exits to the host), the rest of try_to_wake_up, unlock, up to sys_exit"),
@@ -156,43 +197,37 @@ func crossModel(name string, wakeEnter, wakeExit, sleepEnter, sleepExit Kind, wa
 				"woken with nothing to run (a timer): back into the idle state"),
 		)...),
 	)
-	// The paths: each is one CPU's round, as the wakee, the waker and in
-	// parallel (two hops); the other CPU's round is the same or, with one
-	// CPU busy, its counterpart.
+}
+
+// paths are the model's paths: each is one CPU's round, as the wakee,
+// the waker and in parallel (two hops); the other CPU's round is the same
+// or, with one CPU busy, its counterpart.
+func (h crossHop) paths() []path {
+	we, wx, se, sx := h.we, h.wx, h.se, h.sx
 	wakee := func(rest ...Kind) []node { return task(append([]Kind{KindSchedExit, sx}, rest...)...) }
-	return phaseModel{
-		name:     name,
-		cross:    true,
-		wake:     we,
-		sleep:    sx,
-		optional: crossOptional,
-		edges:    edges,
-		paths: []path{
-			cycle("both CPUs idle while they wait: the wake-list IPI, every boundary seen",
-				task(we, KindWaking, KindIPISend, wx, se, KindSchedEntry, KindFairBegin, KindNrRunningDec, KindSwitchToIdle),
-				idle(KindSchedExit, KindIdleEnter, KindIPIIn, KindFairBegin, KindNrRunningInc, KindWakeup, KindIPIOut, KindIdleExit,
-					KindSchedEntry, KindSwitchFromIdle),
-				wakee(KindFPULoad, we)),
-			cycle("no IPI send seen, delayed requeue and dequeue, a timer in idle",
-				task(we, KindWaking, wx, se, KindSchedEntry, KindFairBegin, KindSwitchToIdle),
-				idle(KindSchedExit, KindIdleEnter, KindIdleExit, KindIdleEnter, KindIPIIn, KindFairBegin, KindWakeup, KindIPIOut,
-					KindIdleExit, KindSchedEntry, KindSwitchFromIdle),
-				wakee(we)),
-			cycle("an idle CPU waking a busy one: the remote enqueue and the reschedule IPI",
-				task(we, KindWaking, KindFairBegin, KindNrRunningInc, KindIPISend, KindWakeup, wx, se, KindSchedEntry, KindFairBegin,
-					KindNrRunningDec, KindSwitchToIdle),
-				idle(KindSchedExit, KindIdleEnter, KindIPIIn, KindFairBegin, KindNrRunningInc, KindWakeup, KindIPIOut, KindIdleExit,
-					KindSchedEntry, KindSwitchFromIdle),
-				wakee(KindFPULoad, we)),
-			cycle("the busy CPU: woken by the reschedule, it wakes the idle one and gives the CPU back to its task",
-				task(KindSwitchFromOther), wakee(KindFPULoad, we, KindWaking, KindIPISend, wx, se, KindSchedEntry, KindFairBegin,
-					KindNrRunningDec, KindSwitchToOther, KindSwitchFromOther)),
-			cycle("both CPUs busy, no reschedule IPI, delayed dequeue",
-				task(KindSwitchFromOther), wakee(we, KindWaking, KindFairBegin, KindNrRunningInc, KindWakeup, wx, se, KindSchedEntry,
-					KindFairBegin, KindSwitchToOther, KindSwitchFromOther)),
-		},
-		gaps:  crossGaps,
-		notes: crossNotes,
+	return []path{
+		cycle("both CPUs idle while they wait: the wake-list IPI, every boundary seen",
+			task(we, KindWaking, KindIPISend, wx, se, KindSchedEntry, KindFairBegin, KindNrRunningDec, KindSwitchToIdle),
+			idle(KindSchedExit, KindIdleEnter, KindIPIIn, KindFairBegin, KindNrRunningInc, KindWakeup, KindIPIOut, KindIdleExit,
+				KindSchedEntry, KindSwitchFromIdle),
+			wakee(KindFPULoad, we)),
+		cycle("no IPI send seen, delayed requeue and dequeue, a timer in idle",
+			task(we, KindWaking, wx, se, KindSchedEntry, KindFairBegin, KindSwitchToIdle),
+			idle(KindSchedExit, KindIdleEnter, KindIdleExit, KindIdleEnter, KindIPIIn, KindFairBegin, KindWakeup, KindIPIOut,
+				KindIdleExit, KindSchedEntry, KindSwitchFromIdle),
+			wakee(we)),
+		cycle("an idle CPU waking a busy one: the remote enqueue and the reschedule IPI",
+			task(we, KindWaking, KindFairBegin, KindNrRunningInc, KindIPISend, KindWakeup, wx, se, KindSchedEntry, KindFairBegin,
+				KindNrRunningDec, KindSwitchToIdle),
+			idle(KindSchedExit, KindIdleEnter, KindIPIIn, KindFairBegin, KindNrRunningInc, KindWakeup, KindIPIOut, KindIdleExit,
+				KindSchedEntry, KindSwitchFromIdle),
+			wakee(KindFPULoad, we)),
+		cycle("the busy CPU: woken by the reschedule, it wakes the idle one and gives the CPU back to its task",
+			task(KindSwitchFromOther), wakee(KindFPULoad, we, KindWaking, KindIPISend, wx, se, KindSchedEntry, KindFairBegin,
+				KindNrRunningDec, KindSwitchToOther, KindSwitchFromOther)),
+		cycle("both CPUs busy, no reschedule IPI, delayed dequeue",
+			task(KindSwitchFromOther), wakee(we, KindWaking, KindFairBegin, KindNrRunningInc, KindWakeup, wx, se, KindSchedEntry,
+				KindFairBegin, KindSwitchToOther, KindSwitchFromOther)),
 	}
 }
 

@@ -284,20 +284,49 @@ const maxProbeOutput = 64 << 20
 // On timeout or cancellation the whole group is killed; after the probe exits any process it
 // left in its group is killed too, so nothing outlives the run.
 func execProbe(ctx context.Context, argv, env []string, cpus []int, timeout time.Duration) ([]byte, Rusage, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd, outR, errR, err := startProbe(argv, env, cpus)
+	if err != nil {
+		return nil, Rusage{}, err
+	}
+	pgid := cmd.Process.Pid
+	stopCPUs := watchCPUs(pgid)
+	var stdout, stderr bytes.Buffer
+	readers := readProbeOutput(outR, errR, &stdout, &stderr)
+	guard := watchProbe(ctx, pgid, timeout)
+	waitErr := cmd.Wait()
+	guard.stop()
+	cpusSeen := stopCPUs()
+	unix.Kill(-pgid, unix.SIGKILL) // leftovers of the group (ESRCH when there are none)
+	closeProbeOutput(readers, outR, errR)
+	ru := rusageOf(cmd.ProcessState, cpusSeen)
+	timedOut, cancelled := guard.outcome()
+	if err := probeErr(ctx, timeout, waitErr, &stderr, timedOut, cancelled); err != nil {
+		return nil, ru, err
+	}
+	if stdout.Len() >= maxProbeOutput {
+		return nil, ru, fmt.Errorf("probe printed more than %d bytes", maxProbeOutput)
+	}
+	return stdout.Bytes(), ru, nil
+}
+
+// startProbe starts argv in its own process group, pinned to cpus, with its stdout and
+// stderr on pipes whose read ends it returns: the write ends are closed here, so the pipes
+// reach EOF once every process of the probe is gone.
+func startProbe(argv, env []string, cpus []int) (cmd *exec.Cmd, outR, errR *os.File, err error) {
+	cmd = exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
 	// If ctxbench dies without cleaning up, the kernel kills the probe
 	// (where the platform has a death signal: platform.DeathSignal).
 	cmd.SysProcAttr = host.DieWithParent(&syscall.SysProcAttr{Setpgid: true})
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		return nil, Rusage{}, err
+		return nil, nil, nil, err
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
 		outR.Close()
 		outW.Close()
-		return nil, Rusage{}, err
+		return nil, nil, nil, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
 	startErr := host.StartPinned(cmd, cpus)
@@ -306,9 +335,16 @@ func execProbe(ctx context.Context, argv, env []string, cpus []int, timeout time
 	if startErr != nil {
 		outR.Close()
 		errR.Close()
-		return nil, Rusage{}, fmt.Errorf("starting %s: %w", argv[0], startErr)
+		return nil, nil, nil, fmt.Errorf("starting %s: %w", argv[0], startErr)
 	}
-	pgid := cmd.Process.Pid
+	return cmd, outR, errR, nil
+}
+
+// watchCPUs samples, every CPUSamplePeriod, the CPUs the threads of process group pgid
+// run on, until the function it returns is called; that function returns their union
+// (Rusage.CPUsSeen), a sampler beside the probe because only a running process's
+// threads can be read.
+func watchCPUs(pgid int) (stop func() uint64) {
 	seen := make(chan uint64, 1)
 	stopSeeing := make(chan struct{})
 	go func() {
@@ -325,50 +361,36 @@ func execProbe(ctx context.Context, argv, env []string, cpus []int, timeout time
 			}
 		}
 	}()
+	return func() uint64 {
+		close(stopSeeing)
+		return <-seen
+	}
+}
 
-	var stdout, stderr bytes.Buffer
+// readProbeOutput copies the probe's stdout (up to maxProbeOutput) and stderr (up to
+// 1 MiB) while it runs, and reads and drops the rest, so that a full pipe never blocks the
+// probe. The WaitGroup it returns is done when both pipes reach EOF.
+func readProbeOutput(outR, errR *os.File, stdout, stderr *bytes.Buffer) *sync.WaitGroup {
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go func() {
 		defer readers.Done()
 		// A read error ends the copy; what was read is checked by the caller.
-		_, _ = io.Copy(&stdout, io.LimitReader(outR, maxProbeOutput))
+		_, _ = io.Copy(stdout, io.LimitReader(outR, maxProbeOutput))
 		_, _ = io.Copy(io.Discard, outR)
 	}()
 	go func() {
 		defer readers.Done()
-		_, _ = io.Copy(&stderr, io.LimitReader(errR, 1<<20))
+		_, _ = io.Copy(stderr, io.LimitReader(errR, 1<<20))
 		_, _ = io.Copy(io.Discard, errR)
 	}()
+	return &readers
+}
 
-	var timedOut, cancelled bool
-	var mu sync.Mutex
-	done := make(chan struct{})
-	go func() {
-		timer := time.NewTimer(timeout)
-		defer timer.Stop()
-		select {
-		case <-done:
-			return
-		case <-timer.C:
-			mu.Lock()
-			timedOut = true
-			mu.Unlock()
-		case <-ctx.Done():
-			mu.Lock()
-			cancelled = true
-			mu.Unlock()
-		}
-		unix.Kill(-pgid, unix.SIGKILL)
-	}()
-	waitErr := cmd.Wait()
-	close(done)
-	close(stopSeeing)
-	cpusSeen := <-seen
-	unix.Kill(-pgid, unix.SIGKILL) // leftovers of the group (ESRCH when there are none)
-
-	// Every writer is dead now, so the pipes reach EOF; the deadline only guards against a
-	// descendant that left the process group.
+// closeProbeOutput waits for the readers of readProbeOutput, then closes the pipes. Every
+// writer is dead by then, so the pipes reach EOF; the deadline only guards against a
+// descendant that left the process group.
+func closeProbeOutput(readers *sync.WaitGroup, outR, errR *os.File) {
 	finished := make(chan struct{})
 	go func() { readers.Wait(); close(finished) }()
 	select {
@@ -380,10 +402,55 @@ func execProbe(ctx context.Context, argv, env []string, cpus []int, timeout time
 	}
 	outR.Close()
 	errR.Close()
+}
 
+// probeWatchdog kills a probe's process group when its timeout passes or its context is
+// cancelled, and remembers which of the two happened for the error.
+type probeWatchdog struct {
+	mu                  sync.Mutex
+	timedOut, cancelled bool
+	done                chan struct{}
+}
+
+// watchProbe starts the watchdog of process group pgid; stop ends it once the probe has
+// exited.
+func watchProbe(ctx context.Context, pgid int, timeout time.Duration) *probeWatchdog {
+	w := &probeWatchdog{done: make(chan struct{})}
+	go func() {
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		select {
+		case <-w.done:
+			return
+		case <-timer.C:
+			w.mu.Lock()
+			w.timedOut = true
+			w.mu.Unlock()
+		case <-ctx.Done():
+			w.mu.Lock()
+			w.cancelled = true
+			w.mu.Unlock()
+		}
+		unix.Kill(-pgid, unix.SIGKILL)
+	}()
+	return w
+}
+
+func (w *probeWatchdog) stop() { close(w.done) }
+
+// outcome says whether the watchdog killed the probe, and why.
+func (w *probeWatchdog) outcome() (timedOut, cancelled bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.timedOut, w.cancelled
+}
+
+// rusageOf is the probe's resource usage as the kernel counted it at its exit (zero where
+// the platform gives none), with the CPUs its threads were seen on.
+func rusageOf(ps *os.ProcessState, cpusSeen uint64) Rusage {
 	var ru Rusage
-	if cmd.ProcessState != nil {
-		if r, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && r != nil {
+	if ps != nil {
+		if r, ok := ps.SysUsage().(*syscall.Rusage); ok && r != nil {
 			ru = Rusage{
 				Voluntary: r.Nvcsw, Involuntary: r.Nivcsw,
 				User: time.Duration(r.Utime.Nano()), System: time.Duration(r.Stime.Nano()),
@@ -392,24 +459,25 @@ func execProbe(ctx context.Context, argv, env []string, cpus []int, timeout time
 		}
 	}
 	ru.CPUsSeen = cpusSeen
-	mu.Lock()
-	to, cc := timedOut, cancelled
-	mu.Unlock()
+	return ru
+}
+
+// probeErr is why a finished probe gives no output (killed at its timeout, cancelled,
+// rejected its input with exit status 2, failed), with the tail of its stderr; nil when
+// it exited cleanly.
+func probeErr(ctx context.Context, timeout time.Duration, waitErr error, stderr *bytes.Buffer, timedOut, cancelled bool) error {
 	switch {
-	case to:
-		return nil, ru, fmt.Errorf("probe timed out after %v and was killed", timeout)
-	case cc:
-		return nil, ru, fmt.Errorf("probe cancelled: %w", ctx.Err())
+	case timedOut:
+		return fmt.Errorf("probe timed out after %v and was killed", timeout)
+	case cancelled:
+		return fmt.Errorf("probe cancelled: %w", ctx.Err())
 	case waitErr != nil:
 		var ee *exec.ExitError
 		msg := tail(stderr.String(), 1500)
 		if errors.As(waitErr, &ee) && ee.ExitCode() == 2 {
-			return nil, ru, fmt.Errorf("probe rejected its input: %s", msg)
+			return fmt.Errorf("probe rejected its input: %s", msg)
 		}
-		return nil, ru, fmt.Errorf("probe failed (%w): %s", waitErr, msg)
+		return fmt.Errorf("probe failed (%w): %s", waitErr, msg)
 	}
-	if stdout.Len() >= maxProbeOutput {
-		return nil, ru, fmt.Errorf("probe printed more than %d bytes", maxProbeOutput)
-	}
-	return stdout.Bytes(), ru, nil
+	return nil
 }

@@ -252,6 +252,7 @@ func CompareText(w io.Writer, c *compare.Comparison) error {
 		writeTextTable(w, c, t)
 	}
 	writePhaseChanges(w, c)
+	writeAttachChanges(w, c)
 	if len(c.Notes) > 0 {
 		fmt.Fprintln(w)
 		for i, n := range c.Notes {

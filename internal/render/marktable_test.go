@@ -46,14 +46,27 @@ func TestOneTableOfMarks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	inplace := &result.Document{Attach: testdoc.Attach(false), Results: []result.Result{}}
+	later := &result.Document{Attach: testdoc.Attach(false), Results: []result.Result{}}
+	for i := range later.Attach.Targets {
+		for j := range later.Attach.Targets[i].Windows {
+			later.Attach.Targets[i].Windows[j].SwitchesPerS *= 0.9
+		}
+	}
+	attachCmp, err := compare.Compare([]compare.Input{{Label: "a", Doc: inplace}, {Label: "b", Doc: later}}, compare.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
 	views := map[string]func(w io.Writer){
-		"ladder":    func(w io.Writer) { render.Ladder(w, d, render.Style{}) },
-		"markdown":  func(w io.Writer) { _ = formats.Markdown(w, d) },
-		"hierarchy": func(w io.Writer) { render.Hierarchy(w, exp) },
-		"spawn":     func(w io.Writer) { render.Spawn(w, exp) },
-		"memory":    func(w io.Writer) { render.Memory(w, exp) },
-		"rings":     func(w io.Writer) { render.Rings(w, exp, render.Style{}) },
-		"compare":   func(w io.Writer) { _ = render.CompareText(w, c) },
+		"ladder":         func(w io.Writer) { render.Ladder(w, d, render.Style{}) },
+		"markdown":       func(w io.Writer) { _ = formats.Markdown(w, d) },
+		"hierarchy":      func(w io.Writer) { render.Hierarchy(w, exp) },
+		"spawn":          func(w io.Writer) { render.Spawn(w, exp) },
+		"memory":         func(w io.Writer) { render.Memory(w, exp) },
+		"rings":          func(w io.Writer) { render.Rings(w, exp, render.Style{}) },
+		"compare":        func(w io.Writer) { _ = render.CompareText(w, c) },
+		"attach":         func(w io.Writer) { render.Attach(w, inplace) },
+		"compare-attach": func(w io.Writer) { _ = render.CompareText(w, attachCmp) },
 		"compare-md": func(w io.Writer) {
 			_ = formats.CompareMarkdown(w, c)
 		},

@@ -145,6 +145,21 @@ func viewCases(t *testing.T) []viewCase {
 	if err != nil {
 		t.Fatal(err)
 	}
+	inplace := docOf(func(d *result.Document) { d.Attach = testdoc.Attach(false) })
+	checked := docOf(func(d *result.Document) { d.Attach = testdoc.Attach(true) })
+	after := docOf(func(d *result.Document) {
+		d.Attach = testdoc.Attach(false)
+		for i := range d.Attach.Targets {
+			for j := range d.Attach.Targets[i].Windows {
+				d.Attach.Targets[i].Windows[j].SwitchesPerS *= 0.8
+			}
+			d.Attach.Targets[i].SwitchesPerS.Value *= 0.8
+		}
+	})
+	attachCmp, err := compare.Compare([]compare.Input{{Label: "before", Doc: inplace}, {Label: "after", Doc: after}}, compare.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ladder := withHierarchy(t, exp)
 	replicated := *exp
 	replicated.Replications = append([]result.Replication{}, exp.Replications...)
@@ -180,6 +195,12 @@ func viewCases(t *testing.T) []viewCase {
 			tables: []tableCheck{{"VS BASE|vs base", 12}}},
 		{name: "compare-phases", show: func(w io.Writer, _ render.Style) { _ = render.CompareText(w, phases) },
 			tables: []tableCheck{{"PHASE", 8}}},
+		{name: "attach", show: func(w io.Writer, _ render.Style) { render.Attach(w, inplace) },
+			tables: []tableCheck{{"PER S", 8}}},
+		{name: "attach-check", show: func(w io.Writer, _ render.Style) { render.Attach(w, checked) },
+			tables: []tableCheck{{"PER S", 5}}},
+		{name: "compare-attach", show: func(w io.Writer, _ render.Style) { _ = render.CompareText(w, attachCmp) },
+			tables: []tableCheck{{"FIGURE", 4}}},
 	}
 }
 

@@ -44,6 +44,8 @@ type Document struct {
 	HostState *HostState `json:"host_state,omitempty"`
 	// AB is an interleaved A/B's set-up and its changes (ctxbench ab).
 	AB *AB `json:"ab,omitempty"`
+	// Attach is ctxbench attach: targets measured in place.
+	Attach *Attach `json:"attach,omitempty"`
 	// Derived are the figures computed from several rows.
 	Derived *Derived `json:"derived,omitempty"`
 	// Warnings about the run as a whole (noise, environment), each with a fix.

@@ -714,6 +714,23 @@ func TestSchemaMatchesTheGoTypes(t *testing.T) {
 	}
 }
 
+// An attach document, built as the command builds one (internal/inplace
+// from synthetic readings), with and without --check, validates.
+func TestAttachDocumentValidates(t *testing.T) {
+	sch := compileSchema(t)
+	for _, withCheck := range []bool{false, true} {
+		d := result.Document{SchemaVersion: result.SchemaVersion, Command: []string{"ctxbench", "attach"}, Results: []result.Result{},
+			Warnings: []result.Warning{}, Attach: testdoc.Attach(withCheck), Settings: result.Settings{Preset: "custom"}}
+		b, err := json.Marshal(&d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := check(sch, b); err != nil {
+			t.Errorf("--check %v: %v", withCheck, err)
+		}
+	}
+}
+
 // needPinning skips a test that pins threads where the platform cannot
 // (macOS): it declares the capability pinning where it can.
 func needPinning(t *testing.T) {

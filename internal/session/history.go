@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxbench/ctxbench/internal/experiment"
 	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/store"
@@ -135,6 +136,28 @@ func (hs *history) learned(name, placement string) (stats.Between, bool) {
 	b, _ := choose(hs.past, hs.bestKey(name, placement), nil, measured)
 	hs.cache[k] = b
 	return b, b.OK
+}
+
+// recorded is the latest figure of a cell on this machine (any build, any
+// CPUs), and how many sittings recorded it.
+func (hs *history) recorded(name, placement string) (experiment.RecordedFigure, bool) {
+	var latest store.Past
+	n := 0
+	for k, ps := range hs.past {
+		if k.Name != name || k.Placement != placement {
+			continue
+		}
+		for _, p := range ps {
+			n++
+			if p.Median > 0 && p.Started.After(latest.Started) {
+				latest = p
+			}
+		}
+	}
+	if latest.Median <= 0 {
+		return experiment.RecordedFigure{}, false
+	}
+	return experiment.RecordedFigure{MedianNS: latest.Median, Sittings: n, At: latest.Started.UTC().Format(time.RFC3339)}, true
 }
 
 // bestKey is the recorded cell of name and placement with the most

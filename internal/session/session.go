@@ -112,6 +112,7 @@ func Run(ctx context.Context, spec Spec) (*result.Document, error) {
 			defer hist.close()
 			xenv.Learned = hist.learned
 			xenv.Promise = hist.promise
+			xenv.Recorded = hist.recorded
 		}
 	}
 	before := machine.ReadCPUTimes("")
@@ -128,11 +129,12 @@ func Run(ctx context.Context, spec Spec) (*result.Document, error) {
 	doc.Results = append(doc.Results, all.Results...)
 	doc.Rings, doc.Spawn, doc.Memory, doc.Pools, doc.Replications, doc.AA = all.Rings, all.Spawn, all.Memory, all.Pools, all.Replications, all.AA
 	doc.Loads = all.Loads
+	doc.Attach = all.Attach
 	doc.Failures, doc.Skipped = all.Failures, all.Skipped
 	measuredTSC(&env, doc.Results)
 	doc.Environment = env
 	doc.Warnings = append(append(append([]result.Warning{}, env.Warnings...), machine.RunWarnings(env.Steal)...), all.Warnings...)
-	if hist != nil {
+	if hist != nil && doc.Attach == nil { // an attach is read against the history, never a sitting of it
 		doc.History = hist.learn(ctx, doc)
 	} else if refused != nil {
 		doc.History = refused

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/catalog"
+	"github.com/ctxbench/ctxbench/internal/experiment/attach"
 	"github.com/ctxbench/ctxbench/internal/experiment/explain"
 	"github.com/ctxbench/ctxbench/internal/experiment/ladder"
 	"github.com/ctxbench/ctxbench/internal/kernels"
@@ -124,7 +125,8 @@ func begin(spec session.Spec, fake schedule.Executor) session.Spec {
 func Refused(err error) bool {
 	var none *ladder.NothingToRun
 	var unexplained *explain.NothingToExplain
-	return errors.As(err, &none) || errors.As(err, &unexplained) || pool.IsConfigError(err)
+	var bad *attach.BadInput
+	return errors.As(err, &none) || errors.As(err, &unexplained) || errors.As(err, &bad) || pool.IsConfigError(err)
 }
 
 // Missing reports whether err says a program the run needs is not

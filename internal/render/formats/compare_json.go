@@ -26,6 +26,9 @@ type CompareDoc struct {
 	Inputs          []CompareInput  `json:"inputs"` // the base first
 	Tables          []CompareTable  `json:"tables"`
 	Phases          []ComparePhases `json:"phases"`
+	// Attach: two attaches (ctxbench attach) compared, target by target
+	// (empty where the base is no attach).
+	Attach []CompareAttach `json:"attach"`
 	// Shared are the environment lines every input has in common;
 	// EnvDiffs one line per attribute in which they differ.
 	Shared   []string `json:"shared"`
@@ -140,6 +143,34 @@ type ComparePhase struct {
 	UntracedNS     *float64 `json:"untraced_ns,omitempty"`
 }
 
+// CompareAttach is one target of the base's attach against the same
+// target in another file.
+type CompareAttach struct {
+	Target  string                `json:"target"`
+	Input   string                `json:"input"`
+	Figures []CompareAttachFigure `json:"figures"`
+}
+
+// CompareAttachFigure is one figure of CompareAttach: "switches per
+// second", "ns per switch", "share lost" (a fraction of the target's CPU
+// time) or "run-queue wait per second". Base and Cur are the whole runs'
+// values; Change (other/base − 1) and its interval are of the windows'
+// values where Tested (the Hodges–Lehmann ratio), else the whole runs'
+// ratio with no interval. Resolved: the interval excludes no change.
+type CompareAttachFigure struct {
+	Figure      string   `json:"figure"`
+	Base        float64  `json:"base"`
+	Cur         float64  `json:"cur"`
+	Change      *float64 `json:"change"`
+	Low         *float64 `json:"low"`
+	High        *float64 `json:"high"`
+	Confidence  *float64 `json:"confidence"`
+	Tested      bool     `json:"tested"`
+	Resolved    bool     `json:"resolved"`
+	BaseWindows int      `json:"base_windows"`
+	Windows     int      `json:"windows"`
+}
+
 // CompareJSON writes the comparison as one indented JSON document
 // (CompareDoc).
 func CompareJSON(w io.Writer, c *compare.Comparison) error {
@@ -154,7 +185,7 @@ func CompareJSON(w io.Writer, c *compare.Comparison) error {
 // CompareDocOf is the comparison as CompareJSON writes it.
 func CompareDocOf(c *compare.Comparison) CompareDoc {
 	d := CompareDoc{Alpha: c.Alpha, IgnorePlacement: c.IgnorePlacement, Inputs: []CompareInput{}, Tables: []CompareTable{},
-		Phases: []ComparePhases{}, Shared: strs(c.Shared), EnvDiffs: strs(c.EnvDiffs), Hints: strs(c.Hints), Resolvable: finiteOrNull(c.Resolvable())}
+		Phases: []ComparePhases{}, Attach: []CompareAttach{}, Shared: strs(c.Shared), EnvDiffs: strs(c.EnvDiffs), Hints: strs(c.Hints), Resolvable: finiteOrNull(c.Resolvable())}
 	dry := map[string]bool{}
 	for _, l := range c.Synthetic {
 		dry[l] = true
@@ -195,6 +226,21 @@ func CompareDocOf(c *compare.Comparison) CompareDoc {
 			jp.Phases = append(jp.Phases, cp)
 		}
 		d.Phases = append(d.Phases, jp)
+	}
+	for _, ac := range c.Attach {
+		ja := CompareAttach{Target: ac.Target, Input: ac.Input, Figures: []CompareAttachFigure{}}
+		for _, f := range ac.Figures {
+			jf := CompareAttachFigure{Figure: f.Figure, Base: f.Base, Cur: f.Cur, Tested: f.Tested, Resolved: f.Resolved,
+				BaseWindows: f.BaseWindows, Windows: f.CurWindow}
+			if f.Base > 0 || f.Tested {
+				jf.Change = finiteOrNull(f.Change)
+			}
+			if f.Tested {
+				jf.Low, jf.High, jf.Confidence = finiteOrNull(f.Lo), finiteOrNull(f.Hi), finiteOrNull(f.Confidence)
+			}
+			ja.Figures = append(ja.Figures, jf)
+		}
+		d.Attach = append(d.Attach, ja)
 	}
 	return d
 }

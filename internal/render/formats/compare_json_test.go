@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/compare"
 	"github.com/ctxbench/ctxbench/internal/render/formats"
+	"github.com/ctxbench/ctxbench/internal/result"
 	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/testdoc"
 )
@@ -180,7 +181,7 @@ func checkContract(t *testing.T, b []byte) {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"alpha", "inputs", "tables", "phases", "shared", "env_diffs", "hints", "resolvable"} {
+	for _, k := range []string{"alpha", "inputs", "tables", "phases", "attach", "shared", "env_diffs", "hints", "resolvable"} {
 		if _, ok := raw[k]; !ok {
 			t.Errorf("no %q in the document", k)
 		}
@@ -189,6 +190,75 @@ func checkContract(t *testing.T, b []byte) {
 	for _, k := range []string{"input", "base", "change", "low", "high", "confidence", "p", "unit", "significant", "notes"} {
 		if _, ok := ch[k]; !ok {
 			t.Errorf("no %q in a change", k)
+		}
+	}
+}
+
+// Two attaches compared: each target of the base against the same target
+// of the other file, every figure with its whole-run values and the tested
+// change of its windows inside its interval; a rate cut by a fifth reads
+// as a resolved −20%.
+func TestCompareJSONAttach(t *testing.T) {
+	base := &result.Document{Attach: testdoc.Attach(false), Results: []result.Result{}}
+	after := &result.Document{Attach: testdoc.Attach(false), Results: []result.Result{}}
+	for i := range after.Attach.Targets {
+		for j := range after.Attach.Targets[i].Windows {
+			after.Attach.Targets[i].Windows[j].SwitchesPerS *= 0.8
+		}
+		after.Attach.Targets[i].SwitchesPerS.Value *= 0.8
+	}
+	c, err := compare.Compare([]compare.Input{{Label: "before", Doc: base}, {Label: "after", Doc: after}}, compare.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := formats.CompareJSON(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	var doc formats.CompareDoc
+	dec := json.NewDecoder(bytes.NewReader(buf.Bytes()))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	if len(doc.Attach) != len(base.Attach.Targets) || len(doc.Attach) == 0 {
+		t.Fatalf("%d attach targets, the base has %d", len(doc.Attach), len(base.Attach.Targets))
+	}
+	for _, a := range doc.Attach {
+		if a.Input != "after" || a.Target == "" || len(a.Figures) != 4 {
+			t.Fatalf("target %+v", a)
+		}
+		for _, f := range a.Figures {
+			if !f.Tested || f.Change == nil || f.Low == nil || f.High == nil || f.Confidence == nil || f.Windows == 0 || f.BaseWindows == 0 {
+				t.Errorf("%s %s: %+v", a.Target, f.Figure, f)
+				continue
+			}
+			if *f.Low > *f.Change || *f.High < *f.Change {
+				t.Errorf("%s %s: the change %v is outside [%v, %v]", a.Target, f.Figure, *f.Change, *f.Low, *f.High)
+			}
+			switch f.Figure {
+			case "switches per second":
+				if math.Abs(*f.Change+0.2) > 1e-9 || !f.Resolved || math.Abs(f.Cur/f.Base-0.8) > 1e-9 {
+					t.Errorf("%s: a fifth fewer switches reads as %+v", a.Target, f)
+				}
+			case "ns per switch":
+				if math.Abs(*f.Change) > 1e-9 || f.Resolved {
+					t.Errorf("%s: an unchanged cost reads as %+v", a.Target, f)
+				}
+			}
+		}
+	}
+	var raw struct {
+		Attach []struct {
+			Figures []map[string]any `json:"figures"`
+		} `json:"attach"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"figure", "base", "cur", "change", "low", "high", "confidence", "tested", "resolved", "base_windows", "windows"} {
+		if _, ok := raw.Attach[0].Figures[0][k]; !ok {
+			t.Errorf("no %q in an attach figure", k)
 		}
 	}
 }

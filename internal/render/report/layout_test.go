@@ -116,6 +116,10 @@ func TestChromiumReportFitsTheWidth(t *testing.T) {
 	captured := doc(t, testdoc.Options{Seed: 4, Capture: true})
 	load := doc(t, testdoc.Options{Seed: 5})
 	load.Loads = testdoc.Loads(true)
+	inplace := doc(t, testdoc.Options{Seed: 6})
+	inplace.Attach = testdoc.Attach(false)
+	checked := doc(t, testdoc.Options{Seed: 7})
+	checked.Attach = testdoc.Attach(true)
 	shots := os.Getenv("CTXBENCH_SCREENSHOTS")
 	if shots == "" {
 		shots = t.TempDir()
@@ -127,6 +131,8 @@ func TestChromiumReportFitsTheWidth(t *testing.T) {
 		"captured": {{Label: "captured", Path: "captured.json", Doc: captured}},
 		// a load file: its panels, its levels' table and a level's captured wake-ups
 		"load": {{Label: "load", Path: "load.json", Doc: load}},
+		// ctxbench attach: targets' kinds, a switch's path, the windows, and --check
+		"attach": {{Label: "inplace", Path: "inplace.json", Doc: inplace}, {Label: "checked", Path: "checked.json", Doc: checked}},
 	}
 	for name, in := range sets {
 		page := render(t, in)

@@ -86,6 +86,7 @@ type view struct {
 	Pools                          []poolView
 	Repl                           []replView
 	Explain                        []explainRun
+	Attach                         []attachRun
 	Compare                        *compareView
 	History                        *historyView
 	Warnings                       []warnView
@@ -184,6 +185,7 @@ func (v *view) build(cmp *compare.Comparison, o Options) {
 	v.Pools = poolViews(v.Runs)
 	v.Repl = replViews(v.Runs)
 	v.Explain = explainViews(v.Runs)
+	v.Attach = attachViews(v.Runs)
 	if len(v.Runs) > 1 && cmp != nil {
 		if cv := buildCompare(cmp); len(cv.Tables) > 0 {
 			v.Compare = cv
@@ -221,6 +223,7 @@ func (v *view) sections() []navItem {
 	add(len(v.Pools) > 0, "pools", "Pools")
 	add(len(v.Repl) > 0, "replications", "Published experiments")
 	add(len(v.Explain) > 0, "explain", "Where the time goes")
+	add(len(v.Attach) > 0, "attach", "In place")
 	add(v.Compare != nil, "compare", "Comparison")
 	add(v.History != nil, "history", "History")
 	return append(out, navItem{"warnings", "Warnings"}, navItem{"environment", "Environment"})
