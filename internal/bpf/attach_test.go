@@ -67,6 +67,9 @@ func TestInPlaceMatchesObject(t *testing.T) {
 		t.Errorf("aggs has %d entries, want InPlaceTargets = %d", got, phase.InPlaceTargets)
 	}
 	for _, p := range inPlaceProbes {
+		if p.absentOn(runtime.GOARCH) != "" {
+			continue // another architecture's (arm64 has no FPU restore tracepoint)
+		}
 		if spec.Programs[p.program] == nil {
 			t.Errorf("no program %s for %s", p.program, p.tracepoint)
 		}
