@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // HaveSchedstat reports whether the kernel exposes /proc/<pid>/schedstat.
@@ -108,8 +109,25 @@ func ReadStat(pid int) (Stat, error) {
 	st.PPid, _ = strconv.Atoi(f[3])
 	st.Pgrp, _ = strconv.Atoi(f[4])
 	st.StartTicks, _ = strconv.ParseUint(f[21], 10, 64)
+	if pid == os.Getpid() {
+		st.StartTicks = selfStart(st.StartTicks)
+	}
 	return st, nil
 }
+
+// selfStart is this process's start time as first read. Natively every
+// reading is the same; under qemu-user, which writes /proc/<own pid>/stat
+// itself, the start time is the reading thread's, so two goroutines on
+// two threads would disagree and a sweep would take this live process for
+// a dead one with its pid.
+var selfStart = func() func(uint64) uint64 {
+	var once sync.Once
+	var first uint64
+	return func(read uint64) uint64 {
+		once.Do(func() { first = read })
+		return first
+	}
+}()
 
 // all lists every process on the system (each pid once).
 func all() []Stat {

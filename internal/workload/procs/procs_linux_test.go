@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -137,5 +138,36 @@ func TestCPUTimeAndPerf(t *testing.T) {
 	v1, _ := c.Read()
 	if v1 < v0 {
 		t.Errorf("counter went backwards %d -> %d", v0, v1)
+	}
+}
+
+// This process's start time reads the same from every thread (under
+// qemu-user, which the test command runs this package in for arm64, each
+// thread's own reading differs by the time the thread was made).
+func TestOwnStartTimeFromEveryThread(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[uint64]bool{}
+	var wg sync.WaitGroup
+	for i := 0; i < 5; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread() // a thread of its own, made now
+			defer runtime.UnlockOSThread()
+			st, err := ReadStat(os.Getpid())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			seen[st.StartTicks] = true
+			mu.Unlock()
+			time.Sleep(time.Second) // hold the thread while the next is made
+		}()
+		time.Sleep(30 * time.Millisecond)
+	}
+	wg.Wait()
+	if len(seen) != 1 {
+		t.Errorf("this process's start time read %d ways from 5 threads: %v", len(seen), seen)
 	}
 }
