@@ -44,13 +44,13 @@ func (k key) String() string {
 	return s
 }
 
-// check says everything wrong with md, nil when nothing is.
-func (md *phaseModel) check() error {
-	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(md.name+": "+format, a...)) }
+// checkEdges reports through bad every transition of md that is there
+// twice, is not one between two events, or has no phase kind, and returns
+// each transition's index (the one model check and the in-place chains
+// share it).
+func (md *phaseModel) checkEdges(bad func(string, ...any)) map[key]int {
 	kinds := model.PhaseKinds()
 	edges := map[key]int{}
-	names := map[string]bool{}
 	for i, e := range md.edges {
 		k := key{e.ctx, e.from, e.to}
 		if j, ok := edges[k]; ok {
@@ -66,6 +66,18 @@ func (md *phaseModel) check() error {
 		if !slices.Contains(kinds, e.kind) {
 			bad("%s: kind %q is not a phase kind", k, e.kind)
 		}
+	}
+	return edges
+}
+
+// check says everything wrong with md, nil when nothing is.
+func (md *phaseModel) check() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(md.name+": "+format, a...)) }
+	edges := md.checkEdges(bad)
+	names := map[string]bool{}
+	for _, e := range md.edges {
+		k := key{e.ctx, e.from, e.to}
 		if e.name == "" || e.what == "" || strings.Contains(e.what, "\n") {
 			bad("%s needs a name and a one-line what", k)
 		}

@@ -459,21 +459,10 @@ var (
 func (md *phaseModel) checkChains(starts, ends []Kind) error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(md.name+": "+format, a...)) }
-	kinds := model.PhaseKinds()
-	edges := map[key]int{}
+	edges := md.checkEdges(bad)
 	names := map[string]bool{}
-	for i, e := range md.edges {
+	for _, e := range md.edges {
 		k := key{e.ctx, e.from, e.to}
-		if j, ok := edges[k]; ok {
-			bad("%s twice: %q and %q", k, md.edges[j].name, e.name)
-		}
-		edges[k] = i
-		if e.from >= kindCount || e.to >= kindCount || e.from == KindNone || e.to == KindNone || e.from.IsInterrupt() || e.to.IsInterrupt() {
-			bad("%s: not a transition between two events", k)
-		}
-		if !slices.Contains(kinds, e.kind) {
-			bad("%s: kind %q is not a phase kind", k, e.kind)
-		}
 		if e.name == "" || e.what == "" || names[e.name] {
 			bad("%s needs a name of its own and a what", k)
 		}
