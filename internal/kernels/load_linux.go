@@ -15,6 +15,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/ctxbench/ctxbench/internal/host"
 	"golang.org/x/sys/unix"
 )
 
@@ -46,16 +47,11 @@ func NewLoadRegion(cfg LoadConfig) (*LoadRegion, error) {
 		return nil, fmt.Errorf("load: %.0f requests in one block is more than the schedule holds (50 million)", n)
 	}
 	size := int(C.cb_load_size(C.int32_t(cfg.Contexts)))
-	fd, err := unix.MemfdCreate("ctxbench-load", unix.MFD_CLOEXEC)
+	f, err := host.SharedMemory("ctxbench-load", int64(size))
 	if err != nil {
-		return nil, fmt.Errorf("memfd_create: %w", err)
-	}
-	f := os.NewFile(uintptr(fd), "ctxbench-load")
-	if err := f.Truncate(int64(size)); err != nil {
-		f.Close()
 		return nil, err
 	}
-	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mem, err := unix.Mmap(int(f.Fd()), 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("mmap of the load region: %w", err)

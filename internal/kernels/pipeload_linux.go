@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/ctxbench/ctxbench/internal/host"
 	"golang.org/x/sys/unix"
 )
 
@@ -27,16 +28,11 @@ type PipeLoadRegion struct {
 // NewPipeLoadRegion makes the region of a workload.
 func NewPipeLoadRegion(cfg PipeLoadConfig) (*PipeLoadRegion, error) {
 	size := int(unsafe.Sizeof(C.cb_pipeload{}))
-	fd, err := unix.MemfdCreate("ctxbench-pipeload", unix.MFD_CLOEXEC)
+	f, err := host.SharedMemory("ctxbench-pipeload", int64(size))
 	if err != nil {
-		return nil, fmt.Errorf("memfd_create: %w", err)
-	}
-	f := os.NewFile(uintptr(fd), "ctxbench-pipeload")
-	if err := f.Truncate(int64(size)); err != nil {
-		f.Close()
 		return nil, err
 	}
-	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mem, err := unix.Mmap(int(f.Fd()), 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("mmap of the workload's region: %w", err)
